@@ -1,0 +1,1 @@
+"""Command-line entry points: the `batloc` umbrella command and `robin`."""

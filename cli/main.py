@@ -1,0 +1,40 @@
+"""`batloc <command> ...`: one entry point whose subcommands live with their concept.
+
+Each subcommand is a module exposing `main(argv) -> int`; it is imported only
+when used, so `batloc workload ...` never pays for SimGrid or matplotlib.
+"""
+
+import importlib
+import sys
+
+COMMANDS = {
+    "demo": ("batloc.cli.demo", "run a small end-to-end simulation on the embedded engine"),
+    "platform": ("batloc.platforms.cli", "generate SimGrid platform files (Rackham and your own cluster)"),
+    "workload": ("batloc.workloads.cli", "turn traces into file-annotated Batsim workloads"),
+    "report": ("batloc.analysis.cli", "build report.html and summary.csv from simulation outputs"),
+    "validate": ("batloc.analysis.validate", "check a run's outputs for impossible schedules"),
+}
+
+
+def usage() -> str:
+    lines = ["usage: batloc <command> [options]", "", "commands:"]
+    lines += [f"  {name:<10} {help_}" for name, (_, help_) in COMMANDS.items()]
+    lines += ["", "Run `batloc <command> --help` for a command's options."]
+    return "\n".join(lines)
+
+
+def main(argv=None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv or argv[0] in ("-h", "--help"):
+        print(usage())
+        return 0
+    name, rest = argv[0], argv[1:]
+    if name not in COMMANDS:
+        print(f"batloc: unknown command {name!r}\n\n{usage()}", file=sys.stderr)
+        return 2
+    module = importlib.import_module(COMMANDS[name][0])
+    return int(module.main(rest) or 0)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
