@@ -27,7 +27,16 @@ def import_simgrid():
     for lib in sorted(glob.glob(os.path.join(site, "libsimgrid.so*"))):
         ctypes.CDLL(lib, mode=ctypes.RTLD_GLOBAL)
         break
-    import simgrid  # noqa: E402  (needs the preload above)
+    # The bindings log one INFO line at import (forcing thread contexts), before any
+    # --log option can apply; keep it off the user's terminal.
+    saved = os.dup(2)
+    try:
+        with open(os.devnull, "w") as devnull:
+            os.dup2(devnull.fileno(), 2)
+            import simgrid  # noqa: E402  (needs the preload above)
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
 
     _simgrid = simgrid
     return simgrid

@@ -1,0 +1,105 @@
+"""Engine throughput: 100 000 delay jobs over a week on Rackham (486 × 20 cores), end to end.
+
+The decision process is the simplest possible (first-come first-served on the
+lowest free core ids, raw ZeroMQ + json), in its own process, so the figure
+includes every ZeroMQ round trip. Prints jobs/s and the engine's peak RSS.
+Target (issue 2): >= 5 000 jobs/s and < 2 GiB.
+
+    python benchmarks/engine_throughput.py [--jobs 100000] [--platform platforms/rackham.xml]
+"""
+
+import argparse
+import json
+import os
+import random
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SCHEDULER = r"""
+import json, sys, zmq
+sock = zmq.Context().socket(zmq.REP)
+sock.bind(sys.argv[1])
+free, queue, alloc = [], [], {}
+while True:
+    msg = json.loads(sock.recv())
+    ends = False
+    for e in msg["events"]:
+        t, d = e["type"], e["data"]
+        if t == "JOB_SUBMITTED":
+            queue.append((d["job_id"], d["job"]["res"]))
+        elif t == "JOB_COMPLETED":
+            free.extend(alloc.pop(d["job_id"]))
+        elif t == "SIMULATION_BEGINS":
+            free = [r["id"] for r in d["compute_resources"]]
+        elif t == "SIMULATION_ENDS":
+            ends = True
+    out = []
+    head = 0
+    while head < len(queue) and queue[head][1] <= len(free):
+        job_id, res = queue[head]
+        head += 1
+        ids, free = free[:res], free[res:]
+        alloc[job_id] = ids
+        out.append({"timestamp": msg["now"], "type": "EXECUTE_JOB",
+                    "data": {"job_id": job_id, "alloc": " ".join(map(str, ids))}})
+    del queue[:head]
+    sock.send(json.dumps({"now": msg["now"], "events": out}).encode())
+    if ends:
+        break
+"""
+
+
+def make_workload(path, n, seed=1):
+    rng = random.Random(seed)
+    week = 7 * 24 * 3600
+    subtimes = sorted(rng.uniform(1, week) for _ in range(n))
+    jobs, profiles = [], {}
+    for i, t in enumerate(subtimes):
+        delay = rng.randrange(1000, 14000, 10)
+        name = f"d{delay}"
+        profiles[name] = {"type": "delay", "delay": delay}
+        jobs.append({"id": i, "subtime": round(t, 3), "res": rng.randint(1, 10), "walltime": delay * 2,
+                     "profile": name})
+    with open(path, "w") as f:
+        json.dump({"nb_res": 9720, "jobs": jobs, "profiles": profiles}, f)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--jobs", type=int, default=100_000)
+    ap.add_argument("--platform", default=os.path.join(HERE, "..", "platforms", "rackham.xml"))
+    args = ap.parse_args()
+    if not os.path.exists(args.platform):
+        sys.exit(f"platform not found: {args.platform} (generate it with `batloc platform`)")
+    with tempfile.TemporaryDirectory() as tmp:
+        wl = os.path.join(tmp, "w.json")
+        make_workload(wl, args.jobs)
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        endpoint = f"tcp://127.0.0.1:{port}"
+        sched = subprocess.Popen([sys.executable, "-c", SCHEDULER, endpoint])
+        start = time.monotonic()
+        eng = subprocess.Popen([sys.executable, "-m", "batloc.engine", "-p", args.platform, "-w", wl,
+                                "-e", os.path.join(tmp, "out"), "-s", endpoint, "-q"])
+        _, status, usage = os.wait4(eng.pid, 0)
+        wall = time.monotonic() - start
+        eng.returncode = os.waitstatus_to_exitcode(status)
+        sched.wait(30)
+        if eng.returncode != 0:
+            sys.exit(f"engine failed with exit code {eng.returncode}")
+        with open(os.path.join(tmp, "out_jobs.csv")) as f:
+            rows = sum(1 for _ in f) - 1
+    rss_gib = usage.ru_maxrss / (1024 * 1024)
+    print(f"jobs            {rows}")
+    print(f"wall time       {wall:.1f} s")
+    print(f"throughput      {rows / wall:,.0f} jobs/s   (target >= 5 000)")
+    print(f"engine peak RSS {rss_gib:.2f} GiB   (target < 2 GiB)")
+
+
+if __name__ == "__main__":
+    main()

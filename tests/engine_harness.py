@@ -1,0 +1,135 @@
+"""Run the embedded engine (a subprocess) against a scripted decision process (a thread here).
+
+Tests write the scheduler's behaviour as a function from one engine message to
+the list of events to answer, and get back every message the engine sent and
+the output files, so they can check simulated times exactly.
+"""
+
+import csv
+import json
+import os
+import subprocess
+import sys
+import threading
+
+import zmq
+
+ENGINE = [sys.executable, "-m", "batloc.engine"]
+
+
+def platform_xml(nodes=2, cores=2, bandwidth=1e8, sharing="FATPIPE", latency="0s", memory=128e9):
+    """A contract-shaped platform (contract §1, §6) small enough to reason about by hand."""
+    hosts, links, routes = [], [], []
+    hosts.append('<host id="master" speed="1Gf"><prop id="role" value="master"/></host>')
+    hosts.append('<host id="lustre" speed="1Gf"><prop id="role" value="storage"/></host>')
+    for n in range(nodes):
+        node = f"n{n:03d}"
+        for c in range(cores):
+            hosts.append(f'<host id="{node}_c{c:02d}" speed="1Gf" core="1"><prop id="node" value="{node}"/></host>')
+        hosts.append(
+            f'<host id="{node}_mem" speed="1Gf"><prop id="role" value="storage"/><prop id="node" value="{node}"/>'
+            f'<prop id="memory_bytes" value="{int(memory)}"/><prop id="bandwidth" value="{int(bandwidth)}"/></host>')
+        links.append(f'<link id="{node}_link" bandwidth="{bandwidth:.0f}Bps" latency="{latency}" '
+                     f'sharing_policy="{sharing}"/>')
+        routes.append(f'<route src="lustre" dst="{node}_mem"><link_ctn id="{node}_link"/></route>')
+    body = "\n    ".join(hosts + links + routes)
+    return ("<?xml version='1.0'?>\n<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"
+            f'<platform version="4.1">\n  <zone id="cluster" routing="Full">\n    {body}\n  </zone>\n</platform>\n')
+
+
+def write(tmp_path, name, content):
+    path = os.path.join(str(tmp_path), name)
+    with open(path, "w") as f:
+        f.write(content if isinstance(content, str) else json.dumps(content))
+    return path
+
+
+class Result:
+    def __init__(self, proc, messages, prefix):
+        self.returncode = proc.returncode
+        self.stderr = proc.stderr
+        self.messages = messages
+        self.prefix = prefix
+
+    def events(self, etype=None):
+        """(now, event) for every event the engine sent, optionally of one type."""
+        return [(m["now"], e) for m in self.messages for e in m["events"] if etype in (None, e["type"])]
+
+    def jobs(self):
+        with open(self.prefix + "_jobs.csv") as f:
+            return {r["job_id"]: r for r in csv.DictReader(f)}
+
+    def jobs_rows(self):
+        with open(self.prefix + "_jobs.csv") as f:
+            return list(csv.DictReader(f))
+
+    def file(self, suffix):
+        with open(self.prefix + suffix) as f:
+            return f.read()
+
+
+def run(tmp_path, platform, workloads, scheduler, args=(), timeout=60, prefix_name="out"):
+    """Run the engine on `platform` and `workloads` (paths), answering with `scheduler(msg) -> events`."""
+    ctx = zmq.Context.instance()
+    sock = ctx.socket(zmq.REP)
+    sock.setsockopt(zmq.LINGER, 0)
+    port = sock.bind_to_random_port("tcp://127.0.0.1")
+    messages = []
+
+    def serve():
+        try:
+            while True:
+                if not sock.poll(timeout * 1000):
+                    return
+                msg = json.loads(sock.recv())
+                messages.append(msg)
+                events = scheduler(msg) or []
+                for e in events:
+                    e.setdefault("timestamp", msg["now"])
+                sock.send(json.dumps({"now": msg["now"], "events": events}).encode())
+                if any(e["type"] == "SIMULATION_ENDS" for e in msg["events"]):
+                    return
+        finally:
+            sock.close(0)
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    prefix = os.path.join(str(tmp_path), prefix_name)
+    cmd = ENGINE + ["-p", platform, "-e", prefix, "-s", f"tcp://127.0.0.1:{port}", "-q"]
+    for w in workloads:
+        cmd += ["-w", w]
+    proc = subprocess.run(cmd + list(args), capture_output=True, text=True, timeout=timeout)
+    thread.join(5)
+    return Result(proc, messages, prefix)
+
+
+class Fifo:
+    """The simplest decision process: start each job on the lowest free compute ids, in order."""
+
+    def __init__(self, dynamic=False):
+        self.free = None
+        self.queue = []
+        self.alloc = {}
+        self.dynamic = dynamic
+        self.static_done = False
+
+    def __call__(self, msg):
+        out = []
+        for e in msg["events"]:
+            t, d = e["type"], e["data"]
+            if t == "SIMULATION_BEGINS":
+                self.free = sorted(r["id"] for r in d["compute_resources"])
+            elif t == "JOB_SUBMITTED":
+                self.queue.append((d["job_id"], d["job"]["res"]))
+            elif t == "JOB_COMPLETED":
+                self.free = sorted(self.free + self.alloc.pop(d["job_id"]))
+            elif t == "NOTIFY" and d["type"] == "no_more_static_job_to_submit":
+                self.static_done = True
+        while self.queue and self.queue[0][1] <= len(self.free):
+            job_id, res = self.queue.pop(0)
+            ids, self.free = self.free[:res], self.free[res:]
+            self.alloc[job_id] = ids
+            out.append({"type": "EXECUTE_JOB", "data": {"job_id": job_id, "alloc": " ".join(map(str, ids))}})
+        if self.dynamic and self.static_done and not self.queue and not self.alloc:
+            out.append({"type": "NOTIFY", "data": {"type": "registration_finished"}})
+        return out

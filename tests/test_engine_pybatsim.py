@@ -1,0 +1,78 @@
+"""pybatsim 3.2.1's stock schedulers, unmodified, drive the embedded engine to the end."""
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+
+import pytest
+
+from engine_harness import ENGINE, platform_xml, write
+
+pytest.importorskip("batsim")
+PYBATSIM = shutil.which("pybatsim") or os.path.join(os.path.dirname(sys.executable), "pybatsim")
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def sample_workload(n=40):
+    # Stock schedulers trip an assertion on submissions at exactly t=0 (contract §4b): start at 1.
+    jobs = [{"id": i, "subtime": 1 + 3 * i, "res": 1 + (i * 5) % 4, "walltime": 50 + (i % 3) * 20,
+             "profile": f"d{(i * 7) % 5}"} for i in range(n)]
+    # one job overruns its walltime, so a killed job goes through the stock code too
+    jobs[5]["profile"], jobs[5]["walltime"] = "long", 30
+    profiles = {f"d{k}": {"type": "delay", "delay": 10 + 9 * k} for k in range(5)}
+    profiles["long"] = {"type": "delay", "delay": 500}
+    return {"nb_res": 4, "jobs": jobs, "profiles": profiles}
+
+
+@pytest.mark.parametrize("scheduler", ["schedFcfs", "easyBackfill"])
+def test_stock_scheduler_runs_to_completion(tmp_path, scheduler):
+    # One 4-core node: the stock schedulers need consecutive ids, and the contract's name order puts
+    # each node's _mem storage between two nodes' cores.
+    platform = write(tmp_path, "p.xml", platform_xml(nodes=1, cores=4))
+    wl = write(tmp_path, "w.json", sample_workload())
+    port = free_port()
+    log = open(tmp_path / "sched.log", "w")  # a file, not a pipe: pybatsim logs a lot
+    # The `pybatsim` script, not `python -m`: from the repository root, -m would put the checkout's own
+    # schedulers/ folder in front of pybatsim's package of the same name.
+    sched = subprocess.Popen([PYBATSIM, scheduler, "-v", "warning",
+                              "-s", f"tcp://127.0.0.1:{port}"], stdout=log, stderr=subprocess.STDOUT)
+    try:
+        proc = subprocess.run(ENGINE + ["-p", platform, "-w", wl, "-e", str(tmp_path / "out"),
+                                        "-s", f"tcp://127.0.0.1:{port}"],
+                              capture_output=True, text=True, timeout=120)
+        sched.wait(timeout=30)
+    finally:
+        if sched.poll() is None:
+            sched.kill()
+        log.close()
+    sched_out = (tmp_path / "sched.log").read_text()[-3000:]
+    assert proc.returncode == 0, proc.stderr
+    assert sched.returncode == 0, sched_out
+    import csv
+
+    with open(tmp_path / "out_jobs.csv") as f:
+        rows = list(csv.DictReader(f))
+    ids = sorted(int(r["job_id"]) for r in rows)
+    assert ids == list(range(40))  # every job once
+    states = {r["job_id"]: r["final_state"] for r in rows}
+    assert states["5"] == "COMPLETED_WALLTIME_REACHED"
+    assert all(s == "COMPLETED_SUCCESSFULLY" for k, s in states.items() if k != "5")
+    # no core ran two jobs at once
+    intervals = {}
+    for r in rows:
+        for part in r["allocated_resources"].split():
+            lo, _, hi = part.partition("-")
+            for rid in range(int(lo), int(hi or lo) + 1):
+                intervals.setdefault(rid, []).append((float(r["starting_time"]), float(r["finish_time"])))
+    for spans in intervals.values():
+        spans.sort()
+        assert all(a[1] <= b[0] for a, b in zip(spans, spans[1:]))
+    # starts never precede submissions
+    assert all(float(r["starting_time"]) >= float(r["submission_time"]) for r in rows)

@@ -1,0 +1,64 @@
+"""Data staging through SimGrid's flow model: the contract's load times (§3, §6)."""
+
+import pytest
+
+from engine_harness import platform_xml, run, write
+
+GB = 1e9
+
+
+def staging_scheduler(n_transfers, nb_bytes):
+    """Registers `n_transfers` data_staging jobs lustre → n000_mem at t=0, all at once."""
+    ids = [f"batloc-stage!stage-{i}" for i in range(n_transfers)]
+    done = set()
+
+    def sched(msg):
+        out = []
+        for e in msg["events"]:
+            if e["type"] == "SIMULATION_BEGINS":
+                storage = {r["name"]: r["id"] for r in e["data"]["storage_resources"]}
+                for i, jid in enumerate(ids):
+                    name = jid.split("!")[1]
+                    out += [
+                        {"type": "REGISTER_PROFILE", "data": {"workload_name": "batloc-stage", "profile_name": name,
+                                                               "profile": {"type": "data_staging", "nb_bytes": nb_bytes,
+                                                                           "from": "pfs", "to": "mem"}}},
+                        {"type": "REGISTER_JOB", "data": {"job_id": jid, "job": {"id": jid, "res": 2,
+                                                                                 "profile": name}}},
+                        {"type": "EXECUTE_JOB", "data": {
+                            "job_id": jid, "alloc": f"{storage['lustre']} {storage['n000_mem']}",
+                            "storage_mapping": {"pfs": storage["lustre"], "mem": storage["n000_mem"]}}},
+                    ]
+            elif e["type"] == "JOB_COMPLETED":
+                done.add(e["data"]["job_id"])
+                if done == set(ids):
+                    out.append({"type": "NOTIFY", "data": {"type": "registration_finished"}})
+        return out
+
+    return sched
+
+
+@pytest.mark.parametrize("sharing, n, expected", [
+    ("FATPIPE", 1, 64.0),    # 6.4 GB / 0.1 GB/s
+    ("SHARED", 2, 128.0),    # the node link is split between the two loads
+    ("FATPIPE", 2, 64.0),    # each load gets the whole link (the paper's model)
+])
+def test_staging_duration_follows_link_bandwidth_and_sharing(tmp_path, sharing, n, expected):
+    platform = write(tmp_path, "p.xml", platform_xml(nodes=1, cores=1, bandwidth=0.1 * GB, sharing=sharing))
+    wl = write(tmp_path, "w.json", {"nb_res": 1, "jobs": [], "profiles": {}})
+    res = run(tmp_path, platform, [wl], staging_scheduler(n, 6.4 * GB), args=["--enable-dynamic-jobs"])
+    assert res.returncode == 0, res.stderr
+    rows = res.jobs_rows()
+    assert len(rows) == n
+    for row in rows:
+        assert row["workload_name"] == "batloc-stage"
+        assert row["allocated_resources"] == "0 2"  # lustre(0), n000_c00(1), n000_mem(2)
+        assert float(row["execution_time"]) == pytest.approx(expected, abs=1e-3)
+
+
+def test_latency_adds_to_the_load_time(tmp_path):
+    platform = write(tmp_path, "p.xml", platform_xml(nodes=1, cores=1, bandwidth=0.1 * GB, latency="1ms"))
+    wl = write(tmp_path, "w.json", {"nb_res": 1, "jobs": [], "profiles": {}})
+    res = run(tmp_path, platform, [wl], staging_scheduler(1, 6.4 * GB), args=["--enable-dynamic-jobs"])
+    assert res.returncode == 0, res.stderr
+    assert float(res.jobs_rows()[0]["execution_time"]) == pytest.approx(64.001, abs=1e-4)
