@@ -1,0 +1,96 @@
+"""`batloc platform ...`: describe a cluster in one command, or rewrite the Rackham files.
+
+  batloc platform generate -o mycluster.xml --nodes 64 --cores 32 --memory 256GB --node-bw 1GB/s
+  batloc platform generate -o mix.xml --memory-mix 450x128GB,32x256GB,4x1TB --sharing SHARED --backbone-bw auto
+  batloc platform rackham -d platforms/
+  batloc platform show platforms/rackham.xml
+"""
+
+import argparse
+import sys
+
+from . import rackham
+from .generator import SHARING_POLICIES, PlatformSpec, write
+from .reader import PlatformError, read_platform
+from .units import parse_bandwidth, parse_bytes, parse_duration
+
+
+def _memory_mix(text):
+    """'450x128GB,32x256GB' → ((450, 128e9), (32, 256e9))."""
+    mix = []
+    for part in text.split(","):
+        count, sep, size = part.strip().partition("x")
+        if not sep or not count.strip().isdigit():
+            raise ValueError(f"cannot read memory mix part {part!r} (expected COUNTxSIZE, e.g. 32x256GB)")
+        mix.append((int(count), parse_bytes(size)))
+    return tuple(mix)
+
+
+def _parser():
+    parser = argparse.ArgumentParser(prog="batloc platform", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    gen = sub.add_parser("generate", help="write a platform for your own cluster")
+    gen.add_argument("-o", "--output", required=True, help="XML file to write")
+    gen.add_argument("--nodes", type=int, default=rackham.NODES, help="node count (default 486)")
+    gen.add_argument("--cores", type=int, default=rackham.CORES, help="cores per node (default 20)")
+    gen.add_argument("--memory", default="128GB", help="memory per node (default 128GB)")
+    gen.add_argument("--memory-mix", help="heterogeneous nodes in order, e.g. 450x128GB,32x256GB,4x1TB "
+                                          "(overrides --nodes/--memory)")
+    gen.add_argument("--node-bw", default="0.1GB/s", help="per-node link to the file system (default 0.1GB/s)")
+    gen.add_argument("--backbone-bw", help="shared file-system backbone: a bandwidth, or 'auto' for a quarter "
+                                           "of the sum of node links (default: no backbone)")
+    gen.add_argument("--latency", default="0s", help="per-link latency, added to every load (default 0s)")
+    gen.add_argument("--sharing", default="FATPIPE", type=str.upper, choices=SHARING_POLICIES,
+                     help="node-link policy: FATPIPE = the paper's model, SHARED = concurrent loads share")
+    gen.add_argument("--name", default="cluster", help="zone id (default cluster)")
+
+    rk = sub.add_parser("rackham", help="write the four Rackham variants")
+    rk.add_argument("-d", "--directory", default=".", help="where to write (default .)")
+    rk.add_argument("--backbone-bw", help="backbone bandwidth of rackham-backbone.xml "
+                                          "(default a quarter of the sum of node links)")
+
+    show = sub.add_parser("show", help="summarise a platform file (nodes, cores, memory, bandwidth)")
+    show.add_argument("platform")
+    return parser
+
+
+def _generate(args):
+    mix = _memory_mix(args.memory_mix) if args.memory_mix else ((args.nodes, parse_bytes(args.memory)),)
+    node_bw = parse_bandwidth(args.node_bw)
+    backbone = None
+    if args.backbone_bw:
+        nodes = sum(count for count, _ in mix)
+        backbone = (rackham.default_backbone(nodes, node_bw) if args.backbone_bw == "auto"
+                    else parse_bandwidth(args.backbone_bw))
+    spec = PlatformSpec(memory_mix=mix, cores=args.cores, node_bandwidth=node_bw,
+                        backbone_bandwidth=backbone, latency=parse_duration(args.latency),
+                        sharing=args.sharing, name=args.name)
+    write(spec, args.output)
+    print(f"wrote {args.output}: {spec.nodes} nodes x {spec.cores} cores")
+
+
+def main(argv=None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        args = _parser().parse_args(argv)
+    except SystemExit as exc:  # argparse already printed usage or help
+        return int(exc.code or 0)
+    try:
+        if args.command == "generate":
+            _generate(args)
+        elif args.command == "rackham":
+            backbone = parse_bandwidth(args.backbone_bw) if args.backbone_bw else None
+            for path in rackham.write_all(args.directory, backbone):
+                print(f"wrote {path}")
+        else:
+            print(read_platform(args.platform).describe())
+    except (ValueError, OSError, PlatformError) as exc:
+        print(f"batloc platform: error: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,286 @@
+"""`batloc workload ...`: turn traces into file-annotated Batsim workloads.
+
+  batloc workload from-swf KTH-SP2-1996-2.1-cln.swf.gz -o kth.json
+  batloc workload from-sacct sacct.txt -o week.json --sharing consecutive --start 2022-01-03 --length 7d --before 2d --after 2d
+  batloc workload from-gonthier 2022-01-03-V10000 -o published.json
+  batloc workload synth -o synth.json --load 0.9 --duration 7d --jobs-per-file 4 --seed 1
+  batloc workload window kth.json -o kth-week.json --start 1996-10-07 --length 7d --before 3d --after 3d
+  batloc workload stats synth.json
+"""
+
+import argparse
+import json
+import sys
+from datetime import datetime, timezone
+
+from batloc.platforms import rackham
+from batloc.platforms.reader import PlatformError, read_platform
+from batloc.platforms.units import parse_bytes, parse_duration
+
+from . import annotate
+from .errors import WorkloadError
+from .export import read_batsim, write_batsim
+from .gonthier import read_gonthier
+from .sacct import read_sacct
+from .stats import format_stats, workload_stats
+from .swf import read_swf
+from .synth import SynthSpec, generate
+from .table import split_wide_jobs
+from .window import extract_window
+
+SHOWN_ISSUES = 10
+
+
+def _type(parse, what):
+    def convert(text):
+        try:
+            return parse(text)
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError(str(exc) or f"bad {what}: {text!r}") from None
+    convert.__name__ = what
+    return convert
+
+
+DURATION = _type(parse_duration, "duration")
+BYTES = _type(parse_bytes, "size")
+
+
+def _keys(text):
+    keys = [k.strip() for k in text.split(",") if k.strip()]
+    if not keys:
+        raise argparse.ArgumentTypeError("give at least one grouping key, e.g. user,cores")
+    return keys
+
+
+def _core_mix(text):
+    mix = {}
+    for part in text.split(","):
+        cores, sep, weight = part.partition(":")
+        try:
+            mix[int(cores)] = float(weight) if sep else 1.0
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"cannot read core mix part {part!r} (expected CORES:WEIGHT)") from None
+    return mix
+
+
+def _platform_args(parser, annotate_files=True):
+    group = parser.add_argument_group("platform (default: Rackham, 486 nodes x 20 cores, 128 GB)")
+    group.add_argument("--platform", help="platform XML to take cores per node, node memory and nb_res from")
+    group.add_argument("--cores-per-node", type=int, help="override cores per node")
+    if annotate_files:
+        group.add_argument("--node-memory", type=BYTES, help="override node memory (file size of a full node)")
+    group.add_argument("--nb-res", type=int, help="override nb_res written in the workload")
+
+
+def _sharing_args(parser, default="paper", choices=annotate.RULES):
+    group = parser.add_argument_group("file sharing and sessions")
+    group.add_argument("--sharing", choices=choices, default=default,
+                       help=f"grouping rule (default {default}): paper = same key within a window from the "
+                            "group's first job; consecutive = the authors' published rule (next submission, "
+                            "sliding window)")
+    group.add_argument("--sharing-window", type=DURATION, default=800.0, help="sharing window (default 800s)")
+    group.add_argument("--keys", type=_keys, default=["user", "cores"],
+                       help="grouping keys, comma-separated job-table columns (default user,cores)")
+    group.add_argument("--sessions", type=DURATION, default=300.0,
+                       help="user-session window (default 5min; 0 = no session field)")
+    group.add_argument("--overhead", type=DURATION, default=0.0,
+                       help="added to every job's run time and walltime (the authors used 120s; default 0)")
+
+
+def _window_args(parser, required=False):
+    group = parser.add_argument_group("evaluation window (paper, Fig. 1)")
+    group.add_argument("--start", required=required,
+                       help="window start: seconds in the trace's time, or a date (YYYY-MM-DD[THH:MM:SS], UTC) "
+                            "when the trace gives its epoch")
+    group.add_argument("--length", type=DURATION, default=7 * 86400.0, help="window length (default 7d)")
+    group.add_argument("--before", type=DURATION, default=0.0, help="context before the window (default 0)")
+    group.add_argument("--after", type=DURATION, default=0.0, help="context after the window (default 0)")
+
+
+def _parser():
+    parser = argparse.ArgumentParser(prog="batloc workload", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="command", required=True)
+    for name, what in (("from-swf", "a Standard Workload Format trace (.swf or .swf.gz)"),
+                       ("from-sacct", "Slurm `sacct --parsable2` output"),
+                       ("from-gonthier", "a workload in the format Gonthier et al. published")):
+        p = sub.add_parser(name, help=f"convert {what}")
+        p.add_argument("trace")
+        p.add_argument("-o", "--output", required=True, help="Batsim JSON to write")
+        p.add_argument("--strict", action="store_true", help="any dropped or repaired line is an error")
+        p.add_argument("--report", help="write every dropped/repaired line to this CSV")
+        if name != "from-gonthier":
+            p.add_argument("--default-walltime", type=DURATION,
+                           help="walltime for jobs without one (default: their run time)")
+        _platform_args(p)
+        if name == "from-gonthier":
+            _sharing_args(p, default="keep", choices=("keep",) + annotate.RULES)
+        else:
+            _sharing_args(p)
+        _window_args(p)
+
+    p = sub.add_parser("synth", help="generate a synthetic Rackham-like workload")
+    p.add_argument("-o", "--output", required=True)
+    p.add_argument("--load", type=float, default=0.9, help="offered load (default 0.9)")
+    p.add_argument("--duration", type=DURATION, default=7 * 86400.0, help="submission period (default 7d)")
+    p.add_argument("--jobs-per-file", type=float, default=4.0, help="mean jobs per input file (default 4)")
+    p.add_argument("--burstiness", type=float, default=1.0,
+                   help="CV of gaps between bursts: 1 = Poisson, >1 = bursty, 0 = regular (default 1)")
+    p.add_argument("--core-mix", type=_core_mix, help="CORES:WEIGHT,... (default Rackham-like, 1 to 20 cores)")
+    p.add_argument("--walltime-accuracy", type=float, default=0.5,
+                   help="mean run time / walltime, in (0, 1] (default 0.5)")
+    p.add_argument("--users", type=int, default=200, help="number of users (default 200)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--nodes", type=int, help="node count (default: from the platform)")
+    p.add_argument("--sessions", type=DURATION, default=300.0, help="user-session window (default 5min; 0 = none)")
+    _platform_args(p)
+
+    p = sub.add_parser("window", help="cut an evaluation window with context out of a Batsim workload")
+    p.add_argument("workload")
+    p.add_argument("-o", "--output", required=True)
+    _window_args(p, required=True)
+
+    p = sub.add_parser("stats", help="jobs, users, files, sharing and offered load of a Batsim workload")
+    p.add_argument("workload")
+    p.add_argument("--platform", help="platform XML for the offered load (default: the workload's nb_res)")
+    p.add_argument("--json", action="store_true", help="print JSON instead of text")
+    return parser
+
+
+class _Platform:
+    def __init__(self, args):
+        nodes, cores, memory = rackham.NODES, rackham.CORES, rackham.NODE_MEMORY
+        if getattr(args, "platform", None):
+            summary = read_platform(args.platform)
+            nodes, cores = len(summary.nodes), summary.cores_per_node
+            memories = [n.memory_bytes for n in summary.nodes if n.memory_bytes]
+            # Heterogeneous clusters: size files on the most common node, as the paper does.
+            memory = max(set(memories), key=memories.count) if memories else memory
+            self.total = summary.total_cores
+        else:
+            self.total = None
+        self.cores_per_node = getattr(args, "cores_per_node", None) or cores
+        self.node_memory = getattr(args, "node_memory", None) or memory
+        self.nodes = getattr(args, "nodes", None) or nodes
+        self.nb_res = getattr(args, "nb_res", None) or self.total or self.nodes * self.cores_per_node
+
+
+def _start_time(text, table):
+    try:
+        return float(text)
+    except ValueError:
+        pass
+    try:
+        date = datetime.fromisoformat(text)
+    except ValueError:
+        raise WorkloadError(f"cannot read window start {text!r} (seconds, or YYYY-MM-DD[THH:MM:SS])") from None
+    epoch = table.attrs.get("epoch")
+    if epoch is None:
+        raise WorkloadError(f"window start {text!r} is a date, but the trace does not give its epoch; "
+                            "give seconds instead")
+    if date.tzinfo is None:
+        date = date.replace(tzinfo=timezone.utc)
+    return date.timestamp() - epoch
+
+
+def _window(table, args):
+    if args.start is None:
+        return table
+    return extract_window(table, _start_time(args.start, table), args.length, args.before, args.after)
+
+
+def _summarise_issues(log, args, kept):
+    counts = log.counts()
+    parts = [f"{args.trace}: {kept} jobs"]
+    for action in ("dropped", "repaired"):
+        if counts[action]:
+            total = sum(counts[action].values())
+            detail = ", ".join(f"{reason} {n}" for reason, n in counts[action].items())
+            parts.append(f"{action} {total} line(s) ({detail})")
+    print("; ".join(parts), file=sys.stderr)
+    for issue in log.issues[:SHOWN_ISSUES]:
+        print(f"  {issue}", file=sys.stderr)
+    if len(log.issues) > SHOWN_ISSUES:
+        hint = f"all in {args.report}" if args.report else "use --report FILE for all"
+        print(f"  ... {len(log.issues) - SHOWN_ISSUES} more ({hint})", file=sys.stderr)
+    if args.report:
+        log.write_csv(args.report)
+
+
+def _convert(args):
+    platform = _Platform(args)
+    reader = {"from-swf": read_swf, "from-sacct": read_sacct, "from-gonthier": read_gonthier}[args.command]
+    options = {"strict": args.strict}
+    if args.command != "from-gonthier":
+        options["default_walltime"] = args.default_walltime
+    table, log = reader(args.trace, **options)
+    table = split_wide_jobs(table, platform.cores_per_node)
+    table.attrs["provenance"]["read"] = log.counts()
+    if args.overhead:
+        table = annotate.add_overhead(table, args.overhead)
+    if args.sharing != "keep":
+        table = annotate.annotate_files(table, args.sharing, args.sharing_window, args.keys,
+                                        platform.cores_per_node, platform.node_memory)
+    elif "input_file" not in table:
+        raise WorkloadError(f"{args.trace}: jobs carry no data/data_size; choose --sharing paper or consecutive")
+    if args.sessions:
+        table = annotate.annotate_sessions(table, args.sessions)
+    table = _window(table, args)
+    _summarise_issues(log, args, len(table))
+    if args.start is not None and not table["evaluated"].any():
+        raise WorkloadError(f"{args.trace}: no job submitted in the evaluation window")
+    write_batsim(table, args.output, platform.nb_res)
+    print(f"wrote {args.output}: {len(table)} jobs, nb_res {platform.nb_res}")
+
+
+def _synth(args):
+    platform = _Platform(args)
+    spec = SynthSpec(nodes=platform.nodes, cores_per_node=platform.cores_per_node,
+                     node_memory=platform.node_memory, duration=args.duration, load=args.load,
+                     jobs_per_file=args.jobs_per_file, burstiness=args.burstiness,
+                     walltime_accuracy=args.walltime_accuracy, users=args.users, seed=args.seed)
+    if args.core_mix:
+        spec.core_mix = args.core_mix
+    table = generate(spec)
+    if args.sessions:
+        table = annotate.annotate_sessions(table, args.sessions)
+    nb_res = args.nb_res or spec.nodes * spec.cores_per_node
+    write_batsim(table, args.output, nb_res)
+    print(f"wrote {args.output}: {len(table)} jobs, nb_res {nb_res}")
+
+
+def main(argv=None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        args = _parser().parse_args(argv)
+    except SystemExit as exc:  # argparse already printed usage or help
+        return int(exc.code or 0)
+    try:
+        if args.command.startswith("from-"):
+            _convert(args)
+        elif args.command == "synth":
+            _synth(args)
+        elif args.command == "window":
+            table = read_batsim(args.workload)
+            windowed = _window(table, args)
+            if not windowed["evaluated"].any():
+                raise WorkloadError(f"{args.workload}: no job submitted in the evaluation window")
+            write_batsim(windowed, args.output, table.attrs.get("nb_res") or 0)
+            print(f"wrote {args.output}: {len(windowed)} jobs, "
+                  f"{int(windowed['evaluated'].sum())} evaluated")
+        else:
+            table = read_batsim(args.workload)
+            total = read_platform(args.platform).total_cores if args.platform else table.attrs.get("nb_res")
+            stats = workload_stats(table, total)
+            print(json.dumps(stats, indent=1) if args.json else format_stats(stats))
+    except (WorkloadError, PlatformError) as exc:
+        print(f"batloc workload: error: {exc}", file=sys.stderr)
+        return 2
+    except (ValueError, OSError) as exc:
+        print(f"batloc workload: error: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

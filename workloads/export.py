@@ -1,0 +1,105 @@
+"""Batsim JSON in and out (docs/contract.md §2 and §6).
+
+Jobs are written one per line (still one JSON document) so that a
+million-job workload streams to disk instead of being built as one string,
+and so that diffs of workloads stay readable.
+"""
+
+import json
+
+import numpy as np
+import pandas as pd
+
+from .errors import WorkloadError
+
+
+def _number(value):
+    value = float(value)
+    return int(value) if value.is_integer() else value
+
+
+def profile_name(delay) -> str:
+    value = _number(delay)
+    return f"d{value}"
+
+
+def write_batsim(table, path, nb_res, provenance=None):
+    """Write the table as a Batsim workload; returns the number of jobs written."""
+    for column in ("input_file", "input_size"):
+        if column not in table:
+            raise WorkloadError(f"{path}: jobs have no {column}; annotate files before export")
+    table = table.sort_values(["submit", "id"], kind="stable")
+    delays = table["run_time"].to_numpy(dtype=np.float64)
+    names = [profile_name(d) for d in delays.tolist()]
+    profiles = {name: {"type": "delay", "delay": _number(d)}
+                for d, name in sorted(zip(delays.tolist(), names))}
+    evaluated = table["evaluated"] if "evaluated" in table else pd.Series(True, index=table.index)
+    columns = [table["id"].tolist(), table["submit"].tolist(), table["cores"].tolist(),
+               table["walltime"].tolist(), names, table["user"].astype(str).tolist(),
+               table["input_file"].astype(str).tolist(), table["input_size"].tolist(),
+               evaluated.astype(bool).tolist()]
+    sessions = table["session"].astype(str).tolist() if "session" in table else None
+    # epoch: Unix time of t = 0 (null when the trace does not tell).
+    meta = {**table.attrs.get("provenance", {}), **(provenance or {}), "epoch": table.attrs.get("epoch")}
+    dumps = json.dumps
+    with open(path, "w", encoding="utf-8", newline="\n") as out:
+        out.write('{"nb_res": %d,\n "jobs": [' % nb_res)
+        for i, (jid, sub, res, wall, prof, user, fid, size, ev) in enumerate(zip(*columns)):
+            job = {"id": int(jid), "subtime": _number(sub), "res": int(res), "walltime": _number(wall),
+                   "profile": prof, "user": user, "input_file": fid, "input_size": float(size),
+                   "evaluated": ev}
+            if sessions is not None:
+                job["session"] = sessions[i]
+            out.write(("\n  " if i == 0 else ",\n  ") + dumps(job))
+        out.write('\n ],\n "profiles": ')
+        out.write(dumps(profiles, indent=None))
+        out.write(',\n "batloc": ')
+        out.write(dumps(meta, sort_keys=True, default=_jsonable))
+        out.write("\n}\n")
+    return len(table)
+
+
+def _jsonable(value):
+    if isinstance(value, (np.integer,)):
+        return int(value)
+    if isinstance(value, (np.floating,)):
+        return float(value)
+    if isinstance(value, (tuple, set)):
+        return list(value)
+    raise TypeError(f"cannot store {type(value).__name__} in provenance")
+
+
+def read_batsim(path):
+    """Read a Batsim workload back into a job table (profiles must be delays)."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            data = json.load(handle)
+    except OSError as exc:
+        raise WorkloadError(f"{path}: cannot read: {exc.strerror}") from None
+    except json.JSONDecodeError as exc:
+        raise WorkloadError(f"{path}:{exc.lineno}: not valid JSON: {exc.msg}") from None
+    if not isinstance(data, dict) or not isinstance(data.get("jobs"), list):
+        raise WorkloadError(f"{path}: not a Batsim workload (no 'jobs' list)")
+    profiles = data.get("profiles", {})
+    rows = []
+    for number, job in enumerate(data["jobs"]):
+        try:
+            profile = profiles[job["profile"]]
+            if profile.get("type") != "delay":
+                raise WorkloadError(f"{path}: job {job['id']}: profile {job['profile']!r} is not a delay")
+            rows.append((int(job["id"]), str(job["id"]), number, str(job.get("user", "")),
+                         float(job["subtime"]), int(job["res"]), float(job.get("walltime", -1)),
+                         float(profile["delay"]), job.get("input_file"), job.get("input_size"),
+                         bool(job.get("evaluated", True)), job.get("session")))
+        except (KeyError, TypeError, ValueError) as exc:
+            raise WorkloadError(f"{path}: job #{number}: missing or bad field {exc}") from None
+    table = pd.DataFrame(rows, columns=["id", "source_id", "line", "user", "submit", "cores", "walltime",
+                                        "run_time", "input_file", "input_size", "evaluated", "session"])
+    table = table.astype({"user": object, "source_id": object, "input_file": object})
+    if table["session"].isna().all():
+        table = table.drop(columns="session")
+    if table["input_size"].notna().all():
+        table["input_size"] = table["input_size"].astype("float64")
+    provenance = data.get("batloc", {}) if isinstance(data.get("batloc"), dict) else {}
+    table.attrs = {"epoch": provenance.get("epoch"), "provenance": provenance, "nb_res": data.get("nb_res")}
+    return table
