@@ -42,7 +42,8 @@ def test_stock_scheduler_runs_to_completion(tmp_path, scheduler):
     # The `pybatsim` script, not `python -m`: from the repository root, -m would put the checkout's own
     # schedulers/ folder in front of pybatsim's package of the same name.
     sched = subprocess.Popen([PYBATSIM, scheduler, "-v", "warning",
-                              "-s", f"tcp://127.0.0.1:{port}"], stdout=log, stderr=subprocess.STDOUT)
+                              "-s", f"tcp://127.0.0.1:{port}"], stdout=log, stderr=subprocess.STDOUT,
+                             cwd=tmp_path)  # stock schedulers write out_events.csv in their cwd
     try:
         proc = subprocess.run(ENGINE + ["-p", platform, "-w", wl, "-e", str(tmp_path / "out"),
                                         "-s", f"tcp://127.0.0.1:{port}"],
