@@ -1,0 +1,45 @@
+"""`batloc report OUTPUT_DIR`: write OUTPUT_DIR/report.html and OUTPUT_DIR/summary.csv."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+
+def parse_range(text: str) -> tuple[float, float]:
+    lo, _, hi = text.partition(":")
+    try:
+        return float(lo), float(hi)
+    except ValueError:
+        raise argparse.ArgumentTypeError("expected START:END in seconds, e.g. 3600:7200") from None
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="batloc report",
+        description="Analyse every run (*_jobs.csv, with robin's run.json when present) under OUTPUT_DIR "
+                    "and write report.html, summary.csv and figures/.")
+    parser.add_argument("output_dir", type=Path)
+    parser.add_argument("--baseline", default="fcfs", help="scheduler name of the baseline run of each group (default: fcfs)")
+    parser.add_argument("--workload", type=Path, help="workload JSON for runs without run.json")
+    parser.add_argument("--platform", type=Path, help="platform XML for runs without run.json (gives the bandwidth)")
+    parser.add_argument("--bandwidth", type=float, help="reference bandwidth in bytes/s for the stretch (overrides the platform's)")
+    parser.add_argument("--gantt-range", type=parse_range, metavar="START:END", help="time range of the Gantt charts (default: ~300 jobs from the evaluation window's start)")
+    args = parser.parse_args(argv)
+
+    from .report import build_report
+    from .runs import Inputs
+
+    if not args.output_dir.is_dir():
+        print(f"batloc report: {args.output_dir} is not a directory", file=sys.stderr)
+        return 2
+    try:
+        report = build_report(args.output_dir, baseline=args.baseline,
+                              inputs=Inputs(args.workload, args.platform, args.bandwidth),
+                              gantt_range=args.gantt_range)
+    except FileNotFoundError as exc:
+        print(f"batloc report: {exc}", file=sys.stderr)
+        return 1
+    print(f"batloc report: wrote {report.html} and {report.summary_csv} in {report.seconds:.1f} s")
+    return 1 if report.failed else 0

@@ -1,0 +1,182 @@
+"""Read one run's outputs and its inputs into pandas DataFrames.
+
+First stage of the analysis pipeline (outputs + workload annotations →
+per-job table → per-session/per-run tables → figures → report). Everything
+here only reads files; no metric is computed.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+# contract §6: the dynamic workload that holds every staging job.
+STAGING_WORKLOAD = "batloc-stage"
+
+_JOB_DTYPES = {
+    "job_id": str,
+    "workload_name": str,
+    "profile": str,
+    "final_state": str,
+    "allocated_resources": str,
+    "metadata": str,
+}
+_TIME_COLUMNS = ["submission_time", "starting_time", "execution_time", "finish_time"]
+
+
+def read_jobs(path) -> pd.DataFrame:
+    """`<prefix>_jobs.csv` (Batsim 4 columns, contract §5) with a `full_id` column.
+
+    Rejected jobs have empty time fields: they stay, as NaN, so callers can
+    count them.
+    """
+    df = pd.read_csv(path, dtype=_JOB_DTYPES, keep_default_na=False, na_values={c: [""] for c in _TIME_COLUMNS})
+    for col in _TIME_COLUMNS + ["requested_number_of_resources"]:
+        df[col] = pd.to_numeric(df[col], errors="coerce")
+    df["full_id"] = df["workload_name"] + "!" + df["job_id"]
+    return df
+
+
+def read_decisions(path) -> pd.DataFrame | None:
+    """`<prefix>_decisions.csv` (contract §6), one row per job, or None if absent.
+
+    A scheduler may log a job twice if it re-plans it; the last row is the
+    decision that actually started it.
+    """
+    path = Path(path)
+    if not path.exists():
+        return None
+    df = pd.read_csv(
+        path,
+        dtype={"job_id": str, "policy": str, "node": str, "alloc": str, "input_file": str, "cache": str, "staging_job": str},
+        keep_default_na=False,
+        na_values={"time": [""], "planned_start": [""], "score": [""], "input_size": [""], "cores": [""]},
+    )
+    df["time"] = pd.to_numeric(df["time"], errors="coerce")
+    return df.drop_duplicates("job_id", keep="last").reset_index(drop=True)
+
+
+@dataclass
+class Workload:
+    jobs: pd.DataFrame  # one row per job: job_id (str), subtime, res, walltime, user, input_file, input_size, evaluated[, session]
+    provenance: dict = field(default_factory=dict)
+    nb_res: int | None = None
+
+
+def read_workload(path) -> Workload:
+    """Batsim JSON workload with batloc's custom job fields (contract §2, §6)."""
+    with open(path) as f:
+        data = json.load(f)
+    jobs = pd.DataFrame.from_records(data.get("jobs", []))
+    if jobs.empty:
+        jobs = pd.DataFrame(columns=["id", "subtime", "res"])
+    jobs = jobs.rename(columns={"id": "job_id"})
+    jobs["job_id"] = jobs["job_id"].astype(str)
+    defaults = {"user": "", "input_file": "", "input_size": 0.0, "evaluated": True, "walltime": -1.0}
+    for col, default in defaults.items():
+        if col not in jobs.columns:
+            jobs[col] = default
+    jobs["input_size"] = pd.to_numeric(jobs["input_size"], errors="coerce").fillna(0.0)
+    jobs["evaluated"] = jobs["evaluated"].fillna(True).astype(bool)
+    jobs["user"] = jobs["user"].fillna("").astype(str)
+    return Workload(jobs=jobs, provenance=data.get("batloc", {}) or {}, nb_res=data.get("nb_res"))
+
+
+def read_platform_bandwidths(path) -> dict[str, float]:
+    """Node name → bandwidth (bytes/s) from the `bandwidth` property of `<node>_mem` hosts (contract §6)."""
+    bandwidths = {}
+    for _, elem in ET.iterparse(str(path)):
+        if elem.tag != "host":
+            continue
+        props = {p.get("id"): p.get("value") for p in elem.findall("prop")}
+        if props.get("role") == "storage" and "bandwidth" in props and "node" in props:
+            bandwidths[props["node"]] = float(props["bandwidth"])
+    return bandwidths
+
+
+def read_platform_cores(path) -> int:
+    """Number of compute cores: hosts that carry a `node` property and are not storage (contract §1, §6)."""
+    cores = 0
+    for _, elem in ET.iterparse(str(path)):
+        if elem.tag == "host":
+            props = {p.get("id"): p.get("value") for p in elem.findall("prop")}
+            if "node" in props and props.get("role") not in ("storage", "master"):
+                cores += 1
+            elem.clear()
+    return cores
+
+
+def reference_bandwidth(platform=None, bandwidth=None) -> float:
+    """The bandwidth used in every job's ReferenceFlow on this platform.
+
+    ReferenceFlow is the flow on an empty cluster, so it depends on the job
+    and the platform, never on the schedule; on an empty cluster a job would
+    get the fastest link, hence the maximum (equal to every node's on the
+    homogeneous Rackham platforms). An explicit `bandwidth` wins.
+    """
+    if bandwidth is not None:
+        return float(bandwidth)
+    if platform is not None:
+        bws = read_platform_bandwidths(platform)
+        if bws:
+            return max(bws.values())
+    return math.inf  # no information: the load term drops out of the reference
+
+
+@dataclass
+class RunFiles:
+    """Where one run's files are, and what robin recorded about it."""
+
+    name: str
+    directory: Path
+    prefix: Path
+    meta: dict
+
+    @property
+    def jobs_csv(self) -> Path:
+        return Path(f"{self.prefix}_jobs.csv")
+
+    @property
+    def decisions_csv(self) -> Path:
+        return Path(f"{self.prefix}_decisions.csv")
+
+    def input_path(self, key: str) -> Path | None:
+        value = self.meta.get(key)
+        if not value:
+            return None
+        p = Path(value)
+        # robin records absolute paths; a hand-written run.json may be relative to its run
+        return p if p.is_absolute() else self.directory / p
+
+    @property
+    def scheduler(self) -> str:
+        sched = self.meta.get("scheduler") or {}
+        return str(sched.get("name") or self.name)
+
+    @property
+    def group(self) -> tuple[str, str]:
+        """(platform, workload) labels: runs are compared only within a group."""
+        plat = self.input_path("platform")
+        wl = self.input_path("workload")
+        return (plat.stem if plat else "-", wl.stem if wl else "-")
+
+
+def discover_runs(output_dir) -> list[RunFiles]:
+    """Every `*_jobs.csv` under output_dir is one run; robin's `run.json` beside it gives its metadata."""
+    output_dir = Path(output_dir)
+    runs = []
+    for jobs_csv in sorted(output_dir.rglob("*_jobs.csv")):
+        if "log" in jobs_csv.relative_to(output_dir).parts:
+            continue
+        directory = jobs_csv.parent
+        meta_path = directory / "run.json"
+        meta = json.loads(meta_path.read_text()) if meta_path.exists() else {}
+        prefix = Path(str(jobs_csv)[: -len("_jobs.csv")])
+        name = meta.get("name") or (directory.name if directory != output_dir else prefix.name)
+        runs.append(RunFiles(name=name, directory=directory, prefix=prefix, meta=meta))
+    return runs

@@ -1,0 +1,148 @@
+"""Per-job and per-run metrics (docs/scheduler-semantics.md, "Metrics").
+
+Per job J, joined from jobs.csv, the decision log and the workload:
+- flow = finish − submission; wait = starting_time − submission (Batsim's
+  waiting time: queueing plus loading, since starting_time is when computing
+  starts); queue_time = reservation start − submission;
+- stretch = flow / (input_size / bandwidth + run time)  (the paper's ReferenceFlow);
+- transfer_time = duration of the staging job J triggered (cache `miss`);
+  file_wait = time J held its cores waiting for a staging started for another
+  job (cache `wait`); load_time = their sum, the paper's "time spent waiting
+  for a file";
+- core_time = cores × (finish − reservation start): staging included, since
+  cores are held from the decision on;
+- bounded slowdown = max(1, flow / max(run time, BSLD_THRESHOLD)).
+Run totals count only `evaluated` jobs, as the paper evaluates one window.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+
+from .load import STAGING_WORKLOAD, Workload
+
+# Usual bounded-slowdown threshold (Feitelson): jobs shorter than 10 s count as 10 s.
+BSLD_THRESHOLD = 10.0
+
+JOB_COLUMNS = [
+    "job_id", "user", "input_file", "input_size", "evaluated", "cores",
+    "submission_time", "reservation_start", "starting_time", "finish_time", "run_time",
+    "flow", "wait", "queue_time", "transfer_time", "file_wait", "load_time",
+    "reference_flow", "stretch", "bsld", "core_time", "cache", "hit", "reuse", "node", "completed",
+]
+
+
+def per_job(jobs: pd.DataFrame, workload: Workload, decisions: pd.DataFrame | None, bandwidth: float) -> pd.DataFrame:
+    """One row per workload job (staging jobs excluded), indexed like the workload.
+
+    Jobs absent from jobs.csv or rejected (no times) get completed=False and NaN metrics.
+    """
+    staging = jobs[jobs["workload_name"] == STAGING_WORKLOAD]
+    own = jobs[jobs["workload_name"] != STAGING_WORKLOAD]
+    # One workload per run (w0); keep the last row of a job id if several.
+    own = own.drop_duplicates("job_id", keep="last").set_index("job_id")
+
+    wl = workload.jobs.set_index("job_id")
+    out = pd.DataFrame(index=wl.index)
+    out["user"] = wl["user"]
+    out["input_file"] = wl["input_file"].fillna("").astype(str)
+    out["input_size"] = wl["input_size"].astype(float)
+    out["evaluated"] = wl["evaluated"].astype(bool)
+    if "session" in wl.columns:
+        out["session"] = wl["session"]
+    got = own.reindex(out.index)
+    out["cores"] = got["requested_number_of_resources"].fillna(wl["res"]).astype(float)
+    sub = got["submission_time"].fillna(wl["subtime"]).astype(float)
+    start = got["starting_time"].astype(float)
+    end = got["finish_time"].astype(float)
+    out["submission_time"] = sub
+    out["starting_time"] = start
+    out["finish_time"] = end
+    out["completed"] = start.notna() & end.notna()
+    out["run_time"] = end - start
+
+    # Decision log: reservation start and cache outcome. Without one (plain stock
+    # schedulers) nothing is loaded: every job is no-load and holds cores from its start.
+    if decisions is not None and len(decisions):
+        dec = decisions.copy()
+        dec["key"] = dec["job_id"].str.split("!", n=1).str[-1]
+        dec = dec.drop_duplicates("key", keep="last").set_index("key").reindex(out.index)
+        res_start = dec["time"].astype(float).where(dec["time"].notna(), start)
+        cache = dec["cache"].fillna("none").replace("", "none")
+        staging_job = dec["staging_job"].fillna("")
+        node = dec["node"].fillna("")
+    else:
+        res_start = start.copy()
+        cache = pd.Series("none", index=out.index)
+        staging_job = pd.Series("", index=out.index)
+        node = pd.Series("", index=out.index)
+    out["reservation_start"] = res_start
+    out["cache"] = cache
+    out["node"] = node
+
+    st = staging.drop_duplicates("full_id", keep="last").set_index("full_id")
+    st_start = st["starting_time"].reindex(staging_job.values).to_numpy(dtype=float)
+    st_end = st["finish_time"].reindex(staging_job.values).to_numpy(dtype=float)
+    held_before_start = (start - res_start).clip(lower=0).to_numpy(dtype=float)
+    is_miss = (cache == "miss").to_numpy()
+    is_wait = (cache == "wait").to_numpy()
+    # When the staging row is missing (killed run, foreign scheduler) the time the
+    # job held its cores before computing is the best available measure.
+    transfer = np.where(np.isnan(st_end), held_before_start, st_end - st_start)
+    waited = np.where(np.isnan(st_end), held_before_start, np.maximum(0.0, st_end - res_start.to_numpy(dtype=float)))
+    out["transfer_time"] = np.where(is_miss, transfer, 0.0)
+    out["file_wait"] = np.where(is_wait, waited, 0.0)
+    out["load_time"] = out["transfer_time"] + out["file_wait"]
+
+    out["flow"] = end - sub
+    out["wait"] = start - sub
+    out["queue_time"] = res_start - sub
+    load_ref = out["input_size"] / bandwidth if math.isfinite(bandwidth) else 0.0
+    out["reference_flow"] = load_ref + out["run_time"]
+    out["stretch"] = out["flow"] / out["reference_flow"]
+    out["bsld"] = np.maximum(1.0, out["flow"] / np.maximum(out["run_time"], BSLD_THRESHOLD))
+    out["core_time"] = out["cores"] * (end - res_start)
+    out["hit"] = out["cache"] == "hit"
+    # A reuse is a job that did not load its own file: it found it in memory or
+    # shared a load started for another job.
+    out["reuse"] = out["cache"].isin(["hit", "wait"])
+    out.index.name = "job_id"
+    return out.reset_index()
+
+
+def per_run(jobs_table: pd.DataFrame, all_jobs_csv: pd.DataFrame | None = None) -> dict:
+    """Run totals over evaluated jobs (rejected/missing jobs are counted, not measured)."""
+    ev = jobs_table[jobs_table["evaluated"]]
+    done = ev[ev["completed"]]
+    summary = {
+        "jobs_evaluated": int(len(ev)),
+        "jobs_completed": int(len(done)),
+        "jobs_not_completed": int(len(ev) - len(done)),
+        "mean_stretch": _mean(done["stretch"]),
+        "max_stretch": _max(done["stretch"]),
+        "mean_flow": _mean(done["flow"]),
+        "mean_wait": _mean(done["wait"]),
+        "mean_bsld": _mean(done["bsld"]),
+        "max_bsld": _max(done["bsld"]),
+        "total_transfer_time": float(done["transfer_time"].sum()),
+        "total_file_wait": float(done["file_wait"].sum()),
+        "total_load_time": float(done["load_time"].sum()),
+        "total_core_time": float(done["core_time"].sum()),
+        "loads": int((done["cache"] == "miss").sum()),
+        "hits": int(done["hit"].sum()),
+        "reuses": int(done["reuse"].sum()),
+    }
+    if all_jobs_csv is not None and len(all_jobs_csv):
+        summary["makespan"] = float(np.nanmax(all_jobs_csv["finish_time"].to_numpy(dtype=float), initial=0.0))
+    return summary
+
+
+def _mean(s: pd.Series) -> float:
+    return float(s.mean()) if len(s) else float("nan")
+
+
+def _max(s: pd.Series) -> float:
+    return float(s.max()) if len(s) else float("nan")

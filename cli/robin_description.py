@@ -1,0 +1,210 @@
+"""robin description files: batexpe's single-run format, and batloc's sweep form.
+
+Single run — batexpe robin's keys, unchanged:
+    output-dir, batcmd, schedcmd, simulation-timeout, ready-timeout,
+    success-timeout, failure-timeout
+plus batloc additions used when `batcmd` is absent (the embedded engine runs):
+    platform, workload       inputs of the embedded engine
+    scheduler                {policy: lea, options: {...}} or {command: "pybatsim schedFcfs"},
+                             builds `schedcmd` on a free port (instead of writing schedcmd)
+    engine-args              extra engine flags (list or string)
+
+Sweep — any description with `platforms`, `workloads` and `schedulers` lists:
+    output-dir, platforms, workloads, schedulers (names, or mappings with
+    name/policy/options or name/command), baseline (default fcfs),
+    engine (command of the engine: default the embedded one; `batsim` for
+    real Batsim), engine-args, and the four timeouts.
+
+Relative paths are relative to the current directory, as in batexpe;
+platform and workload paths not found there are looked up in the batloc
+package (so `platforms/rackham.xml` works from anywhere).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import shutil
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+
+from .robin_process import Timeouts
+
+TIMEOUT_KEYS = {
+    "simulation-timeout": "simulation",
+    "ready-timeout": "ready",
+    "success-timeout": "success",
+    "failure-timeout": "failure",
+}
+SINGLE_KEYS = {"output-dir", "batcmd", "schedcmd", "platform", "workload", "scheduler", "engine-args", *TIMEOUT_KEYS}
+SWEEP_KEYS = {"output-dir", "platforms", "workloads", "schedulers", "baseline", "engine", "engine-args", *TIMEOUT_KEYS}
+
+
+class DescriptionError(ValueError):
+    pass
+
+
+def package_root() -> Path:
+    import batloc
+
+    return Path(batloc.__file__).resolve().parent
+
+
+def resolve_input(path: str) -> Path:
+    p = Path(os.path.expanduser(str(path)))
+    if p.is_absolute() or p.exists():
+        return p.resolve()
+    candidate = package_root() / p
+    if candidate.exists():
+        return candidate
+    raise DescriptionError(f"input file not found: {path} (looked in {Path.cwd()} and {package_root()})")
+
+
+def read_timeouts(desc: dict, defaults: Timeouts | None = None) -> Timeouts:
+    t = defaults or Timeouts()
+    values = {}
+    for key, attr in TIMEOUT_KEYS.items():
+        if key in desc:
+            try:
+                values[attr] = float(desc[key])
+            except (TypeError, ValueError):
+                raise DescriptionError(f"{key} must be a number of seconds, not {desc[key]!r}") from None
+            if values[attr] <= 0:
+                raise DescriptionError(f"{key} must be positive")
+    return Timeouts(**{**t.__dict__, **values})
+
+
+def load_description(path) -> dict:
+    try:
+        with open(path) as f:
+            desc = yaml.safe_load(f)
+    except OSError as exc:
+        raise DescriptionError(f"cannot read description file: {exc}") from None
+    except yaml.YAMLError as exc:
+        raise DescriptionError(f"invalid YAML in {path}: {exc}") from None
+    if not isinstance(desc, dict):
+        raise DescriptionError(f"{path}: a description file is a YAML mapping")
+    return desc
+
+
+def is_sweep(desc: dict) -> bool:
+    return any(k in desc for k in ("platforms", "workloads", "schedulers"))
+
+
+# --- commands ---------------------------------------------------------------
+
+def engine_command(engine: str | None) -> list[str]:
+    """The embedded engine by default (this Python), or the named program (e.g. real `batsim`)."""
+    if engine in (None, "", "embedded", "batloc-batsim"):
+        return [sys.executable, "-m", "batloc.engine"]
+    return shlex.split(engine)
+
+
+def schedulers_dir() -> Path:
+    import batloc.schedulers
+
+    return Path(os.path.dirname(batloc.schedulers.__file__))
+
+
+def pybatsim_command() -> list[str]:
+    exe = shutil.which("pybatsim")
+    return [exe] if exe else [sys.executable, "-m", "batsim.cmds.launcher"]
+
+
+@dataclass
+class SchedulerSpec:
+    """A batloc policy (schedulers/<policy>.py with JSON options) or any command taking `-s ENDPOINT`."""
+
+    name: str
+    policy: str | None = None
+    options: dict = field(default_factory=dict)
+    command: str | None = None
+
+    @property
+    def dynamic_jobs(self) -> bool:
+        # batloc policies stage files through dynamic jobs; stock schedulers need none
+        return self.policy is not None
+
+    def to_json(self) -> dict:
+        d = {"name": self.name}
+        if self.policy:
+            d["policy"] = self.policy
+            d["options"] = self.options
+        else:
+            d["command"] = self.command
+        return d
+
+    def command_line(self, port: int, export_prefix: Path) -> str:
+        endpoint = f"tcp://*:{port}"
+        if self.policy:
+            script = schedulers_dir() / f"{self.policy}.py"
+            opts = {**self.options, "export_prefix": str(export_prefix)}
+            argv = pybatsim_command() + [str(script), "-s", endpoint, "-o", json.dumps(opts, sort_keys=True)]
+        else:
+            argv = shlex.split(self.command) + ["-s", endpoint]
+        return shlex.join(argv)
+
+
+def parse_scheduler(entry) -> SchedulerSpec:
+    if isinstance(entry, str):
+        return SchedulerSpec(name=entry, policy=_policy_of(entry), options=_options_of(entry))
+    if not isinstance(entry, dict):
+        raise DescriptionError(f"a scheduler is a name or a mapping, not {entry!r}")
+    unknown = set(entry) - {"name", "policy", "options", "command"}
+    if unknown:
+        raise DescriptionError(f"unknown scheduler keys: {sorted(unknown)}")
+    if "command" in entry:
+        name = entry.get("name") or shlex.split(entry["command"])[-1]
+        return SchedulerSpec(name=str(name), command=str(entry["command"]))
+    policy = entry.get("policy") or _policy_of(str(entry.get("name", "")))
+    if not policy:
+        raise DescriptionError(f"scheduler {entry!r} needs a policy or a command")
+    options = {**_options_of(str(entry.get("name", policy))), **(entry.get("options") or {})}
+    name = entry.get("name") or (policy + ("-bf" if options.get("backfilling") else ""))
+    return SchedulerSpec(name=str(name), policy=str(policy), options=dict(options))
+
+
+def _policy_of(name: str) -> str:
+    # "lea-bf" → policy lea with backfilling, the paper's naming
+    return name.lower().removesuffix("-bf")
+
+
+def _options_of(name: str) -> dict:
+    return {"backfilling": True} if name.lower().endswith("-bf") else {}
+
+
+def engine_args(desc: dict) -> list[str]:
+    extra = desc.get("engine-args") or []
+    return shlex.split(extra) if isinstance(extra, str) else [str(a) for a in extra]
+
+
+def embedded_batcmd(engine: list[str], platform: Path, workload: Path, prefix: Path, port: int,
+                    dynamic_jobs: bool, extra: list[str]) -> str:
+    argv = engine + ["-p", str(platform), "-w", str(workload), "-e", str(prefix), "-s", f"tcp://localhost:{port}"]
+    if dynamic_jobs:
+        argv.append("--enable-dynamic-jobs")
+    return shlex.join(argv + extra)
+
+
+def batcmd_inputs(batcmd: str) -> dict:
+    """Platform, workload and export prefix named in a Batsim-style command (for run.json)."""
+    args = shlex.split(batcmd)
+    found = {}
+    flags = {"-p": "platform", "--platform": "platform", "-w": "workload", "--workload": "workload",
+             "-e": "export_prefix", "--export": "export_prefix"}
+    for i, a in enumerate(args):
+        key, value = a, None
+        if "=" in a and a.startswith("--"):
+            key, value = a.split("=", 1)
+        elif i + 1 < len(args):
+            value = args[i + 1]
+        if key in flags and value is not None and flags[key] not in found:
+            found[flags[key]] = value
+    for key in ("platform", "workload"):
+        if key in found:
+            found[key] = str(Path(found[key]).resolve())
+    return found

@@ -1,0 +1,241 @@
+"""Run one Batsim simulation: two process groups, timeouts, logs, clean teardown.
+
+Timeline of one run (batexpe robin's semantics, re-implemented):
+1. ready: wait up to `ready-timeout` for the socket's TCP port to be free;
+2. start the scheduler, and wait up to `ready-timeout` for it to listen on
+   the port (in Batsim 4 the scheduler binds and Batsim connects, so a
+   scheduler that never opens its socket is caught here, without waiting
+   for the whole simulation-timeout);
+3. start Batsim; from then on the pair has `simulation-timeout`;
+4. when one process ends, the other has `success-timeout` if the first
+   succeeded, `failure-timeout` otherwise;
+5. anything still alive is stopped: its whole process group gets SIGTERM,
+   then SIGKILL, so no grandchild survives (pybatsim under bash, …).
+Exit status: 0 iff both processes returned 0 within their timeouts.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import signal
+import subprocess
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+POLL = 0.05
+KILL_GRACE = 2.0
+DEFAULT_PORT = 28000
+
+
+@dataclass
+class Timeouts:
+    """batexpe robin's defaults (seconds)."""
+
+    simulation: float = 604800.0
+    ready: float = 10.0
+    success: float = 3600.0
+    failure: float = 5.0
+
+
+@dataclass
+class Outcome:
+    success: bool
+    reason: str
+    batsim_returncode: int | None = None
+    sched_returncode: int | None = None
+    started_at: float = 0.0
+    ended_at: float = 0.0
+    logs: dict = field(default_factory=dict)
+
+    @property
+    def wall_seconds(self) -> float:
+        return self.ended_at - self.started_at
+
+
+def socket_port(batcmd: str) -> int | None:
+    """TCP port of Batsim's `-s/--socket-endpoint` (Batsim's default when absent); None for non-TCP endpoints."""
+    args = shlex.split(batcmd)
+    endpoint = "tcp://localhost:28000"
+    for i, a in enumerate(args):
+        if a in ("-s", "--socket-endpoint") and i + 1 < len(args):
+            endpoint = args[i + 1]
+        elif a.startswith("--socket-endpoint="):
+            endpoint = a.split("=", 1)[1]
+    if not endpoint.startswith("tcp://"):
+        return None
+    try:
+        return int(endpoint.rsplit(":", 1)[1])
+    except (IndexError, ValueError):
+        return None
+
+
+def listening_ports() -> set[int]:
+    """TCP ports in LISTEN state in this network namespace, from /proc (no connection attempt,
+    which would disturb a ZeroMQ socket)."""
+    ports = set()
+    for name in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            with open(name) as f:
+                next(f)
+                for line in f:
+                    parts = line.split()
+                    if len(parts) > 3 and parts[3] == "0A":
+                        ports.add(int(parts[1].rsplit(":", 1)[1], 16))
+        except OSError:
+            continue
+    return ports
+
+
+def _write_script(path: Path, command: str) -> Path:
+    # A hackable copy of each command, like batexpe robin's cmd/ directory.
+    path.write_text(f"#!/usr/bin/env bash\n{command}\n")
+    path.chmod(0o755)
+    return path
+
+
+class Child:
+    """One command in its own session (hence its own process group)."""
+
+    def __init__(self, name: str, command: str, output_dir: Path):
+        self.name = name
+        script = _write_script(output_dir / "cmd" / f"{name}.bash", command)
+        log_dir = output_dir / "log"
+        self.stdout_path = log_dir / f"{name}.stdout"
+        self.stderr_path = log_dir / f"{name}.stderr"
+        with open(self.stdout_path, "wb") as out, open(self.stderr_path, "wb") as err:
+            self.proc = subprocess.Popen(["bash", str(script)], stdout=out, stderr=err,
+                                         stdin=subprocess.DEVNULL, start_new_session=True)
+        self.pgid = self.proc.pid  # session leader: its pid is the group id
+
+    def poll(self):
+        return self.proc.poll()
+
+    def stop(self):
+        """SIGTERM the whole group, SIGKILL what is left after a grace period, reap the leader."""
+        for sig, grace in ((signal.SIGTERM, KILL_GRACE), (signal.SIGKILL, KILL_GRACE)):
+            try:
+                os.killpg(self.pgid, sig)
+            except ProcessLookupError:
+                break  # group empty: nothing left
+            deadline = time.monotonic() + grace
+            while time.monotonic() < deadline and _group_alive(self.pgid):
+                self.proc.poll()
+                time.sleep(POLL)
+        try:
+            self.proc.wait(timeout=KILL_GRACE)
+        except subprocess.TimeoutExpired:
+            pass
+
+
+def _group_alive(pgid: int) -> bool:
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    # zombies still count for killpg: look for a live member
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                stat = f.read()
+        except OSError:
+            continue
+        fields = stat.rsplit(")", 1)[1].split()
+        if int(fields[2]) == pgid and fields[0] != "Z":
+            return True
+    return False
+
+
+def tail(path: Path, lines: int = 15) -> str:
+    try:
+        text = path.read_text(errors="replace").splitlines()
+    except OSError:
+        return ""
+    return "\n".join(text[-lines:])
+
+
+def run_simulation(output_dir, batcmd: str, schedcmd: str | None, timeouts: Timeouts, log=print) -> Outcome:
+    output_dir = Path(output_dir)
+    for sub in ("log", "cmd"):
+        (output_dir / sub).mkdir(parents=True, exist_ok=True)
+    out = Outcome(success=False, reason="", started_at=time.time())
+    port = socket_port(batcmd)
+    children: list[Child] = []
+    try:
+        if port is not None and not _wait(lambda: port not in listening_ports(), timeouts.ready):
+            out.reason = f"socket port {port} still in use after ready-timeout ({timeouts.ready:g} s)"
+            return out
+        sched = None
+        if schedcmd:
+            sched = Child("sched", schedcmd, output_dir)
+            children.append(sched)
+            if port is not None:
+                ready = _wait(lambda: port in listening_ports() or sched.poll() is not None, timeouts.ready)
+                if sched.poll() is not None:
+                    out.sched_returncode = sched.poll()
+                    out.reason = f"scheduler exited with code {out.sched_returncode} before listening on port {port}"
+                    return out
+                if not ready:
+                    out.reason = (f"scheduler did not listen on port {port} within ready-timeout "
+                                  f"({timeouts.ready:g} s): it never opened its socket")
+                    return out
+        batsim = Child("batsim", batcmd, output_dir)
+        children.append(batsim)
+        out.reason = _supervise(batsim, sched, timeouts)
+        out.batsim_returncode = batsim.poll()
+        out.sched_returncode = sched.poll() if sched else None
+        out.success = out.reason == "" and out.batsim_returncode == 0 and (sched is None or out.sched_returncode == 0)
+        if out.success:
+            out.reason = "both processes succeeded"
+        elif not out.reason:
+            out.reason = f"batsim returned {out.batsim_returncode}, scheduler returned {out.sched_returncode}"
+        return out
+    finally:
+        # Always tear down every group, even after success: a scheduler may leave children behind.
+        for child in children:
+            child.stop()
+            out.logs[child.name] = (child.stdout_path, child.stderr_path)
+        if out.batsim_returncode is None and any(c.name == "batsim" for c in children):
+            out.batsim_returncode = next(c for c in children if c.name == "batsim").proc.returncode
+        if out.sched_returncode is None and any(c.name == "sched" for c in children):
+            out.sched_returncode = next(c for c in children if c.name == "sched").proc.returncode
+        out.ended_at = time.time()
+
+
+def _wait(condition, timeout: float) -> bool:
+    deadline = time.monotonic() + timeout
+    while True:
+        if condition():
+            return True
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(POLL)
+
+
+def _supervise(batsim: Child, sched: Child | None, timeouts: Timeouts) -> str:
+    """Wait for both; return "" if both ended by themselves, else why they were stopped."""
+    procs = [p for p in (batsim, sched) if p is not None]
+    sim_deadline = time.monotonic() + timeouts.simulation
+    second_deadline = None
+    while True:
+        alive = [p for p in procs if p.poll() is None]
+        if not alive:
+            return ""
+        now = time.monotonic()
+        if now >= sim_deadline:
+            return f"simulation-timeout ({timeouts.simulation:g} s) reached; stopped {', '.join(p.name for p in alive)}"
+        if second_deadline is None and len(alive) < len(procs):
+            first = next(p for p in procs if p.poll() is not None)
+            rc = first.poll()
+            second_deadline = now + (timeouts.success if rc == 0 else timeouts.failure)
+            second_kind = "success-timeout" if rc == 0 else "failure-timeout"
+            first_desc = f"{first.name} returned {rc}"
+        if second_deadline is not None and now >= second_deadline:
+            return (f"{first_desc}; {alive[0].name} still running after {second_kind} "
+                    f"({(timeouts.success if second_kind == 'success-timeout' else timeouts.failure):g} s), stopped")
+        time.sleep(POLL)

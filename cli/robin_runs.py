@@ -1,0 +1,220 @@
+"""From a description to runnable RunSpecs, and running one of them with its run.json.
+
+`run.json`, written beside the outputs, is what `batloc report` reads: the
+inputs, the scheduler and its options, the commands, the outcome and a hash
+of the configuration (so a sweep knows which runs are already complete).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import shlex
+import socket
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import batloc
+
+from . import robin_description as rd
+from .robin_process import Outcome, Timeouts, run_simulation, socket_port, tail
+
+PREFIX = "out"  # outputs are <run dir>/out_jobs.csv, … as in Batsim's tutorials
+
+
+@dataclass
+class RunSpec:
+    name: str
+    output_dir: Path
+    batcmd: str
+    schedcmd: str | None
+    timeouts: Timeouts
+    meta: dict = field(default_factory=dict)
+    # sweep runs: (engine argv, platform, workload, SchedulerSpec, engine args), bound to a port at start
+    build: tuple | None = None
+
+    @property
+    def prefix(self) -> Path:
+        return self.output_dir / PREFIX
+
+    def config_hash(self) -> str:
+        # ports differ between invocations; everything else defines the run
+        stable = {k: v for k, v in self.meta.items() if k in ("platform", "workload", "scheduler", "engine", "engine_args")}
+        return hashlib.sha256(json.dumps(stable, sort_keys=True).encode()).hexdigest()[:16]
+
+    def is_complete(self) -> bool:
+        meta_path = self.output_dir / "run.json"
+        if not meta_path.exists() or not Path(f"{self.prefix}_jobs.csv").exists():
+            return False
+        try:
+            meta = json.loads(meta_path.read_text())
+        except ValueError:
+            return False
+        return meta.get("status") == "success" and meta.get("config_hash") == self.config_hash()
+
+
+class PortAllocator:
+    """Free TCP ports, distinct within this robin: the OS picks an unused ephemeral port."""
+
+    def __init__(self):
+        self._given: set[int] = set()
+        self._lock = threading.Lock()
+
+    def take(self) -> int:
+        with self._lock:
+            for _ in range(100):
+                with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+                    s.bind(("127.0.0.1", 0))
+                    port = s.getsockname()[1]
+                if port not in self._given:
+                    self._given.add(port)
+                    return port
+        raise RuntimeError("no free TCP port found")
+
+
+PORTS = PortAllocator()
+
+
+def _abs_dir(path) -> Path:
+    return Path(path).expanduser().resolve()
+
+
+def single_run(desc: dict) -> RunSpec:
+    """batexpe's format; without `batcmd`, the embedded engine on `platform` + `workload`."""
+    unknown = set(desc) - rd.SINGLE_KEYS
+    if unknown:
+        raise rd.DescriptionError(f"unknown keys: {sorted(unknown)} (allowed: {sorted(rd.SINGLE_KEYS)})")
+    if "output-dir" not in desc:
+        raise rd.DescriptionError("output-dir is required")
+    out = _abs_dir(desc["output-dir"])
+    timeouts = rd.read_timeouts(desc)
+    batcmd = desc.get("batcmd")
+    schedcmd = desc.get("schedcmd")
+    meta: dict = {}
+    for key in ("batcmd", "schedcmd"):
+        if key in desc and not isinstance(desc[key], str):
+            raise rd.DescriptionError(f"{key} must be a string")
+    if "scheduler" in desc:
+        if schedcmd:
+            raise rd.DescriptionError("give either schedcmd or scheduler, not both")
+        spec = rd.parse_scheduler(desc["scheduler"])
+        port = PORTS.take() if not batcmd else (socket_port(batcmd) or 28000)
+        schedcmd = spec.command_line(port, out / PREFIX)
+        meta["scheduler"] = spec.to_json()
+        dynamic = spec.dynamic_jobs
+    else:
+        port = _sched_port(schedcmd) if schedcmd else 28000
+        dynamic = True  # an unknown scheduler may register jobs; the flag costs nothing otherwise
+    if not batcmd:
+        if "platform" not in desc or "workload" not in desc:
+            raise rd.DescriptionError("without batcmd, platform and workload are required (embedded engine)")
+        platform, workload = rd.resolve_input(desc["platform"]), rd.resolve_input(desc["workload"])
+        batcmd = rd.embedded_batcmd(rd.engine_command(None), platform, workload, out / PREFIX, port,
+                                    dynamic, rd.engine_args(desc))
+        meta["engine"] = "embedded"
+    meta.update(rd.batcmd_inputs(batcmd))
+    meta.setdefault("scheduler", {"name": _sched_name(schedcmd), "command": schedcmd})
+    return RunSpec(name=out.name, output_dir=out, batcmd=batcmd, schedcmd=schedcmd, timeouts=timeouts, meta=meta)
+
+
+def _sched_port(schedcmd: str) -> int:
+    args = shlex.split(schedcmd)
+    for i, a in enumerate(args):
+        value = args[i + 1] if a in ("-s", "--socket-endpoint") and i + 1 < len(args) else (
+            a.split("=", 1)[1] if a.startswith("--socket-endpoint=") else None)
+        if value and value.startswith("tcp://"):
+            try:
+                return int(value.rsplit(":", 1)[1])
+            except ValueError:
+                pass
+    return 28000
+
+
+def _sched_name(schedcmd: str | None) -> str:
+    """A readable scheduler name from a command: `pybatsim .../lea.py …` → lea, `pybatsim schedFcfs` → schedFcfs."""
+    if not schedcmd:
+        return "none"
+    args = shlex.split(schedcmd)
+    for a in args[1:]:
+        if not a.startswith("-"):
+            return Path(a).stem
+    return Path(args[0]).stem
+
+
+def sweep_runs(desc: dict, timeout_defaults: Timeouts | None = None) -> tuple[Path, list[RunSpec], str]:
+    unknown = set(desc) - rd.SWEEP_KEYS
+    if unknown:
+        raise rd.DescriptionError(f"unknown sweep keys: {sorted(unknown)} (allowed: {sorted(rd.SWEEP_KEYS)})")
+    for key in ("output-dir", "platforms", "workloads", "schedulers"):
+        if not desc.get(key):
+            raise rd.DescriptionError(f"a sweep needs a non-empty {key}")
+    out = _abs_dir(desc["output-dir"])
+    platforms = [rd.resolve_input(p) for p in _as_list(desc["platforms"])]
+    workloads = [rd.resolve_input(w) for w in _as_list(desc["workloads"])]
+    schedulers = [rd.parse_scheduler(s) for s in _as_list(desc["schedulers"])]
+    names = [s.name for s in schedulers]
+    if len(set(names)) != len(names):
+        raise rd.DescriptionError(f"scheduler names must be unique: {names}")
+    timeouts = rd.read_timeouts(desc, timeout_defaults)
+    engine = rd.engine_command(desc.get("engine"))
+    extra = rd.engine_args(desc)
+    plat_labels, wl_labels = _labels(platforms), _labels(workloads)
+    specs = []
+    for (pl, pl_label), (wl, wl_label), sched in itertools.product(
+            zip(platforms, plat_labels), zip(workloads, wl_labels), schedulers):
+        run_dir = out / "runs" / f"{pl_label}__{wl_label}__{sched.name}"
+        meta = {"platform": str(pl), "workload": str(wl), "scheduler": sched.to_json(),
+                "engine": desc.get("engine") or "embedded", "engine_args": extra}
+        # commands get their port when the run starts, see execute()
+        specs.append(RunSpec(name=run_dir.name, output_dir=run_dir, batcmd="", schedcmd=None,
+                             timeouts=timeouts, meta=meta, build=(engine, pl, wl, sched, extra)))
+    return out, specs, str(desc.get("baseline", "fcfs"))
+
+
+def bind_commands(spec: RunSpec) -> None:
+    """Give a sweep run its own port and build its two commands."""
+    engine, pl, wl, sched, extra = spec.build
+    port = PORTS.take()
+    spec.schedcmd = sched.command_line(port, spec.prefix)
+    spec.batcmd = rd.embedded_batcmd(engine, pl, wl, spec.prefix, port, sched.dynamic_jobs, extra)
+
+
+def _as_list(v):
+    return v if isinstance(v, list) else [v]
+
+
+def _labels(paths: list[Path]) -> list[str]:
+    stems = [p.stem for p in paths]
+    return stems if len(set(stems)) == len(stems) else [f"{s}-{i}" for i, s in enumerate(stems)]
+
+
+def execute(spec: RunSpec, log=print) -> Outcome:
+    spec.output_dir.mkdir(parents=True, exist_ok=True)
+    outcome = run_simulation(spec.output_dir, spec.batcmd, spec.schedcmd, spec.timeouts, log=log)
+    meta = {
+        "name": spec.name, **spec.meta,
+        "batcmd": spec.batcmd, "schedcmd": spec.schedcmd,
+        "export_prefix": spec.meta.get("export_prefix", str(spec.prefix)),
+        "timeouts": spec.timeouts.__dict__, "status": "success" if outcome.success else "failure",
+        "reason": outcome.reason, "batsim_returncode": outcome.batsim_returncode,
+        "sched_returncode": outcome.sched_returncode,
+        "started_at": time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(outcome.started_at)),
+        "ended_at": time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(outcome.ended_at)),
+        "wall_seconds": round(outcome.wall_seconds, 3), "config_hash": spec.config_hash(),
+        "batloc_version": batloc.__version__,
+    }
+    (spec.output_dir / "run.json").write_text(json.dumps(meta, indent=2) + "\n")
+    return outcome
+
+
+def failure_message(spec: RunSpec, outcome: Outcome, lines: int = 15) -> str:
+    parts = [f"robin: run {spec.name} FAILED: {outcome.reason}"]
+    for name, paths in outcome.logs.items():
+        for path in paths:
+            text = tail(path, lines)
+            if text:
+                parts.append(f"--- tail of {path} ---\n{text}")
+    return "\n".join(parts)

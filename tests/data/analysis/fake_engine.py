@@ -1,0 +1,15 @@
+"""Stand-in for Batsim in robin tests: connects like Batsim 4, sends one message, exits 0 on the reply.
+
+fake_engine.py [... -s tcp://localhost:PORT ...]   (other Batsim flags are ignored)
+"""
+import json
+import sys
+
+import zmq
+
+port = int(sys.argv[sys.argv.index("-s") + 1].rsplit(":", 1)[1])
+sock = zmq.Context().socket(zmq.REQ)
+sock.connect(f"tcp://localhost:{port}")
+sock.send_string(json.dumps({"now": 0, "events": [{"timestamp": 0, "type": "SIMULATION_ENDS", "data": {}}]}))
+print("reply:", sock.recv_string(), flush=True)
+sys.exit(0)

@@ -1,0 +1,142 @@
+"""robin's process handling with stand-in processes (no engine needed).
+
+Each scheduler also starts a grandchild `sleep MARKER`; after robin returns,
+no process whose command line holds MARKER may remain.
+"""
+
+import os
+import random
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import yaml
+
+from batloc.cli.robin_runs import PortAllocator
+
+DATA = Path(__file__).parent / "data" / "analysis"
+PY = sys.executable
+
+
+def processes_with(marker: str) -> list[int]:
+    pids = []
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        if marker in cmdline:
+            pids.append(int(pid))
+    return pids
+
+
+def run_robin(tmp_path, mode, **timeouts):
+    port = PortAllocator().take()
+    marker = f"{500 + random.random():.9f}"  # a unique `sleep` argument
+    desc = {
+        "output-dir": str(tmp_path / "out"),
+        "batcmd": f"{PY} {DATA / 'fake_engine.py'} -s tcp://localhost:{port}",
+        "schedcmd": f"{PY} {DATA / 'fake_sched.py'} {mode} {marker} -s tcp://*:{port}",
+        "simulation-timeout": 30, "ready-timeout": 10, "success-timeout": 10, "failure-timeout": 10,
+        **timeouts,
+    }
+    path = tmp_path / "desc.yaml"
+    path.write_text(yaml.safe_dump(desc))
+    t0 = time.monotonic()
+    proc = subprocess.run([PY, "-m", "batloc.cli.robin", str(path)], capture_output=True, text=True, timeout=60)
+    return proc, time.monotonic() - t0, marker
+
+
+def test_success_keeps_logs_and_leaves_no_process(tmp_path):
+    proc, elapsed, marker = run_robin(tmp_path, "ok")
+    assert proc.returncode == 0, proc.stderr
+    out = tmp_path / "out"
+    assert "got:" in (out / "log" / "sched.stdout").read_text()
+    assert "reply:" in (out / "log" / "batsim.stdout").read_text()
+    assert (out / "cmd" / "sched.bash").exists() and (out / "cmd" / "batsim.bash").exists()
+    run = yaml.safe_load((out / "run.json").read_text())
+    assert run["status"] == "success" and run["batsim_returncode"] == 0 and run["sched_returncode"] == 0
+    assert processes_with(marker) == []  # the scheduler's grandchild was stopped with its group
+
+
+def test_scheduler_that_never_connects(tmp_path):
+    proc, elapsed, marker = run_robin(tmp_path, "never", **{"ready-timeout": 2})
+    assert proc.returncode != 0
+    assert "did not listen" in proc.stderr and "ready-timeout" in proc.stderr
+    assert elapsed < 2 + 10  # ready-timeout + start-up and kill grace, far below simulation-timeout
+    assert processes_with(marker) == []
+
+
+def test_scheduler_that_hangs(tmp_path):
+    proc, elapsed, marker = run_robin(tmp_path, "hang", **{"simulation-timeout": 3})
+    assert proc.returncode != 0
+    assert "simulation-timeout (3 s)" in proc.stderr
+    assert 3 <= elapsed < 3 + 10
+    assert processes_with(marker) == []
+
+
+def test_scheduler_that_crashes(tmp_path):
+    proc, elapsed, marker = run_robin(tmp_path, "crash", **{"failure-timeout": 1})
+    assert proc.returncode != 0
+    assert "sched returned 3" in proc.stderr and "failure-timeout (1 s)" in proc.stderr
+    assert "crashing on purpose" in proc.stderr  # tail of its log is shown
+    assert elapsed < 30
+    assert processes_with(marker) == []
+
+
+def test_port_in_use_is_reported(tmp_path):
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        s.listen()
+        port = s.getsockname()[1]
+        desc = {"output-dir": str(tmp_path / "out"), "batcmd": f"true -s tcp://localhost:{port}",
+                "schedcmd": "true", "ready-timeout": 1}
+        path = tmp_path / "desc.yaml"
+        path.write_text(yaml.safe_dump(desc))
+        proc = subprocess.run([PY, "-m", "batloc.cli.robin", str(path)], capture_output=True, text=True, timeout=30)
+    assert proc.returncode != 0 and f"port {port} still in use" in proc.stderr
+
+
+def test_invalid_description(tmp_path):
+    path = tmp_path / "desc.yaml"
+    path.write_text("output-dir: x\nsimulation-timeout: soon\nbatcmd: true\n")
+    proc = subprocess.run([PY, "-m", "batloc.cli.robin", str(path)], capture_output=True, text=True, timeout=30)
+    assert proc.returncode == 1 and "simulation-timeout must be a number" in proc.stderr
+
+
+def test_sweep_goes_on_after_a_failed_run_and_skips_complete_ones(tmp_path):
+    marker = f"{500 + random.random():.9f}"
+    (tmp_path / "p.xml").write_text("<platform/>")
+    (tmp_path / "w.json").write_text('{"jobs": []}')
+    desc = {
+        "output-dir": str(tmp_path / "sweep"), "platforms": [str(tmp_path / "p.xml")],
+        "workloads": [str(tmp_path / "w.json")], "engine": f"{PY} {DATA / 'fake_engine.py'}",
+        "schedulers": [{"name": "good", "command": f"{PY} {DATA / 'fake_sched.py'} ok {marker}"},
+                       {"name": "bad", "command": f"{PY} {DATA / 'fake_sched.py'} crash {marker}"}],
+        "simulation-timeout": 30, "ready-timeout": 10, "failure-timeout": 1,
+    }
+    path = tmp_path / "sweep.yaml"
+    path.write_text(yaml.safe_dump(desc))
+    cmd = [PY, "-m", "batloc.cli.robin", str(path), "--jobs", "2", "--no-report"]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 1
+    assert "run p__w__bad FAILED" in proc.stderr and "crashing on purpose" in proc.stderr
+    assert "p__w__good succeeded" in proc.stdout
+    good = yaml.safe_load((tmp_path / "sweep" / "runs" / "p__w__good" / "run.json").read_text())
+    assert good["status"] == "success" and "fake_sched.py ok" in good["schedcmd"]
+    # the engine got the embedded-engine flags, without --enable-dynamic-jobs for a command scheduler
+    assert " -p " in good["batcmd"] and "--enable-dynamic-jobs" not in good["batcmd"]
+    assert processes_with(marker) == []
+    # 'good' has no jobs.csv (fake engine), so it is not complete yet: nothing is skipped
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+    assert "0 already complete, 2 to run" in proc.stdout
+    (tmp_path / "sweep" / "runs" / "p__w__good" / "out_jobs.csv").write_text("job_id\n")
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+    assert "1 already complete, 1 to run" in proc.stdout
+    proc = subprocess.run(cmd + ["--force"], capture_output=True, text=True, timeout=60)
+    assert "1 already complete, 2 to run" in proc.stdout
