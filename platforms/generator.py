@@ -1,6 +1,6 @@
 """Write SimGrid platform XML in batloc's layout (docs/contract.md §1 and §6).
 
-One `<zone routing="Full">` holding: `master`, the `lustre` storage, one host
+One `<zone routing="Dijkstra">` holding: `master`, the `lustre` storage, one host
 per core (`nNNN_cCC`), one memory storage per node (`nNNN_mem`), one link per
 node and an optional shared backbone, and one route lustre → node memory.
 Names are zero-padded because SimGrid (hence Batsim) numbers hosts in name
@@ -95,7 +95,7 @@ def render(spec: PlatformSpec) -> str:
         f"backbone {_num(spec.backbone_bandwidth) + ' B/s SHARED' if spec.backbone_bandwidth else 'none'}; "
         f"latency {latency} s. Layout: docs/contract.md section 6. -->",
         '<platform version="4.1">',
-        f"  <zone id={quoteattr(spec.name)} routing=\"Full\">",
+        f"  <zone id={quoteattr(spec.name)} routing=\"Dijkstra\">",
         host("master", [("role", "master")]),
         host("lustre", [("role", "storage")]),
     ]

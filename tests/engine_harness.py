@@ -34,7 +34,7 @@ def platform_xml(nodes=2, cores=2, bandwidth=1e8, sharing="FATPIPE", latency="0s
         routes.append(f'<route src="lustre" dst="{node}_mem"><link_ctn id="{node}_link"/></route>')
     body = "\n    ".join(hosts + links + routes)
     return ("<?xml version='1.0'?>\n<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"
-            f'<platform version="4.1">\n  <zone id="cluster" routing="Full">\n    {body}\n  </zone>\n</platform>\n')
+            f'<platform version="4.1">\n  <zone id="cluster" routing="Dijkstra">\n    {body}\n  </zone>\n</platform>\n')
 
 
 def write(tmp_path, name, content):

@@ -23,7 +23,7 @@ def test_layout_of_a_tiny_platform():
     root = ET.fromstring(render(TINY))
     assert root.get("version") == "4.1"
     (zone,) = root.findall("zone")
-    assert zone.get("routing") == "Full"
+    assert zone.get("routing") == "Dijkstra"
     hosts = {h.get("id"): h for h in zone.findall("host")}
     assert list(hosts) == ["master", "lustre", "n000_c00", "n000_c01", "n001_c00", "n001_c01", "n002_c00",
                            "n002_c01", "n000_mem", "n001_mem", "n002_mem"]
