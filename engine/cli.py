@@ -73,7 +73,12 @@ def run(args):
     def actor():
         # Exceptions must not escape a SimGrid actor: keep them for the main thread.
         try:
-            sim.run()
+            if os.environ.get("BATLOC_PROFILE"):
+                import cProfile
+
+                cProfile.runctx("sim.run()", globals(), {"sim": sim}, os.environ["BATLOC_PROFILE"])
+            else:
+                sim.run()
         except BaseException as e:  # noqa: BLE001
             outcome["error"] = e
 
