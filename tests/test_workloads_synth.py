@@ -53,3 +53,15 @@ def test_burstiness_changes_gap_variability():
 def test_bad_knobs(bad):
     with pytest.raises(ValueError):
         generate(SynthSpec(**{**SMALL, **bad}))
+
+
+def test_default_core_mix_scales_to_smaller_nodes():
+    from batloc.workloads.synth import DEFAULT_CORE_MIX, default_core_mix
+
+    assert default_core_mix(20) == DEFAULT_CORE_MIX
+    mix = default_core_mix(4)
+    # 1→1, 2→1 (0.4), 4→1 (0.8), 5→1, 8→2, 10→2, 16→3, 20→4
+    assert sorted(mix) == [1, 2, 3, 4]
+    assert mix[1] == pytest.approx(0.40 + 0.12 + 0.12 + 0.04)
+    assert mix[4] == pytest.approx(0.12)
+    assert sum(mix.values()) == pytest.approx(sum(DEFAULT_CORE_MIX.values()))

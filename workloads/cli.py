@@ -24,7 +24,7 @@ from .gonthier import read_gonthier
 from .sacct import read_sacct
 from .stats import format_stats, workload_stats
 from .swf import read_swf
-from .synth import SynthSpec, generate
+from .synth import SynthSpec, default_core_mix, generate
 from .table import split_wide_jobs
 from .window import extract_window
 
@@ -239,8 +239,7 @@ def _synth(args):
                      node_memory=platform.node_memory, duration=args.duration, load=args.load,
                      jobs_per_file=args.jobs_per_file, burstiness=args.burstiness,
                      walltime_accuracy=args.walltime_accuracy, users=args.users, seed=args.seed)
-    if args.core_mix:
-        spec.core_mix = args.core_mix
+    spec.core_mix = args.core_mix or default_core_mix(spec.cores_per_node)
     table = generate(spec)
     if args.sessions:
         table = annotate.annotate_sessions(table, args.sessions)

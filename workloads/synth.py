@@ -23,6 +23,15 @@ DAY = 86400.0
 DEFAULT_CORE_MIX = {1: 0.40, 2: 0.12, 4: 0.12, 5: 0.04, 8: 0.08, 10: 0.06, 16: 0.06, 20: 0.12}
 
 
+def default_core_mix(cores_per_node):
+    """Rackham's mix (20-core nodes) rescaled to another node size, so that shares of a node keep their weight."""
+    mix = {}
+    for cores, weight in DEFAULT_CORE_MIX.items():
+        scaled = min(cores_per_node, max(1, round(cores * cores_per_node / 20)))
+        mix[scaled] = mix.get(scaled, 0.0) + weight
+    return mix
+
+
 @dataclass
 class SynthSpec:
     nodes: int = 486
