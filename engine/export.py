@@ -16,6 +16,11 @@ def f6(x):
     return "%.6f" % x
 
 
+def walltime_text(walltime):
+    """Batsim 4.2.1 writes a missing walltime as a bare -1 (contract §5), any other with six decimals."""
+    return "-1" if walltime == -1.0 else f6(walltime)
+
+
 def _ratio(num, den):
     if den == 0:
         return float("nan") if num == 0 else float("inf")
@@ -75,7 +80,7 @@ class Exporter:
             m["makespan"] = max(m["makespan"], job.finish)
             times = [f6(job.start), f6(run), f6(job.finish), f6(wait), f6(turnaround), f6(slowdown), f6(0.0)]
         row = [
-            job.local_id, job.workload, job.profile, f6(job.subtime), str(job.res), f6(job.walltime),
+            job.local_id, job.workload, job.profile, f6(job.subtime), str(job.res), walltime_text(job.walltime),
             str(success), job.state, times[0], times[1], times[2], times[3], times[4], times[5],
             job.alloc_str, times[6], '"%s"' % job.metadata.replace('"', '""'),
         ]
@@ -86,7 +91,7 @@ class Exporter:
         self.counts["nb_jobs"] += 1
         start = f6(job.start) if job.start is not None else ""
         row = [
-            job.local_id, job.workload, job.profile, f6(job.subtime), str(job.res), f6(job.walltime),
+            job.local_id, job.workload, job.profile, f6(job.subtime), str(job.res), walltime_text(job.walltime),
             "0", job.state, start, "", "", "", "", "", job.alloc_str, "", '"%s"' % job.metadata.replace('"', '""'),
         ]
         self.jobs_file.write(",".join(row) + "\n")

@@ -48,10 +48,10 @@ def test_resources_are_numbered_by_host_name_and_delay_jobs_run_in_simulated_tim
     j3 = rows[2]
     assert (j3["waiting_time"], j3["turnaround_time"], j3["stretch"]) == ("4.000000", "8.000000", "2.000000")
     assert j3["final_state"] == "COMPLETED_SUCCESSFULLY" and j3["success"] == "1"
-    assert j3["requested_time"] == "-1.000000" and j3["workload_name"] == "w0"
+    assert j3["requested_time"] == "-1" and j3["workload_name"] == "w0"
     # Batsim quotes metadata, even empty; and prints every float with six decimals
     assert res.file("_jobs.csv").splitlines()[3] == (
-        '3,w0,d4,3.000000,2,-1.000000,1,COMPLETED_SUCCESSFULLY,7.000000,4.000000,11.000000,4.000000,8.000000,'
+        '3,w0,d4,3.000000,2,-1,1,COMPLETED_SUCCESSFULLY,7.000000,4.000000,11.000000,4.000000,8.000000,'
         '2.000000,4-5,0.000000,""')
     assert res.file("_machine_states.csv").splitlines() == [
         "time,nb_sleeping,nb_switching_on,nb_switching_off,nb_idle,nb_computing",
