@@ -1,0 +1,116 @@
+"""One node's memory (its page cache) under the three memory models.
+
+This is the *actual* state, changed only by what really happens: a job starts
+or ends on the node, a load begins or completes. Planning looks ahead with
+``file_outlook``. Pure Python, importable on its own (the file-staging adapter
+and the validator replay events through it).
+
+Models (semantics note, "File availability and the memory model"):
+- ``paper``:  a file stays while a job using it runs or waits on the node, and
+  after its last user ends only until another job starts on the node;
+- ``strict``: a file stays only while a job using it runs or waits;
+- ``lru``:    a file stays until room is needed for a new file (capacity = the
+  node's memory), least recently used first; a file in use is never evicted.
+"""
+
+from dataclasses import dataclass
+
+MODELS = ("paper", "strict", "lru")
+
+
+@dataclass
+class Resident:
+    size: float
+    loaded: bool          # False while its load is in flight
+    load_end: float       # estimated end while loading, actual end once loaded
+    users: int            # jobs running or waiting on the node that use it
+    last_use: float       # last time a user started (LRU order)
+    seq: int              # insertion order, to break LRU ties deterministically
+
+
+class NodeCache:
+    def __init__(self, capacity: float, model: str = "paper"):
+        if model not in MODELS:
+            raise ValueError(f"unknown memory model {model!r}; expected one of {', '.join(MODELS)}")
+        self.capacity = float(capacity)
+        self.model = model
+        self.files = {}          # file -> Resident, in insertion order
+        self._seq = 0
+        self.overflows = []      # (time, file, used_bytes) when a load could not fit
+
+    # ---- queries ------------------------------------------------------
+    def status(self, file):
+        r = self.files.get(file)
+        if r is None:
+            return "absent"
+        return "loaded" if r.loaded else "loading"
+
+    def used_bytes(self):
+        return sum(r.size for r in self.files.values())
+
+    def orphans(self):
+        """Loaded files no running or waiting job uses: (file, size) in insertion order."""
+        return [(f, r.size) for f, r in self.files.items() if r.users == 0 and r.loaded]
+
+    # ---- events -------------------------------------------------------
+    def start_job(self, file, size, now, load_end=None):
+        """A job using `file` starts (holds its cores) at `now`.
+
+        Returns (case, evicted): case is 'hit' (in memory), 'wait' (a load is in
+        flight) or 'miss' (the caller starts a load ending around `load_end`),
+        or 'none' for a job without file; evicted lists the files dropped.
+        """
+        evicted = []
+        if self.model == "paper":
+            # Another job starting on the node ends the survival of unused files.
+            for f, r in list(self.files.items()):
+                if r.users == 0 and f != file:
+                    del self.files[f]
+                    evicted.append(f)
+        if file is None:
+            return "none", evicted
+        r = self.files.get(file)
+        if r is not None:
+            case = "hit" if r.loaded else "wait"
+        else:
+            case = "miss"
+            if self.model == "lru":
+                evicted += self._make_room(size, now, file)
+            self._seq += 1
+            r = self.files[file] = Resident(float(size), False, load_end if load_end is not None else now,
+                                            0, now, self._seq)
+        r.users += 1
+        r.last_use = now
+        return case, evicted
+
+    def load_done(self, file, now):
+        r = self.files.get(file)
+        if r is not None:
+            r.loaded = True
+            r.load_end = now
+
+    def end_job(self, file, now):
+        """A job using `file` ended (or was killed). Returns the files dropped."""
+        if file is None or file not in self.files:
+            return []
+        r = self.files[file]
+        r.users = max(0, r.users - 1)
+        if r.users == 0:
+            r.last_use = max(r.last_use, now)
+            if self.model == "strict" or not r.loaded:
+                del self.files[file]
+                return [file]
+        return []
+
+    def _make_room(self, size, now, file):
+        evicted = []
+        used = self.used_bytes()
+        victims = sorted((r.last_use, r.seq, f) for f, r in self.files.items() if r.users == 0)
+        for _, _, f in victims:
+            if used + size <= self.capacity:
+                break
+            used -= self.files.pop(f).size
+            evicted.append(f)
+        if used + size > self.capacity:
+            self.overflows.append((now, file, used + size))
+        return evicted

@@ -1,0 +1,66 @@
+"""Scheduler options, as passed with pybatsim's ``-o '{...}'`` JSON.
+
+Defaults are the paper's: no backfilling, W = 500, LEM switches to LEA when
+every node runs a job (saturation share 1.0), the paper's memory model, and
+event-driven scheduling (period 0).
+"""
+
+from dataclasses import dataclass
+from typing import Optional
+
+CACHE_MODELS = ("paper", "strict", "lru")
+
+
+class OptionsError(ValueError):
+    """An option the schedulers do not know or cannot use."""
+
+
+@dataclass(frozen=True)
+class SchedulerOptions:
+    backfilling: bool = False
+    W: float = 500.0
+    saturation: float = 1.0
+    cache: str = "paper"
+    scheduling_period: float = 0.0
+    bandwidth: Optional[float] = None
+    decisions: Optional[str] = None
+    export_prefix: Optional[str] = None
+    # Path of a JSON file receiving timing statistics at the end (benchmarks).
+    stats: Optional[str] = None
+
+    @property
+    def decisions_path(self) -> Optional[str]:
+        if self.decisions:
+            return self.decisions
+        if self.export_prefix:
+            return f"{self.export_prefix}_decisions.csv"
+        return None
+
+    @classmethod
+    def from_dict(cls, raw: Optional[dict]) -> "SchedulerOptions":
+        raw = dict(raw or {})
+        known = {f for f in cls.__dataclass_fields__}
+        unknown = sorted(set(raw) - known)
+        if unknown:
+            raise OptionsError(
+                f"unknown scheduler option(s) {', '.join(map(repr, unknown))}; "
+                f"known options: {', '.join(sorted(known))}")
+        opts = cls(**raw)
+        opts._check()
+        return opts
+
+    def _check(self):
+        if not isinstance(self.backfilling, bool):
+            raise OptionsError(f"option 'backfilling' must be true or false, got {self.backfilling!r}")
+        if self.cache not in CACHE_MODELS:
+            raise OptionsError(f"option 'cache' must be one of {', '.join(CACHE_MODELS)}, got {self.cache!r}")
+        for name in ("W", "saturation", "scheduling_period"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+                raise OptionsError(f"option {name!r} must be a number >= 0, got {value!r}")
+        if not 0 < self.saturation <= 1:
+            raise OptionsError(f"option 'saturation' is a share of nodes in (0, 1], got {self.saturation!r}")
+        if self.bandwidth is not None and (isinstance(self.bandwidth, bool)
+                                           or not isinstance(self.bandwidth, (int, float))
+                                           or self.bandwidth <= 0):
+            raise OptionsError(f"option 'bandwidth' must be bytes/s > 0, got {self.bandwidth!r}")

@@ -1,0 +1,18 @@
+"""FCFS (paper Algorithm 1): each job goes to the node whose cores are free first.
+
+    score(Node_k) = t_k
+"""
+
+from batloc.schedulers.planning_scheduler import PlanningScheduler
+
+
+def fcfs_score(t_k):
+    return t_k
+
+
+class Fcfs(PlanningScheduler):
+    policy_name = "FCFS"
+    uses_penalty = False
+
+    def score(self, ctx, t_k, overhead, penalty):
+        return fcfs_score(t_k)

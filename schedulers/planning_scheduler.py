@@ -1,0 +1,238 @@
+"""The pybatsim side shared by all policies: callbacks, staging protocol, log.
+
+A policy subclasses ``PlanningScheduler`` and only says how it scores a node
+(``score``), in the paper's terms: ``t_k`` (cores available), ``overhead`` =
+t'_k - t_k (waiting for the file) and ``penalty`` (LEA's eviction penalty, in
+seconds). Everything else — the planning pass, the memory model, stagings —
+is the shared core in ``batloc.schedulers.core``.
+
+Protocol (contract §3, §4, §6): a start decision holds the job's cores; on a
+miss a ``data_staging`` job loads the file into the node's memory and the job
+is executed when that staging completes; jobs needing a file already loading
+there wait for the same staging. A job whose computation starts after t_k is
+killed at t_k + walltime, the end of its reservation window (paper §III).
+With dynamic jobs the simulation only ends once we send
+``registration_finished``: we do so when no static job remains to come and
+the queue is empty (no staging can be needed any more).
+"""
+
+import json
+import logging
+import math
+import sys
+import time as _time
+
+import numpy as np
+from batsim.batsim import BatsimScheduler
+from procset import ProcSet
+
+from batloc.schedulers.core.decision_log import DecisionLog
+from batloc.schedulers.core.options import SchedulerOptions
+from batloc.schedulers.core.planner import Planner
+from batloc.schedulers.core.platform_view import PlatformView
+from batloc.schedulers.core.staging import (STAGE_WORKLOAD, is_staging_job, staging_profile,
+                                            storage_mapping)
+from batloc.schedulers.core.state import ClusterState, QueuedJob
+
+log = logging.getLogger("batloc.schedulers")
+
+
+class PlanningScheduler(BatsimScheduler):
+    policy_name = "?"
+    uses_penalty = True
+    forced_options = {}
+
+    # ---- what a policy defines -------------------------------------------
+    def score(self, ctx, t_k, overhead, penalty):
+        raise NotImplementedError
+
+    def lower_bound(self, ctx, t_k, overhead, penalty):
+        """A lower bound of `score` (vectorised); the score itself when it is
+        non-decreasing in t_k, overhead and penalty."""
+        return self.score(ctx, t_k, overhead, penalty)
+
+    # ---- setup ------------------------------------------------------------
+    def __init__(self, options=None):
+        raw = dict(options or {})
+        for key, value in self.forced_options.items():
+            if key in raw and raw[key] != value:
+                raise ValueError(f"{type(self).__name__} sets {key}={value!r}; got {key}={raw[key]!r}")
+            raw[key] = value
+        super().__init__(raw)
+        self.opts = SchedulerOptions.from_dict(raw)
+        self.label = self.policy_name + ("-BF" if self.opts.backfilling else "")
+        self.queue = []
+        self.jobs = {}
+        self.dirty = False
+        self.finished_registration = False
+        self.kill_at = {}             # deadline -> [job id]
+        self.calls_requested = set()
+        self.warned_no_file = False
+        self.rejected = []
+        self.pass_times = []          # (queue length, seconds)
+        self.events = 0
+
+    def onSimulationBegins(self):
+        self.platform = PlatformView.from_resources(
+            self.bs.machines["compute"], self.bs.machines["storage"], self.opts.bandwidth)
+        self.state = ClusterState(self.platform, self.opts)
+        self.planner = Planner(self.state, self)
+        self.decision_log = DecisionLog(self.opts.decisions_path)
+
+    def onDeadlock(self):
+        # pybatsim calls this when the engine is silent for its timeout (2 s);
+        # a large simulation step can take longer: keep waiting.
+        pass
+
+    # ---- events -------------------------------------------------------------
+    def onJobSubmission(self, job):
+        self.events += 1
+        if is_staging_job(job.id):
+            return
+        cores = int(job.requested_resources)
+        if cores < 1 or cores > self.platform.max_cores:
+            widest = max(self.platform.nodes, key=lambda n: len(n.core_ids))
+            msg = (f"job {job.id} requests {cores} cores but a job must fit on one node "
+                   f"(largest node {widest.name} has {len(widest.core_ids)} cores): rejected")
+            log.error(msg)
+            print(f"batloc scheduler: {msg}", file=sys.stderr)
+            self.rejected.append(job.id)
+            self.bs.reject_jobs([job])
+            return
+        walltime = float(job.requested_time) if job.requested_time is not None else -1.0
+        if walltime <= 0:
+            walltime = math.inf
+        data = job.json_dict or {}
+        file, size = data.get("input_file"), data.get("input_size")
+        if file is None or size is None:
+            if not self.warned_no_file:
+                self.warned_no_file = True
+                msg = (f"job {job.id} has no input_file/input_size fields (contract §2): jobs without "
+                       f"them are scheduled as pure FCFS/backfilling, with no loads")
+                log.warning(msg)
+                print(f"batloc scheduler: warning: {msg}", file=sys.stderr)
+            file, size = None, 0.0
+        self.jobs[job.id] = job
+        self.queue.append(QueuedJob(job.id, cores, walltime, None if file is None else str(file),
+                                    float(size), float(job.submit_time)))
+        self.dirty = True
+
+    def onJobCompletion(self, job):
+        self.events += 1
+        now = self.bs.time()
+        if is_staging_job(job.id):
+            for held in self.state.staging_done(job.id, now):
+                self._execute(held, now)
+        else:
+            self.state.finish(job.id, now)
+        self.dirty = True
+
+    def onJobsKilled(self, jobs):
+        now = self.bs.time()
+        for job in jobs:
+            self.state.finish(job.id, now)
+        self.dirty = True
+
+    def onRequestedCall(self):
+        now = self.bs.time()
+        self.calls_requested.discard(now)
+        for deadline in sorted(d for d in self.kill_at if d <= now):
+            victims = [self.jobs[j] for j in self.kill_at.pop(deadline)
+                       if j in self.state.held and self.state.held[j].computing]
+            if victims:
+                self.bs.kill_jobs(victims)
+
+    def onNoMoreEvents(self):
+        if not hasattr(self, "state"):
+            return
+        if self.dirty and self._may_plan():
+            self._plan()
+        if (not self.finished_registration and self.bs.no_more_static_jobs and not self.queue):
+            self.finished_registration = True
+            self.bs.notify_registration_finished()
+
+    def onSimulationEnds(self):
+        self.decision_log.close()
+        overflows = sum(len(c.overflows) for c in self.state.caches)
+        if overflows:
+            log.warning("%d loads did not fit in node memory (cache %s)", overflows, self.opts.cache)
+        if self.opts.stats:
+            self._write_stats()
+
+    # ---- planning -------------------------------------------------------------
+    def _may_plan(self):
+        period = self.opts.scheduling_period
+        if not period:
+            return True
+        now = self.bs.time()
+        k = round(now / period)
+        if abs(now - k * period) <= 1e-9 * max(1.0, abs(now)):
+            return True
+        nxt = math.ceil(now / period) * period
+        if nxt not in self.calls_requested:
+            self.calls_requested.add(nxt)
+            self.bs.wake_me_up_at(nxt)
+        return False
+
+    def _plan(self):
+        now = self.bs.time()
+        self.dirty = False
+        t0 = _time.perf_counter()
+        decisions = self.planner.plan(now, self.queue)
+        started = set()
+        for d in decisions:
+            case, held, new_staging = self.state.start(d.job, d.node, d.positions, now, d.t_file)
+            started.add(d.job.id)
+            node = self.platform.nodes[d.node]
+            alloc = ProcSet(*(node.core_ids[p] for p in d.positions))
+            held.alloc = alloc
+            self.decision_log.write(now, d.job.id, self.label, node.name, str(alloc), d.job.cores,
+                                    self.state.windows[d.node][d.job.id].avail,
+                                    d.job.file, d.job.size, case, held.staging, d.score)
+            if new_staging is not None:
+                self._stage(new_staging, node)
+            if held.computing:
+                self._execute(held, now)
+        if started:
+            self.queue = [j for j in self.queue if j.id not in started]
+        self.pass_times.append((len(self.queue) + len(started), _time.perf_counter() - t0))
+
+    def _stage(self, st, node):
+        profile = st.id.split("!", 1)[1]
+        self.bs.register_profiles(STAGE_WORKLOAD, {profile: staging_profile(st.size)})
+        job = self.bs.register_job(st.id, 2, -1, profile)
+        job.allocation = ProcSet(self.platform.lustre_id, node.mem_id)
+        job.storage_mapping = storage_mapping(self.platform.lustre_id, node.mem_id)
+        self.bs.execute_job(job)
+
+    def _execute(self, held, now):
+        job = self.jobs[held.job.id]
+        node = self.platform.nodes[held.node]
+        job.allocation = ProcSet(*(node.core_ids[p] for p in held.positions))
+        self.bs.execute_job(job)
+        # The reservation window ends at t_k + walltime; the engine's own walltime
+        # kill counts from the execution, so a job that waited must be cut here.
+        if now + held.job.walltime > held.deadline and math.isfinite(held.deadline):
+            self.kill_at.setdefault(held.deadline, []).append(held.job.id)
+            if held.deadline not in self.calls_requested:
+                self.calls_requested.add(held.deadline)
+                self.bs.wake_me_up_at(held.deadline)
+
+    def _write_stats(self):
+        q = np.array([p[0] for p in self.pass_times], dtype=float)
+        dt = np.array([p[1] for p in self.pass_times], dtype=float)
+        buckets = {}
+        if q.size:
+            edges = [0, 1, 10, 100, 1000, 10000, 100000, 10**9]
+            for lo, hi in zip(edges, edges[1:]):
+                m = (q >= lo) & (q < hi)
+                if m.any():
+                    buckets[f"{lo}-{hi - 1}"] = {"passes": int(m.sum()), "mean_s": float(dt[m].mean()),
+                                                 "mean_queue": float(q[m].mean())}
+        out = {"policy": self.label, "events": self.events, "passes": int(q.size),
+               "decision_seconds": float(dt.sum()), "max_queue": float(q.max()) if q.size else 0.0,
+               "mean_pass_s": float(dt.mean()) if q.size else 0.0,
+               "jobs_scanned": self.planner.stats_jobs_scanned,
+               "nodes_scored": self.planner.stats_nodes_scored, "by_queue_length": buckets}
+        with open(self.opts.stats, "w") as fh:
+            json.dump(out, fh, indent=1)

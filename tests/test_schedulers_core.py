@@ -1,0 +1,76 @@
+"""The pure core on its own: availability profiles, memory models, staging ids."""
+
+import numpy as np
+
+from batloc.schedulers.core.availability import BackfillAvailability, CoreAvailability
+from batloc.schedulers.core.cache import NodeCache
+from batloc.schedulers.core.platform_view import PlatformView
+from batloc.schedulers.core.staging import staging_job_id
+from batloc.schedulers.dry_run import make_resources
+
+
+def view(nodes):
+    return PlatformView.from_resources(*make_resources(nodes))
+
+
+def test_node_order_is_sorted_names_and_ids_come_from_resources():
+    pv = view({"n010": 2, "n002": 3})
+    assert [n.name for n in pv.nodes] == ["n002", "n010"]
+    assert pv.nodes[0].core_ids == (0, 1, 2) and pv.nodes[1].core_ids == (3, 4)
+    assert pv.max_cores == 3
+
+
+def test_core_availability_is_the_cth_smallest_core_end():
+    pv = view({"n000": 3, "n001": 2})
+    av = CoreAvailability(pv)
+    av.hold(0, [0], 50.0)
+    av.hold(0, [1], 30.0)
+    av.begin_pass(10.0)
+    # n000: cores free at 50, 30, 10 -> 1 core at 10, 2 at 30, 3 at 50; n001 has only 2 cores.
+    assert list(av.t_lower(2, 5.0)) == [30.0, 10.0]
+    assert list(av.t_lower(3, 5.0)) == [50.0, np.inf]
+
+
+def test_backfill_window_must_fit_before_the_next_reservation():
+    pv = view({"n000": 2})
+    av = BackfillAvailability(pv)
+    av.hold(0, [0], 100.0)
+    av.begin_pass(0.0)
+    t, pos = av.t_exact(0, 2, 50.0)
+    assert t == 100.0
+    av.reserve(0, pos, t, 50.0)            # both cores [100,150)
+    assert av.t_exact(0, 1, 100.0)[0] == 0.0      # [0,100) fits on core 1
+    assert av.t_exact(0, 1, 101.0)[0] == 150.0    # [0,101) would overlap
+    assert av.t_lower(1, 1.0)[0] == 0.0
+
+
+def test_paper_cache_keeps_a_file_until_another_job_starts():
+    c = NodeCache(100, "paper")
+    assert c.start_job("A", 10, 0.0)[0] == "miss"
+    c.load_done("A", 1.0)
+    c.end_job("A", 5.0)
+    assert c.orphans() == [("A", 10.0)]
+    case, evicted = c.start_job("B", 10, 6.0)
+    assert (case, evicted) == ("miss", ["A"])
+
+
+def test_strict_cache_drops_a_file_with_its_last_user():
+    c = NodeCache(100, "strict")
+    c.start_job("A", 10, 0.0)
+    c.load_done("A", 1.0)
+    assert c.end_job("A", 5.0) == ["A"]
+
+
+def test_lru_cache_never_evicts_a_file_in_use():
+    c = NodeCache(25, "lru")
+    for i, f in enumerate("AB"):
+        c.start_job(f, 10, float(i))
+        c.load_done(f, float(i))
+    c.end_job("B", 3.0)                    # A still used, B unused
+    case, evicted = c.start_job("C", 10, 4.0)
+    assert (case, evicted) == ("miss", ["B"])
+    assert c.overflows == []
+
+
+def test_staging_id_follows_the_contract():
+    assert staging_job_id("w0!17", "n003") == "batloc-stage!stage-w0-17-n003"

@@ -1,0 +1,98 @@
+"""Engine + scheduler end to end, on the tiny platform tests/data/schedulers/two_nodes.xml
+(2 nodes x 2 cores, 100 GB, 1 GB/s, no latency: a 10 GB load takes 10 s).
+Skipped when the engine or SimGrid is not installed."""
+
+import csv
+import json
+import random
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from batloc.analysis import validate
+
+DATA = Path(__file__).parent / "data" / "schedulers"
+REPO = Path(__file__).parent.parent
+
+
+def _engine_ready():
+    if shutil.which("batloc-batsim") is None or shutil.which("pybatsim") is None:
+        return False
+    try:
+        from batloc.engine.simgrid_loader import import_simgrid
+        import_simgrid()
+        return True
+    except BaseException:
+        return False
+
+
+pytestmark = pytest.mark.skipif(not _engine_ready(), reason="batloc-batsim or SimGrid not installed")
+
+
+def simulate(tmp_path, policy, workload, options=None):
+    prefix = str(tmp_path / "out")
+    wl_path = tmp_path / "w.json"
+    wl_path.write_text(json.dumps(workload))
+    opts = json.dumps({"export_prefix": prefix, **(options or {})})
+    for attempt in range(5):
+        port = random.randint(30000, 60000)
+        sched = subprocess.Popen(["pybatsim", str(REPO / "schedulers" / f"{policy}.py"), "-s", f"tcp://*:{port}",
+                                  "-o", opts], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        time.sleep(0.8)
+        if sched.poll() is not None:          # port taken: try another
+            continue
+        eng = subprocess.run(["batloc-batsim", "-p", str(DATA / "two_nodes.xml"), "-w", str(wl_path),
+                              "-e", prefix, "-s", f"tcp://localhost:{port}", "--enable-dynamic-jobs", "-q"],
+                             capture_output=True, text=True, timeout=60)
+        out, _ = sched.communicate(timeout=30)
+        assert eng.returncode == 0, eng.stderr + out
+        rows = list(csv.DictReader(open(f"{prefix}_jobs.csv")))
+        assert validate.main([prefix, "--workload", str(wl_path), "--platform", str(DATA / "two_nodes.xml"),
+                              "--cache", (options or {}).get("cache", "paper")]) == 0
+        return {(r["workload_name"], r["job_id"]): r for r in rows}
+    pytest.fail("no free port found for the scheduler")
+
+
+def job(i, t, cores, wall, delay, file, size_gb):
+    return {"id": i, "subtime": t, "res": cores, "walltime": wall, "profile": f"d{delay}", "user": "u",
+            "input_file": file, "input_size": size_gb * 1e9, "evaluated": True}
+
+
+def workload(jobs):
+    return {"nb_res": 4, "jobs": jobs,
+            "profiles": {j["profile"]: {"type": "delay", "delay": float(j["profile"][1:])} for j in jobs}}
+
+
+def test_lea_waits_where_eft_loads_elsewhere_on_the_engine(tmp_path):
+    # As in test_schedulers_policies: J1 (2 cores, A) loads [1,11) on n000, computes [11,61);
+    # J2 (2 cores, A) at t=2: LEA waits for n000 (starts 61, hit), EFT loads on n001 (computes from 12).
+    jobs = [job(1, 1, 2, 100, 50, "A", 10), job(2, 2, 2, 100, 10, "A", 10)]
+    rows = simulate(tmp_path, "lea", workload(jobs))
+    assert float(rows[("w0", "2")]["starting_time"]) == 61.0
+    assert sum(1 for k in rows if k[0] == "batloc-stage") == 1
+    rows = simulate(tmp_path, "eft", workload(jobs))
+    assert float(rows[("w0", "2")]["starting_time"]) == 12.0
+    assert sum(1 for k in rows if k[0] == "batloc-stage") == 2
+
+
+def test_two_jobs_share_one_staging_on_the_engine(tmp_path):
+    # J1, J2 (1 core each, file A) on n000: one staging [1,11), both compute from 11.
+    jobs = [job(1, 1, 1, 100, 10, "A", 10), job(2, 2, 1, 100, 10, "A", 10)]
+    rows = simulate(tmp_path, "eft", workload(jobs))
+    assert [float(rows[("w0", i)]["starting_time"]) for i in "12"] == [11.0, 11.0]
+    assert [k for k in rows if k[0] == "batloc-stage"] == [("batloc-stage", "stage-w0-1-n000")]
+
+
+def test_backfilling_on_the_engine(tmp_path):
+    # One 2-core node used (n001 filled by a long job first): see the dry-run test for the derivation.
+    jobs = [job(0, 1, 2, 1000, 1000, "Z", 0.000001),   # fills n000 (load 1 µs) -> everything else on n001
+            job(1, 1, 1, 100, 100, "A", 0.000001), job(2, 2, 2, 50, 50, "A", 0.000001),
+            job(3, 3, 1, 90, 90, "A", 0.000001), job(4, 4, 1, 100, 100, "A", 0.000001)]
+    rows = simulate(tmp_path, "fcfs_bf", workload(jobs))
+    starts = {i: round(float(rows[("w0", str(i))]["starting_time"]), 3) for i in range(1, 5)}
+    # J1 [1,101) on n001 (+1 µs load); J2 reserved after it; J3 backfilled at 3; J4 after J2.
+    assert starts[3] < 5 and starts[2] >= 101 and starts[4] >= starts[2] + 50
