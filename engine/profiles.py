@@ -97,6 +97,10 @@ def phases(profile, profiles, hosts, storage):
 
 def parse_intervals(text, where):
     """'0-3 5 7-8' → [0, 1, 2, 3, 5, 7, 8] (Batsim's interval-set notation)."""
+    if isinstance(text, str):
+        parts = text.split()
+        if parts and all(p.isdigit() for p in parts):  # the common "3 4 5" form, without ranges
+            return [int(p) for p in parts]
     ids = []
     try:
         for part in str(text).replace(",", " ").split():

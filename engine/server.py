@@ -169,19 +169,21 @@ class Simulation:
             raise EngineError(f"the scheduler executed job {job.id!r}, which is {job.state}, not waiting")
         where = f"EXECUTE_JOB of {job.id!r} at t={self.now:.6f}"
         ids = parse_intervals(data.get("alloc", ""), where)
+        by_id, busy = self.by_id, self.busy
         resources = []
         for rid in ids:
-            r = self.by_id.get(rid)
+            r = by_id.get(rid)
             if r is None:
                 raise EngineError(
-                    f"{where}: resource {rid} does not exist (the platform has ids 0-{len(self.by_id) - 1})")
+                    f"{where}: resource {rid} does not exist (the platform has ids 0-{len(by_id) - 1})")
+            if rid in busy and r.kind == "compute":
+                raise EngineError(f"{where}: resource {rid} ({r.name}) is already used by job {busy[rid]!r}")
             resources.append(r)
+        if len(set(ids)) != len(ids):
+            raise EngineError(f"{where}: allocation {data['alloc']!r} names a resource twice")
         if len(resources) != job.res:
             raise EngineError(f"{where}: allocation {data['alloc']!r} has {len(resources)} resources, "
                               f"the job requests {job.res}")
-        for r in resources:
-            if r.kind == "compute" and r.id in self.busy:
-                raise EngineError(f"{where}: resource {r.id} ({r.name}) is already used by job {self.busy[r.id]!r}")
         mapping = data.get("storage_mapping") or {}
 
         def storage(label):
@@ -200,10 +202,12 @@ class Simulation:
         job.start = self.now
         job.alloc = resources
         job.alloc_str = format_intervals(ids)
+        computing = 0
         for r in resources:
             if r.kind == "compute":
-                self.busy[r.id] = job.id
-                self.nb_computing += 1
+                busy[r.id] = job.id
+                computing += 1
+        self.nb_computing += computing
         self.out.machine_state(self.now, self.nb_computing)
         job.pdata = profiles[job.profile]
         job.runner = phases(job.pdata, profiles, [r.host for r in resources], storage)
