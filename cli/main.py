@@ -5,6 +5,7 @@ when used, so `batloc workload ...` never pays for SimGrid or matplotlib.
 """
 
 import importlib
+import os
 import sys
 
 COMMANDS = {
@@ -33,7 +34,12 @@ def main(argv=None) -> int:
         print(f"batloc: unknown command {name!r}\n\n{usage()}", file=sys.stderr)
         return 2
     module = importlib.import_module(COMMANDS[name][0])
-    return int(module.main(rest) or 0)
+    try:
+        return int(module.main(rest) or 0)
+    except BrokenPipeError:
+        # `batloc workload stats … | head`: the reader left; not an error of ours
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
 
 
 if __name__ == "__main__":

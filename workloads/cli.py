@@ -275,6 +275,8 @@ def main(argv=None) -> int:
     except (WorkloadError, PlatformError) as exc:
         print(f"batloc workload: error: {exc}", file=sys.stderr)
         return 2
+    except BrokenPipeError:
+        raise  # the reader of our output left (`| head`); the batloc command handles it
     except (ValueError, OSError) as exc:
         print(f"batloc workload: error: {exc}", file=sys.stderr)
         return 2
