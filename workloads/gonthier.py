@@ -14,7 +14,7 @@ before, -1 submitted before, 0 scheduled before the evaluated week, 1 evaluated,
 """
 
 from .errors import IssueLog
-from .source import read_lines
+from .source import is_number, read_lines
 from .table import build
 
 REQUIRED = ("id", "subtime", "delay", "walltime", "cores", "user")
@@ -63,7 +63,7 @@ def read_gonthier(path, strict=False):
         try:
             values = {k: float(record[k]) for k in NUMERIC if record.get(k) is not None}
         except ValueError:
-            bad = next(k for k in NUMERIC if record.get(k) is not None and not _is_number(record[k]))
+            bad = next(k for k in NUMERIC if record.get(k) is not None and not is_number(record[k]))
             log.drop(number, "malformed", f"{bad} is not a number: {record[bad]!r}")
             continue
         bad = next((k for k in ("subtime", "delay", "walltime", "cores", "data_size")
@@ -108,11 +108,3 @@ def read_gonthier(path, strict=False):
     if "input_size" in table:
         table["input_size"] = table["input_size"].astype("float64")
     return table, log
-
-
-def _is_number(text):
-    try:
-        float(text)
-        return True
-    except ValueError:
-        return False

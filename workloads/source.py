@@ -20,3 +20,12 @@ def read_lines(path):
     except (OSError, EOFError) as exc:
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc) or type(exc).__name__
         raise WorkloadError(f"{path}: cannot read: {reason}") from None
+
+
+def is_number(text):
+    """Whether a trace field reads as a number (the readers report the first field that does not)."""
+    try:
+        float(text)
+        return True
+    except ValueError:
+        return False

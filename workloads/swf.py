@@ -9,7 +9,7 @@ corrupt), MaxNodes (recorded). Everything in the header is kept in provenance.
 import math
 
 from .errors import IssueLog
-from .source import read_lines
+from .source import is_number, read_lines
 from .table import build
 
 FIELDS = 18
@@ -53,7 +53,7 @@ def read_swf(path, strict=False, default_walltime=None):
         try:
             values = {i: float(fields[i]) for i in _NAMES}
         except ValueError:
-            bad = next(i for i in _NAMES if not _is_number(fields[i]))
+            bad = next(i for i in _NAMES if not is_number(fields[i]))
             log.drop(number, "malformed", f"{_NAMES[bad]} is not a number: {fields[bad]!r}")
             continue
         bad = next((i for i, v in values.items() if not math.isfinite(v)), None)
@@ -105,14 +105,6 @@ def read_swf(path, strict=False, default_walltime=None):
     if not cols["line"]:
         raise log.no_jobs("a Standard Workload Format file")
     return build(cols, provenance, epoch), log
-
-
-def _is_number(text):
-    try:
-        float(text)
-        return True
-    except ValueError:
-        return False
 
 
 def _int_or_none(text):
