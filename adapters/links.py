@@ -1,0 +1,146 @@
+"""The proxy's two ZeroMQ ends, each watched so that a dead peer is an error, not a hang.
+
+Toward the engine the proxy binds a REP socket (it stands where the engine
+expects a scheduler); toward the wrapped scheduler it connects a REQ socket
+(the scheduler binds, as every Batsim 4 decision process does). A monitor
+socket on each — as in the engine's own ``network`` — tells "the peer went
+away" apart from "the peer is thinking", and the wrapped scheduler's process,
+when the proxy started it, is polled too.
+"""
+
+import errno
+import time
+
+import zmq
+from zmq.utils.monitor import recv_monitor_message
+
+from .errors import ProxyError
+
+POLL_MS = 200
+
+_HANDSHAKE_FAILURES = tuple(
+    getattr(zmq, name)
+    for name in ("EVENT_HANDSHAKE_FAILED_PROTOCOL", "EVENT_HANDSHAKE_FAILED_NO_DETAIL")
+    if hasattr(zmq, name)
+)
+
+
+class _Watched:
+    def __init__(self, ctx, kind):
+        self.sock = ctx.socket(kind)
+        self.monitor = self.sock.get_monitor_socket()
+        self.poller = zmq.Poller()
+        self.poller.register(self.sock, zmq.POLLIN)
+        self.poller.register(self.monitor, zmq.POLLIN)
+        self.connected = False
+        self.disconnected = False
+        self.handshake_failed = False
+
+    def _read_monitor(self):
+        while self.monitor.poll(0):
+            event = recv_monitor_message(self.monitor)["event"]
+            if event in (zmq.EVENT_CONNECTED, zmq.EVENT_ACCEPTED):
+                self.connected = True
+                self.disconnected = False
+            elif event == zmq.EVENT_DISCONNECTED:
+                self.disconnected = True
+            elif event in _HANDSHAKE_FAILURES:
+                self.handshake_failed = True
+
+    def _wait(self, check):
+        """Poll until a message arrives; `check()` raises ProxyError when waiting is hopeless."""
+        while True:
+            events = dict(self.poller.poll(POLL_MS))
+            if self.monitor in events:
+                self._read_monitor()
+            if self.sock in events:
+                return self.sock.recv(copy=True)
+            check()
+
+    def close(self, linger=0):
+        try:
+            self.sock.disable_monitor()
+        except zmq.ZMQError:
+            pass
+        self.monitor.close(0)
+        self.sock.close(linger)
+
+
+class EngineSide(_Watched):
+    """Where the engine connects: a bound REP socket."""
+
+    def __init__(self, ctx, endpoint, child=None):
+        super().__init__(ctx, zmq.REP)
+        self.endpoint = endpoint
+        self.child = child
+        self.received = False
+        try:
+            self.sock.bind(endpoint)
+        except zmq.ZMQError as e:
+            self.close()
+            if e.errno == errno.EADDRINUSE:
+                raise ProxyError(f"cannot listen on {endpoint}: address already in use "
+                                 "(another scheduler or proxy on that port?)") from None
+            raise ProxyError(f"cannot listen on {endpoint}: {e}") from None
+
+    def recv(self, now):
+        def check():
+            if self.child is not None and self.child.poll() is not None:
+                raise ProxyError(f"the wrapped scheduler exited (status {self.child.returncode}) while the "
+                                 f"proxy waited for the engine at t={now:.6f}")
+            if self.received and self.disconnected:
+                raise ProxyError(f"the engine disconnected from {self.endpoint} at simulated time {now:.6f} "
+                                 "before the simulation ended (did it crash? see its output)")
+
+        raw = self._wait(check)
+        self.received = True
+        return raw
+
+    def send(self, payload):
+        self.sock.send(payload)
+
+
+class SchedulerSide(_Watched):
+    """The wrapped scheduler: a REQ socket connected to where it listens."""
+
+    def __init__(self, ctx, endpoint, child=None, ready_timeout=30.0, reply_timeout=None):
+        super().__init__(ctx, zmq.REQ)
+        self.endpoint = endpoint
+        self.child = child
+        self.ready_timeout = ready_timeout
+        self.reply_timeout = reply_timeout
+        self.answered = False
+        self.sock.setsockopt(zmq.LINGER, 0)
+        try:
+            self.sock.connect(endpoint)
+        except zmq.ZMQError as e:
+            self.close()
+            raise ProxyError(f"invalid endpoint for the wrapped scheduler {endpoint!r}: {e}") from None
+
+    def exchange(self, payload, now):
+        self.sock.send(payload)
+        if self.answered and self.sock.poll(POLL_MS, zmq.POLLIN):
+            return self.sock.recv(copy=True)      # fast path: no monitor work
+        started = time.monotonic()
+        limit = self.reply_timeout if self.answered else self.ready_timeout
+
+        def check():
+            if self.child is not None and self.child.poll() is not None:
+                raise ProxyError(f"the wrapped scheduler exited (status {self.child.returncode}) at simulated "
+                                 f"time {now:.6f} without answering (did it crash? see its output)")
+            if self.handshake_failed:
+                raise ProxyError(f"the program listening on {self.endpoint} does not speak ZeroMQ "
+                                 "(is the port used by another program?)")
+            if self.answered and self.disconnected:
+                raise ProxyError(f"the wrapped scheduler disconnected from {self.endpoint} at simulated time "
+                                 f"{now:.6f} while the proxy waited for its answer (did it crash?)")
+            if limit is not None and time.monotonic() - started > limit:
+                if not self.answered:
+                    raise ProxyError(f"the wrapped scheduler did not answer on {self.endpoint} within {limit:g} s "
+                                     "(is it running and listening there? see --ready-timeout)")
+                raise ProxyError(f"the wrapped scheduler did not answer within {limit:g} s at simulated time "
+                                 f"{now:.6f} (see --reply-timeout)")
+
+        raw = self._wait(check)
+        self.answered = True
+        return raw

@@ -1,0 +1,230 @@
+"""The proxy's protocol logic: one engine message in, what to tell each side out.
+
+No sockets here (``proxy`` moves the bytes), so every rule can be tested on
+plain dicts. Per engine message:
+
+1. ``from_engine``: keep what concerns the proxy (staging completions, the
+   platform, job submissions and ends) and build the message the wrapped
+   scheduler sees — the same ``now``, minus the staging jobs' events, with a
+   SIMULATION_BEGINS config that does not announce dynamic jobs (unless the
+   wrapped scheduler registers jobs itself). If nothing is left for it, the
+   proxy answers alone and the scheduler is not woken (``None``).
+2. ``to_engine``: the scheduler's reply with every EXECUTE_JOB of a
+   file-annotated job checked against the node memories (held while its file
+   loads, staging jobs added), after the EXECUTE_JOBs released by staging
+   completions of this instant.
+"""
+
+import heapq
+
+from batloc.schedulers.core.decision_log import DecisionLog
+from batloc.schedulers.core.platform_view import PlatformError, PlatformView
+from batloc.schedulers.core.staging import is_staging_job
+
+from .errors import ProxyError
+from .staging_state import StagingState
+
+_TERMINAL = ("COMPLETED_KILLED", "COMPLETED_FAILED", "COMPLETED_SUCCESSFULLY", "COMPLETED_WALLTIME_REACHED")
+
+
+def _key(t):
+    # the engine prints times with 6 decimals (contract §5)
+    return round(float(t), 6)
+
+
+class Relay:
+    def __init__(self, model="paper", decisions_path=None, scheduler_registers=False):
+        self.model = model
+        self.decisions_path = decisions_path
+        self.scheduler_registers = scheduler_registers
+        self.state = None
+        self.now = 0.0
+        self.open_jobs = set()         # submitted, not ended: may still need a staging
+        self.static_done = False
+        self.sched_finished = False    # the wrapped scheduler's own registration_finished
+        self.registration_finished = False
+        self.killed_held = {}          # job id -> profile, killed before its EXECUTE_JOB reached the engine
+        self.deferred = []             # (time, seq, EXECUTE_JOB) dated in the future by the scheduler
+        self.own_calls = {}            # time -> REQUESTED_CALLs the proxy asked for itself
+        self.profiles = {}             # job id -> profile name (for JOB_KILLED progress)
+        self.ended = False
+        self._seq = 0
+        self._released = []
+        self._due = []
+
+    # ---- engine -> scheduler --------------------------------------------------
+    def from_engine(self, msg):
+        """Returns the message for the wrapped scheduler, or None if it must not be woken."""
+        now = msg["now"]
+        if now < self.now:
+            raise ProxyError(f"the engine's time went backwards ({now} after {self.now})")
+        self.now = now
+        forward, released, touched = [], [], False
+        for e in msg["events"]:
+            etype, data = e.get("type"), e.get("data") or {}
+            if etype == "JOB_COMPLETED":
+                job_id = data.get("job_id")
+                if is_staging_job(job_id):
+                    released += self.state.staging_done(job_id, now)
+                    touched = True
+                    continue
+                self._end(job_id)
+            elif etype == "JOB_SUBMITTED":
+                job_id = data.get("job_id")
+                if is_staging_job(job_id):       # acknowledged registration of our own staging
+                    touched = True
+                    continue
+                job = data.get("job") or {}
+                self.state.submitted(job_id, job)
+                self.open_jobs.add(job_id)
+                self.profiles[job_id] = job.get("profile")
+            elif etype == "JOB_KILLED":
+                e = self._complete_kill_progress(e)
+                for job_id in e["data"].get("job_ids", []):
+                    self._end(job_id)
+            elif etype == "REQUESTED_CALL":
+                key = _key(now)
+                if self.own_calls.get(key):
+                    self.own_calls[key] -= 1
+                    touched = True
+                    continue
+            elif etype == "NOTIFY" and data.get("type") == "no_more_static_job_to_submit":
+                self.static_done = True
+            elif etype == "SIMULATION_BEGINS":
+                e = self._begin(e)
+            elif etype == "SIMULATION_ENDS":
+                self.ended = True
+                if self.state is not None and self.state.log is not None:
+                    self.state.log.close()
+            forward.append(e)
+        self._released = released
+        # Future-dated EXECUTE_JOBs come due on our own REQUESTED_CALL.
+        self._due = []
+        while self.deferred and self.deferred[0][0] <= _key(now):
+            self._due.append(heapq.heappop(self.deferred)[2])
+        touched = touched or bool(self._due)
+        if not forward:
+            return None
+        if not touched and len(forward) == len(msg["events"]) and not any(
+                f["type"] in ("SIMULATION_BEGINS", "JOB_KILLED") for f in forward):
+            return msg   # unchanged: the caller may forward the engine's own bytes
+        return {"now": now, "events": forward}
+
+    def _begin(self, e):
+        data = e.get("data") or {}
+        config = dict(data.get("config") or {})
+        if not config.get("dynamic-jobs-enabled", False):
+            raise ProxyError(
+                "the engine runs without dynamic jobs, so the proxy cannot stage files: "
+                "run it with --enable-dynamic-jobs (contract §3)")
+        try:
+            platform = PlatformView.from_resources(data.get("compute_resources") or [],
+                                                   data.get("storage_resources") or [])
+        except PlatformError as exc:
+            raise ProxyError(f"the platform does not fit the staging proxy: {exc}") from None
+        log = DecisionLog(self.decisions_path) if self.decisions_path else None
+        self.state = StagingState(platform, self.model, log)
+        if not self.scheduler_registers:
+            # The wrapped scheduler must not wait for itself to end the registration.
+            config["dynamic-jobs-enabled"] = False
+            config["dynamic-jobs-acknowledged"] = False
+        data = dict(data, config=config)
+        return dict(e, data=data)
+
+    def _end(self, job_id):
+        self.open_jobs.discard(job_id)
+        self.profiles.pop(job_id, None)
+        self.state.ended(job_id, self.now)
+
+    def _complete_kill_progress(self, e):
+        # Held jobs were never running in the engine, whose JOB_KILLED therefore
+        # lacks their progress; pybatsim reads job_progress[id] for every id.
+        data = e.get("data") or {}
+        ids = [j for j in data.get("job_ids", []) if j in self.killed_held]
+        if not ids:
+            return e
+        progress = dict(data.get("job_progress") or {})
+        for j in ids:
+            progress.setdefault(j, {"profile": self.killed_held.pop(j), "progress": 0.0})
+        return dict(e, data=dict(data, job_progress=progress))
+
+    # ---- scheduler -> engine ----------------------------------------------------
+    def to_engine(self, reply):
+        """The reply for the engine: released EXECUTE_JOBs, then the scheduler's events, checked."""
+        now = self.now
+        out = []
+        for ev in self._released:          # their stagings completed: they go as decided
+            ev["timestamp"] = now
+            out.append(ev)
+        for ev in self._due:
+            out += self._execute(ev, now)
+        self._released = self._due = []
+        for e in (reply or {}).get("events", []) if reply is not None else []:
+            etype, data = e.get("type"), e.get("data") or {}
+            if etype == "EXECUTE_JOB":
+                ts = e.get("timestamp", now)
+                if isinstance(ts, (int, float)) and _key(ts) > _key(now):
+                    self._defer(e, ts, out)
+                else:
+                    out += self._execute(e, now)
+            elif etype == "KILL_JOB":
+                out += self._kill(e, now)
+            elif etype == "REJECT_JOB":
+                self._end(data.get("job_id"))
+                out.append(e)
+            elif etype == "CHANGE_JOB_STATE" and data.get("job_state") in _TERMINAL:
+                self._end(data.get("job_id"))
+                out.append(e)
+            elif etype == "NOTIFY" and data.get("type") == "registration_finished":
+                self.sched_finished = True      # sent on when the proxy needs no more stagings
+            elif etype == "NOTIFY" and data.get("type") == "continue_registration":
+                self.sched_finished = self.registration_finished = False
+                out.append(e)
+            elif etype == "REGISTER_JOB":
+                # a job the scheduler adds itself: its file counts like a submitted job's
+                job_id = data.get("job_id")
+                if isinstance(job_id, str) and not is_staging_job(job_id):
+                    self.state.submitted(job_id, data.get("job") or {})
+                    self.open_jobs.add(job_id)
+                    self.profiles[job_id] = (data.get("job") or {}).get("profile")
+                out.append(e)
+            else:
+                out.append(e)
+        out += self._maybe_finish_registration(now)
+        return {"now": now, "events": out}
+
+    def _execute(self, e, now):
+        events = self.state.execute(e, now)
+        for ev in events:
+            ev["timestamp"] = now
+        return events
+
+    def _defer(self, e, ts, out):
+        self._seq += 1
+        heapq.heappush(self.deferred, (_key(ts), self._seq, e))
+        self.own_calls[_key(ts)] = self.own_calls.get(_key(ts), 0) + 1
+        out.append({"timestamp": self.now, "type": "CALL_ME_LATER", "data": {"timestamp": ts}})
+
+    def _kill(self, e, now):
+        data = e.get("data") or {}
+        out = []
+        for job_id in data.get("job_ids", []):
+            if self.state.is_held(job_id):
+                # Still waiting for its file: the engine has not started it, so end it
+                # there as killed; the engine's JOB_KILLED is completed in from_engine.
+                self.killed_held[job_id] = self.profiles.get(job_id)
+                out.append({"timestamp": now, "type": "CHANGE_JOB_STATE",
+                            "data": {"job_id": job_id, "job_state": "COMPLETED_KILLED"}})
+                self._end(job_id)
+        out.append(e)
+        return out
+
+    def _maybe_finish_registration(self, now):
+        if self.registration_finished or not self.static_done:
+            return []
+        if self.scheduler_registers and not self.sched_finished:
+            return []
+        if self.open_jobs or self.state.busy() or self.deferred:
+            return []
+        self.registration_finished = True
+        return [{"timestamp": now, "type": "NOTIFY", "data": {"type": "registration_finished"}}]

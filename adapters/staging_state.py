@@ -1,0 +1,182 @@
+"""What the staging proxy knows: each node's memory, the stagings in flight, the held jobs.
+
+Pure Python (no ZeroMQ), so it can be replayed and tested on its own. The
+memory model and the staging bookkeeping are the schedulers' own
+(``batloc.schedulers.core.cache`` / ``staging``); this module only decides,
+for one ``EXECUTE_JOB`` chosen by a scheduler that knows nothing about files,
+which nodes must load the job's file first (contract §3), and returns the
+events that make the engine do it.
+
+A job's "start" here is the moment its scheduler executed it: from then on
+that scheduler considers its cores busy, so the job holds them while its file
+loads — the same reservation semantics as batloc's own schedulers.
+"""
+
+import sys
+from dataclasses import dataclass, field
+
+from batloc.schedulers.core.cache import NodeCache
+from batloc.schedulers.core.staging import (STAGE_WORKLOAD, StagingBook, staging_job_id,
+                                            staging_profile, storage_mapping)
+
+POLICY = "proxy"
+# Decision-log rows of a job spread over several nodes: the analysis keeps a
+# job's last row, so the row that explains its delay best (a load) goes last.
+_ROW_ORDER = {"none": 0, "hit": 1, "wait": 2, "miss": 3}
+
+
+def parse_alloc(text):
+    """Batsim interval set '1-3 7' → [1, 2, 3, 7]."""
+    ids = []
+    for part in str(text).replace(",", " ").split():
+        lo, _, hi = part.partition("-")
+        ids.extend(range(int(lo), int(hi or lo) + 1))
+    return ids
+
+
+def _ids_text(ids):
+    return " ".join(str(i) for i in sorted(ids))
+
+
+@dataclass
+class HeldJob:
+    """An EXECUTE_JOB kept back until every staging it waits for has completed."""
+    job_id: str
+    event: dict
+    nodes: list                       # node indexes of its allocation
+    pending: set = field(default_factory=set)   # staging ids not yet completed
+
+
+@dataclass
+class JobInfo:
+    file: object      # str or None
+    size: float
+
+
+class StagingState:
+    def __init__(self, platform, model="paper", decision_log=None):
+        self.platform = platform
+        self.caches = [NodeCache(n.memory_bytes, model) for n in platform.nodes]
+        self.stagings = StagingBook()
+        self.held = {}          # job id -> HeldJob
+        self.info = {}          # job id -> JobInfo (submitted, not ended)
+        self.running_nodes = {}  # job id -> node indexes whose memory counts it as a user
+        self.log = decision_log
+        self.nb_stagings = 0
+        self.warned_no_node = False
+
+    # ---- what the scheduler side sees --------------------------------------
+    def submitted(self, job_id, job):
+        file, size = job.get("input_file"), job.get("input_size")
+        if file is None or size is None:
+            self.info[job_id] = JobInfo(None, 0.0)
+        else:
+            self.info[job_id] = JobInfo(str(file), float(size))
+
+    def busy(self):
+        """Something is held or loading: the proxy still needs to register jobs."""
+        return bool(self.held) or len(self.stagings) > 0
+
+    def execute(self, event, now):
+        """The wrapped scheduler executes a job: returns the events to send the engine now.
+
+        On a hit (or a job without file) that is the EXECUTE_JOB itself; on a
+        miss, the staging jobs' registration and execution, the EXECUTE_JOB
+        being held until they complete (``staging_done``).
+        """
+        data = event.get("data") or {}
+        job_id = data.get("job_id")
+        info = self.info.get(job_id)
+        if info is None:
+            return [event]          # not a job we saw submitted (e.g. its own dynamic job): not ours to judge
+        alloc = parse_alloc(data.get("alloc", ""))
+        node_of = self.platform.node_of_core
+        nodes = sorted({node_of[r] for r in alloc if r in node_of})
+        if not nodes and info.file is not None and not self.warned_no_node:
+            # e.g. pybatsim's easyBackfill numbers every resource, storages included
+            self.warned_no_node = True
+            print(f"batloc-stage-proxy: warning: job {job_id} was allocated {data.get('alloc')!r}, "
+                  "which holds no core of any node: it runs without loading its file "
+                  "(logged with cache=none; further such jobs are not reported)", file=sys.stderr)
+        out, pending, rows = [], set(), []
+        planned = now
+        for k in nodes:
+            node = self.platform.nodes[k]
+            est = now + (info.size / node.bandwidth if info.file is not None else 0.0)
+            case, _evicted = self.caches[k].start_job(info.file, info.size, now, load_end=est)
+            staging = None
+            if case == "miss":
+                staging = staging_job_id(job_id, node.name)
+                self.stagings.begin(staging, k, info.file, info.size, now, est, job_id)
+                out += self._stage_events(staging, node, info.size)
+                self.nb_stagings += 1
+            elif case == "wait":
+                st = self.stagings.join(k, info.file, job_id)
+                staging, est = st.id, st.est_end
+            if staging is not None:
+                pending.add(staging)
+                planned = max(planned, est)
+            cores = sum(1 for r in alloc if node_of.get(r) == k)
+            rows.append((case, node.name, cores, staging))
+        self.running_nodes[job_id] = nodes
+        if self.log is not None:
+            if not rows:
+                rows.append(("none", "", 0, None))
+            for case, name, cores, staging in sorted(rows, key=lambda r: _ROW_ORDER[r[0]]):
+                self.log.write(now, job_id, POLICY, name, data.get("alloc", ""), cores, planned,
+                               info.file, info.size, case,
+                               staging, None)
+        if pending:
+            self.held[job_id] = HeldJob(job_id, event, nodes, pending)
+        else:
+            out.append(event)
+        return out
+
+    def _stage_events(self, staging_id, node, size):
+        # One profile per staging job, named like it: without --enable-profile-reuse
+        # the engine deletes a dynamic profile once its first job ends (contract §3).
+        profile = staging_id.split("!", 1)[1]
+        lustre = self.platform.lustre_id
+        return [
+            {"type": "REGISTER_PROFILE", "data": {"workload_name": STAGE_WORKLOAD, "profile_name": profile,
+                                                  "profile": staging_profile(size)}},
+            {"type": "REGISTER_JOB", "data": {"job_id": staging_id,
+                                              "job": {"id": staging_id, "res": 2, "profile": profile}}},
+            {"type": "EXECUTE_JOB", "data": {"job_id": staging_id, "alloc": _ids_text([lustre, node.mem_id]),
+                                             "storage_mapping": storage_mapping(lustre, node.mem_id)}},
+        ]
+
+    def staging_done(self, staging_id, now):
+        """A staging completed: returns the held EXECUTE_JOBs that may go now, in decision order."""
+        if staging_id not in self.stagings.by_id:
+            return []
+        st = self.stagings.complete(staging_id)
+        self.caches[st.node].load_done(st.file, now)
+        ready = []
+        for job_id in st.waiters:
+            held = self.held.get(job_id)
+            if held is None:
+                continue            # killed while waiting
+            held.pending.discard(staging_id)
+            if not held.pending:
+                del self.held[job_id]
+                ready.append(held.event)
+        return ready
+
+    def ended(self, job_id, now):
+        """A job completed, was killed or rejected: it no longer uses its file."""
+        info = self.info.pop(job_id, None)
+        nodes = self.running_nodes.pop(job_id, ())
+        if info is None:
+            return
+        for k in nodes:
+            self.caches[k].end_job(info.file, now)
+        held = self.held.pop(job_id, None)
+        if held is not None:
+            for sid in held.pending:
+                st = self.stagings.by_id.get(sid)
+                if st is not None and job_id in st.waiters:
+                    st.waiters.remove(job_id)
+
+    def is_held(self, job_id):
+        return job_id in self.held

@@ -1,0 +1,38 @@
+"""experiments/robin-stock-fcfs-proxy.yaml: robin runs stock FCFS behind the staging proxy."""
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import yaml
+
+from batloc.cli.robin_runs import PortAllocator
+
+ROOT = Path(__file__).resolve().parent.parent
+pytestmark = pytest.mark.skipif(shutil.which("pybatsim") is None, reason="pybatsim is not installed")
+
+
+def test_robin_runs_stock_fcfs_through_the_proxy(tmp_path):
+    desc = yaml.safe_load((ROOT / "experiments" / "robin-stock-fcfs-proxy.yaml").read_text())
+    port = str(PortAllocator().take())
+    out = tmp_path / "proxy"
+    for key in ("batcmd", "schedcmd"):
+        desc[key] = desc[key].replace("28733", port).replace(desc["output-dir"], str(out))
+    desc["output-dir"] = str(out)
+    path = tmp_path / "desc.yaml"
+    path.write_text(yaml.safe_dump(desc))
+    proc = subprocess.run([sys.executable, "-m", "batloc.cli.robin", str(path)], cwd=ROOT,
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    jobs = pd.read_csv(out / "out_jobs.csv")
+    wl = json.loads((ROOT / "tests/data/analysis/small_workload.json").read_text())
+    assert (jobs["workload_name"] == "w0").sum() == len(wl["jobs"])
+    assert jobs["final_state"].eq("COMPLETED_SUCCESSFULLY").all()
+    stagings = jobs[jobs["workload_name"] == "batloc-stage"]
+    decisions = pd.read_csv(out / "out_decisions.csv")
+    assert len(stagings) == (decisions["cache"] == "miss").sum() > 0
+    assert set(decisions["policy"]) == {"proxy"}
