@@ -17,9 +17,20 @@ planned end) between passes, and a scratch copy during a pass
 (``begin_pass`` … ``reserve``), so a pass never disturbs the actual state.
 Positions are indices into the node's ``core_ids``; columns past a node's core
 count are padding at +inf.
+
+Speed (the planner calls ``t_lower``/``t_exact``/``reserve`` once or so per
+queued job and pass): the sorted availabilities are stored transposed
+(``cols[c - 1]`` is t_k for c cores on every node, contiguous), a reservation
+re-sorts only its own node's row, and the largest count of cores free now is
+cached and recomputed only when the node that held it loses cores.
 """
 
+import math
+from bisect import bisect_left, bisect_right
+
 import numpy as np
+
+INF = math.inf
 
 
 class CoreAvailability:
@@ -59,33 +70,63 @@ class CoreAvailability:
             avail[overrun] = np.nextafter(now, np.inf)
         return avail
 
+    def _start_sorted(self, rows, now):
+        srt = np.sort(rows, axis=1)
+        self.cols = np.ascontiguousarray(srt.T)       # cols[c - 1, k]: t_k for c cores
+        self.free_now = (rows <= now).sum(axis=1)
+        self._max_free = int(self.free_now.max())
+
+    def _resort(self, node, row):
+        """Row `node` changed: refresh its sorted column and its count free now."""
+        srt = np.sort(row)
+        self.cols[:, node] = srt
+        old = self.free_now[node]
+        new = int(srt.searchsorted(self.now, "right"))
+        self.free_now[node] = new
+        best = self._max_free
+        if best is not None:
+            if new > best:
+                self._max_free = new
+            elif new < old == best:
+                self._max_free = None                 # recomputed on demand
+
+    @property
+    def sorted(self):
+        """t_k for c cores at [k, c - 1] (a transposed view, kept for inspection)."""
+        return self.cols.T
+
     def begin_pass(self, now):
         self.now = now
         self.avail = self._base_availability(now)
-        self.sorted = np.sort(self.avail, axis=1)
-        self.free_now = (self.avail <= now).sum(axis=1)
+        self._start_sorted(self.avail, now)
 
     def t_lower(self, cores, walltime):
         """t_k for every node (exact here; a lower bound in the backfilling view)."""
-        return self.sorted[:, cores - 1]
+        return self.cols[cores - 1]
 
     def t_exact(self, node, cores, walltime, lower=None):
-        t = self.sorted[node, cores - 1]
-        if not np.isfinite(t):
-            return np.inf, None
-        positions = np.flatnonzero(self.avail[node] <= t)[:cores]
-        return float(t), positions
+        t = float(self.cols[cores - 1, node])
+        if not t < INF:
+            return INF, None
+        return t, (self.avail[node] <= t).nonzero()[0][:cores]
 
     def reserve(self, node, positions, start, walltime):
-        self.avail[node, positions] = start + walltime
-        self.sorted[node] = np.sort(self.avail[node])
-        self.free_now[node] = int((self.avail[node] <= self.now).sum())
+        row = self.avail[node]
+        row[positions] = start + walltime
+        self._resort(node, row)
 
     def max_free_now(self):
-        return int(self.free_now.max())
+        if self._max_free is None:
+            self._max_free = int(self.free_now.max())
+        return self._max_free
 
 
 class BackfillAvailability(CoreAvailability):
+    """Reservations made in the pass are kept per node and per core as intervals
+    sorted by start; on one core they never overlap (``t_exact`` only offers
+    cores free over the whole window), so their ends are sorted too and one
+    bisection tells whether a window overlaps any of them."""
+
     backfilling = True
 
     def begin_pass(self, now):
@@ -93,54 +134,89 @@ class BackfillAvailability(CoreAvailability):
         self.base = self._base_availability(now)
         # Earliest instant >= now at which each core is free (lower bound of t_k).
         self.first_free = self.base.copy()
-        self.sorted = np.sort(self.first_free, axis=1)
-        self.free_now = (self.first_free <= now).sum(axis=1)
-        self.planned = {}   # node -> ([start], [end], [position]) placed in this pass
+        self._start_sorted(self.first_free, now)
+        self.planned = {}   # node -> _NodePlan, once something is reserved on it
 
     def t_exact(self, node, cores, walltime, lower=None):
-        base = self.base[node]
-        starts, ends, positions = self.planned.get(node, ((), (), ()))
-        cands = [self.now]
-        cands.extend(x for x in base if self.now < x < np.inf)
-        cands.extend(x for x in ends if self.now < x < np.inf)
-        cands = np.unique(np.asarray(cands, dtype=float))
-        if lower is not None:
-            cands = cands[cands >= lower]
-        if cands.size == 0:
-            return np.inf, None
-        free = base[None, :] <= cands[:, None]
-        if starts:
-            s = np.asarray(starts)
-            e = np.asarray(ends)
-            overlap = (s[None, :] < cands[:, None] + walltime) & (e[None, :] > cands[:, None])
-            onehot = np.zeros((len(starts), base.size))
-            onehot[np.arange(len(starts)), np.asarray(positions)] = 1.0
-            free &= ~((overlap.astype(float) @ onehot) > 0)
-        ok = np.flatnonzero(free.sum(axis=1) >= cores)
-        if ok.size == 0:
-            return np.inf, None
-        i = ok[0]
-        return float(cands[i]), np.flatnonzero(free[i])[:cores]
+        plan = self.planned.get(node)
+        if plan is None:
+            # Nothing planned on the node yet: a core is free from its base
+            # availability on, so t_k is the c-th smallest one (itself a candidate
+            # instant: now or a base value), exactly as in the no-backfilling view.
+            t = float(self.cols[cores - 1, node])
+            if lower is None or lower <= t:
+                if not t < INF:
+                    return INF, None
+                return t, (self.base[node] <= t).nonzero()[0][:cores]
+            plan = _NodePlan(self.base[node].tolist(), self.now)
+        # Earliest candidate instant (now, a base availability or a planned end)
+        # at which `cores` cores are free over the whole window; the positions
+        # are the lowest free ones.
+        base, starts, ends, cands = plan.base, plan.starts, plan.ends, plan.cands
+        i = 0 if lower is None else bisect_left(cands, lower)
+        for x in cands[i:]:
+            x_end = x + walltime
+            free = []
+            for p, b in enumerate(base):
+                if b > x:
+                    continue
+                e = ends[p]
+                if e:
+                    j = bisect_right(e, x)       # first interval ending after x
+                    if j < len(e) and starts[p][j] < x_end:
+                        continue
+                free.append(p)
+                if len(free) == cores:
+                    return float(x), np.array(free, dtype=np.intp)
+        return INF, None
 
     def reserve(self, node, positions, start, walltime):
-        starts, ends, poss = self.planned.setdefault(node, ([], [], []))
+        plan = self.planned.get(node)
+        if plan is None:
+            plan = self.planned[node] = _NodePlan(self.base[node].tolist(), self.now)
         end = start + walltime
+        plan.add_instant(end)
+        row = self.first_free[node]
         for p in positions:
-            starts.append(start)
-            ends.append(end)
-            poss.append(int(p))
-        # Chain the new interval into each core's earliest free instant.
-        for p in positions:
-            ff = self.first_free[node, p]
-            moved = True
-            while moved:
-                moved = False
-                for s, e, q in zip(starts, ends, poss):
-                    if q == p and s <= ff < e:
-                        ff, moved = e, True
-            self.first_free[node, p] = ff
-        self.sorted[node] = np.sort(self.first_free[node])
-        self.free_now[node] = int((self.first_free[node] <= self.now).sum())
+            p = int(p)
+            s, e = plan.starts[p], plan.ends[p]
+            j = bisect_left(s, start)
+            s.insert(j, start)
+            e.insert(j, end)
+            # Chain the new interval into the core's earliest free instant. That
+            # instant was in no interval; if the new one covers it, it moves to
+            # the end of the run of back-to-back intervals (disjoint intervals:
+            # the one covering an end starts exactly there).
+            ff = row[p]
+            if start <= ff < end:
+                ff = end
+                j = bisect_left(s, ff)
+                while j < len(s) and s[j] == ff:
+                    ff = e[j]
+                    j = bisect_left(s, ff)
+                row[p] = ff
+        self._resort(node, row)
+
+
+class _NodePlan:
+    """One node's reservations in the pass: per core, sorted starts and ends;
+    and the candidate instants for t_k (now, base availabilities and planned
+    ends in (now, inf)), sorted without duplicates."""
+
+    __slots__ = ("base", "now", "starts", "ends", "cands")
+
+    def __init__(self, base, now):
+        self.base = base
+        self.now = now
+        self.starts = [[] for _ in base]
+        self.ends = [[] for _ in base]
+        self.cands = sorted({now}.union(x for x in base if now < x < INF))
+
+    def add_instant(self, x):
+        if self.now < x < INF:
+            i = bisect_left(self.cands, x)
+            if i == len(self.cands) or self.cands[i] != x:
+                self.cands.insert(i, x)
 
 
 def make_availability(platform, backfilling):

@@ -15,9 +15,8 @@ instant counts as starting first); under ``lru`` it stays until evicted for room
 """
 
 from dataclasses import dataclass
+import math
 from typing import Optional
-
-import numpy as np
 
 
 @dataclass
@@ -40,18 +39,32 @@ class Outlook:
 
 
 class FileOutlook:
+    """One node's outlook during a pass. The planner keeps it for the whole pass
+    and ``add``s each window it plans on the node, instead of rebuilding it;
+    what depends on the planned windows (the LRU replay, the unused files at t)
+    is cached and dropped on ``add``."""
+
     def __init__(self, cache, actual, planned, now):
         self.cache = cache
         self.model = cache.model
         self.now = now
-        self.planned = planned
-        soon = np.nextafter(now, np.inf)
+        self.planned = list(planned)
+        soon = math.nextafter(now, math.inf)
+        files = cache.files
         # A load slower than its estimate is still in flight: push its end past now.
         self.actual = [
             Window(w.start, max(w.avail, soon), w.end, w.file, w.size, w.staging)
-            if w.file is not None and cache.status(w.file) == "loading" else w
+            if w.file is not None and w.file in files and not files[w.file].loaded else w
             for w in actual]
-        self.windows = self.actual + list(planned)
+        self.windows = self.actual + self.planned
+        self._unused = {}          # t -> [(file, size)] unused and not in use at t
+
+    def add(self, window):
+        """A window planned on the node in this pass (same as rebuilding with it)."""
+        self.planned.append(window)
+        self.windows.append(window)
+        self._unused.clear()
+        self._lru_key = None
 
     # ---- memory model -------------------------------------------------
     def _survives(self, file, since, t):
@@ -59,7 +72,10 @@ class FileOutlook:
         if self.model == "strict":
             return False
         if self.model == "paper":
-            return not any(w.file != file and since <= w.start <= t for w in self.planned)
+            for w in self.planned:
+                if since <= w.start <= t and w.file != file:
+                    return False
+            return True
         return file in self._lru_resident(t)
 
     def _lru_resident(self, t):
@@ -88,9 +104,11 @@ class FileOutlook:
         return files
 
     # ---- the three cases ---------------------------------------------
-    def evaluate(self, file, size, t, bandwidth) -> Outlook:
+    def evaluate(self, file, size, t, bandwidth, penalty=True) -> Outlook:
+        """The case at t; ``penalty=False`` skips the eviction penalty (0.0) for
+        policies that do not use it."""
         if file is None:
-            return Outlook("none", t, 0.0, self.penalty_bytes(None, t))
+            return Outlook("none", t, 0.0, self.penalty_bytes(None, t) if penalty else 0.0)
         present, load_end, staging = False, None, None
         for w in self.windows:
             if w.file != file or w.start > t:
@@ -105,29 +123,54 @@ class FileOutlook:
             r = self.cache.files.get(file)
             if r is not None and r.loaded and r.users == 0 and self._survives(file, self.now, t):
                 present = True
-        penalty = self.penalty_bytes(file, t)
+        pen = self.penalty_bytes(file, t) if penalty else 0.0
         if present:
-            return Outlook("hit", t, 0.0, penalty)
+            return Outlook("hit", t, 0.0, pen)
         if load_end is not None:
-            return Outlook("wait", load_end, load_end - t, penalty, staging)
+            return Outlook("wait", load_end, load_end - t, pen, staging)
         overhead = size / bandwidth
-        return Outlook("miss", t + overhead, overhead, penalty)
+        return Outlook("miss", t + overhead, overhead, pen)
 
     def penalty_bytes(self, file, t):
         """Bytes of files held in memory at t, other than `file`, that no job holding
         cores over t uses: what starting a job there may cost (LEA)."""
         if self.model == "strict":
             return 0.0
-        in_use = {w.file for w in self.windows if w.start <= t < w.end}
+        unused = self._unused.get(t)
+        if unused is None:
+            unused = self._unused[t] = self._unused_at(t)
+        return float(sum(s for f, s in unused if f != file))
+
+    def _unused_at(self, t):
+        """(file, size) of the files in memory at t that no window over t uses,
+        in the order their sizes are summed (independent of the job's file)."""
+        in_use = set()
+        ended = []
+        for w in self.windows:
+            if w.start <= t < w.end:
+                in_use.add(w.file)
+            elif w.file is not None and w.end <= t:
+                ended.append(w)
         unused = {}
         if self.model == "lru":
             for f, v in self._lru_resident(t).items():
                 unused[f] = v[0]
         else:
-            for f, size in self.cache.orphans():
-                if self._survives(f, self.now, t):
-                    unused[f] = size
-            for w in self.windows:
-                if w.file is not None and w.end <= t and self._survives(w.file, w.end, t):
+            # _survives under `paper`, with the planned starts after t set aside once.
+            early = [(w.start, w.file) for w in self.planned if w.start <= t]
+            now = self.now
+            for f, r in self.cache.files.items():      # cache.orphans(), in its order
+                if r.users == 0 and r.loaded and _survives_early(early, f, now):
+                    unused[f] = r.size
+            for w in ended:
+                if _survives_early(early, w.file, w.end):
                     unused[w.file] = w.size
-        return float(sum(s for f, s in unused.items() if f != file and f not in in_use and f is not None))
+        return [(f, s) for f, s in unused.items() if f not in in_use and f is not None]
+
+
+def _survives_early(early, file, since):
+    """FileOutlook._survives under `paper`, given the planned (start, file) with start <= t."""
+    for s, g in early:
+        if since <= s and g != file:
+            return False
+    return True

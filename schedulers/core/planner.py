@@ -54,6 +54,20 @@ class Planner:
         self.memory = self.platform.memory
         self.stats_jobs_scanned = 0
         self.stats_nodes_scored = 0
+        # Python floats (same values) for the per-node arithmetic on one node.
+        self._bw = self.bandwidth.tolist()
+        self._mem = self.memory.tolist()
+        self._ov_by_size = {}      # size -> size / bandwidth over nodes (read-only)
+
+    def _load_overheads(self, size):
+        """size / BW_k for every node; many jobs share a file, hence a size."""
+        ov = self._ov_by_size.get(size)
+        if ov is None:
+            if len(self._ov_by_size) >= 4096:
+                self._ov_by_size.clear()
+            ov = self._ov_by_size[size] = size / self.bandwidth
+            ov.flags.writeable = False
+        return ov
 
     def plan(self, now, queue):
         st = self.state
@@ -63,77 +77,113 @@ class Planner:
         busy = avail.busy_nodes().copy()
         planned = {}               # node -> [Window] placed in this pass
         planned_nodes = {}         # file -> set(node) planned in this pass
-        outlooks = {}
+        outlooks = {}              # node -> FileOutlook, kept up to date by add()
         decisions = []
         if not queue:
             return decisions
         cores = np.fromiter((j.cores for j in queue), dtype=np.int64, count=len(queue))
-        smallest_left = np.minimum.accumulate(cores[::-1])[::-1]
-        uses_penalty = getattr(self.policy, "uses_penalty", True)
-
-        def outlook(k):
-            o = outlooks.get(k)
-            if o is None:
-                o = outlooks[k] = FileOutlook(st.caches[k], list(st.windows[k].values()),
-                                              planned.get(k, []), now)
-            return o
+        smallest_left = np.minimum.accumulate(cores[::-1])[::-1].tolist()
+        policy = self.policy
+        uses_penalty = getattr(policy, "uses_penalty", True)
+        score_of, lower_bound = policy.score, policy.lower_bound
+        caches, windows = st.caches, st.windows
+        file_nodes = st.file_nodes
+        bw, mem = self._bw, self._mem
+        no_overhead = np.zeros(n)
+        no_overhead.flags.writeable = False
+        busy_count = int(busy.sum())
+        # One context for the pass, updated when a start makes a node busy.
+        ctx = PassContext(now, st.options, float(busy_count) / n)
+        t_exact, max_free_now = avail.t_exact, avail.max_free_now
+        inf = np.inf
 
         for i, job in enumerate(queue):
-            if avail.max_free_now() < smallest_left[i]:
+            if max_free_now() < smallest_left[i]:
                 break
             self.stats_jobs_scanned += 1
-            ctx = PassContext(now, st.options, float(busy.sum()) / n)
-            c, w = job.cores, job.walltime
+            c, w, file, size = job.cores, job.walltime, job.file, job.size
             t_lb = avail.t_lower(c, w)
-            if job.file is not None:
-                ov_lb = job.size / self.bandwidth
-                known = st.file_nodes.get(job.file, ())
-                more = planned_nodes.get(job.file, ())
+            if file is not None:
+                ov_lb = self._load_overheads(size)
+                known = file_nodes.get(file, ())
+                more = planned_nodes.get(file, ())
                 if known or more:
                     ov_lb = ov_lb.copy()
-                    ov_lb[list(known)] = 0.0
-                    ov_lb[list(more)] = 0.0
+                    if known:
+                        ov_lb[list(known)] = 0.0
+                    if more:
+                        ov_lb[list(more)] = 0.0
             else:
-                ov_lb = np.zeros(n)
-            lb = self.policy.lower_bound(ctx, t_lb, ov_lb, 0.0)
-            order = np.argsort(lb, kind="stable")
-            best = (np.inf, n, None, None, None, None)
-            for k in order:
-                k = int(k)
-                if not lb[k] < np.inf or (lb[k], k) > (best[0], best[1]):
-                    break
-                t, positions = avail.t_exact(k, c, w, lower=t_lb[k])
-                if positions is None:
-                    continue
-                self.stats_nodes_scored += 1
-                o = outlook(k)
-                if job.file is None:
-                    ov, case, t_file, stg, pen_bytes = 0.0, "none", t, None, None
-                    if uses_penalty:
-                        pen_bytes = 0.0
-                else:
-                    res = o.evaluate(job.file, job.size, t, self.bandwidth[k])
-                    ov, case, t_file, stg = res.overhead, res.case, res.t_file, res.staging
-                    pen_bytes = res.penalty_bytes
-                pen = 0.0
-                if uses_penalty and job.file is not None and pen_bytes:
-                    pen = pen_bytes * job.size / self.memory[k] / self.bandwidth[k]
-                score = float(self.policy.score(ctx, t, ov, pen))
-                if (score, k) < (best[0], best[1]):
-                    best = (score, k, t, positions, (case, t_file, stg), None)
-            score, k, t, positions, info, _ = best
-            if positions is None:
+                ov_lb = no_overhead
+            lb = lower_bound(ctx, t_lb, ov_lb, 0.0)
+
+            # Exact scores in increasing (bound, node) order, stopping once the
+            # next bound cannot beat the best: the first node is the argmin; the
+            # others worth a look are those whose bound does not exceed the best
+            # score found, usually none, so no full sort.
+            best_score, best_k, best = inf, n, None
+            k0 = k = int(lb.argmin())
+            if lb[k] < inf:
+                order = (k,)
+                first = True
+                while order:
+                    for k in order:
+                        lbk = lb[k]
+                        if not lbk < inf or (lbk, k) > (best_score, best_k):
+                            break
+                        t, positions = t_exact(k, c, w, t_lb[k])
+                        if positions is None:
+                            continue
+                        self.stats_nodes_scored += 1
+                        if file is None:
+                            ov, case, t_file, stg, pen = 0.0, "none", t, None, 0.0
+                        else:
+                            o = outlooks.get(k)
+                            if o is None:
+                                o = outlooks[k] = FileOutlook(caches[k], list(windows[k].values()),
+                                                              planned.get(k, ()), now)
+                            res = o.evaluate(file, size, t, bw[k], uses_penalty)
+                            ov, case, t_file, stg = res.overhead, res.case, res.t_file, res.staging
+                            pen_bytes = res.penalty_bytes
+                            pen = 0.0
+                            if uses_penalty and pen_bytes:
+                                pen = pen_bytes * size / mem[k] / bw[k]
+                        score = float(score_of(ctx, t, ov, pen))
+                        if (score, k) < (best_score, best_k):
+                            best_score, best_k = score, k
+                            best = (t, positions, case, t_file, stg)
+                    if not first:
+                        break
+                    first = False
+                    if best_k == k0 and best_score == lb[k0]:
+                        break       # the bound was exact: no other node can beat it
+                    # Every other node whose (bound, index) may still beat the best.
+                    cand = np.flatnonzero(lb <= best_score) if best_score < inf \
+                        else np.flatnonzero(lb < inf)
+                    lbl = lb[cand].tolist()
+                    order = [j for _, j in sorted(zip(lbl, cand.tolist())) if j != k0]
+            if best is None:
                 continue            # no node can ever hold it (rejected on submission)
-            case, t_file, stg = info
+            score, k = best_score, best_k
+            t, positions, case, t_file, stg = best
             avail.reserve(k, positions, t, w)
             if t == now and case == "miss":
                 stg = staging_job_id(job.id, self.platform.nodes[k].name)
-            planned.setdefault(k, []).append(Window(t, t_file, t + w, job.file, job.size, stg))
-            outlooks.pop(k, None)
-            if job.file is not None:
-                planned_nodes.setdefault(job.file, set()).add(k)
+            win = Window(t, t_file, t + w, file, size, stg)
+            planned.setdefault(k, []).append(win)
+            o = outlooks.get(k)
+            if o is not None:
+                o.add(win)
+            if file is not None:
+                nodes = planned_nodes.get(file)
+                if nodes is None:
+                    nodes = planned_nodes[file] = set()
+                nodes.add(k)
             if t == now:
-                busy[k] = True
+                if not busy[k]:
+                    busy[k] = True
+                    busy_count += 1
+                    ctx.busy_share = float(busy_count) / n
                 decisions.append(Decision(job, k, positions, t, t_file, case, stg,
                                           score))
         return decisions
