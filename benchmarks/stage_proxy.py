@@ -1,11 +1,15 @@
-"""Staging proxy overhead: pybatsim's stock FCFS on a ~20 000-job file-annotated workload, with and without it.
+"""Staging proxy overhead: a file-unaware FCFS on a ~20 000-job file-annotated workload, with and without it.
 
-Both runs use the embedded engine and `pybatsim schedFcfs` (stock, unaware of
-files) on the same platform and workload; the second one goes through
+Both runs use the embedded engine and the same file-unaware scheduler on the
+same platform and workload: by default the raw first-come first-served decision
+process of engine_throughput.py, whose own cost is small, so that the ratio
+measures the proxy (`--scheduler schedFcfs` wraps pybatsim's stock FCFS instead,
+whose per-event cost grows with its queue and dominates both runs). The second
+run goes through
 `batloc-stage-proxy`, which also makes the engine simulate every load. Prints
 both wall times and their ratio. Target (issue 4): ratio < 1.20.
 
-    python benchmarks/stage_proxy.py [--jobs 20000] [--nodes 16] [--scheduler schedFcfs] [--keep DIR]
+    python benchmarks/stage_proxy.py [--jobs 20000] [--nodes 16] [--scheduler raw|schedFcfs] [--keep DIR]
 """
 
 import argparse
@@ -18,6 +22,9 @@ import subprocess
 import sys
 import tempfile
 import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from engine_throughput import SCHEDULER as RAW_FCFS  # noqa: E402
 
 
 def free_port():
@@ -55,7 +62,11 @@ def run(d, name, platform, workload, scheduler, proxy):
     port = free_port()
     endpoint = f"tcp://127.0.0.1:{port}"
     inner = f"tcp://127.0.0.1:{free_port()}"
-    sched_cmd = [pybatsim(), scheduler, "-v", "warning", "-s", inner if proxy else endpoint]
+    listen = inner if proxy else endpoint
+    if scheduler == "raw":
+        sched_cmd = [sys.executable, "-c", RAW_FCFS, listen]
+    else:
+        sched_cmd = [pybatsim(), scheduler, "-v", "warning", "-s", listen]
     proxy_cmd = ["batloc-stage-proxy", "-q", "--bind", endpoint, "--connect", inner,
                  "--export-prefix", os.path.join(out, "out")]
     engine_cmd = ["batloc-batsim", "-q", "-p", platform, "-w", workload, "-e", os.path.join(out, "out"),
@@ -92,14 +103,15 @@ def main(argv=None):
     ap.add_argument("--load", type=float, default=0.5,
                     help="offered load (default 0.5: at 0.9 the stock FCFS queue grows for days and "
                          "pybatsim's own per-event cost, which grows with its queue, dominates both runs)")
-    ap.add_argument("--scheduler", default="schedFcfs", help="a pybatsim stock scheduler (default schedFcfs)")
+    ap.add_argument("--scheduler", default="raw",
+                    help="raw (a minimal FCFS, default) or a pybatsim stock scheduler such as schedFcfs")
     ap.add_argument("--keep", help="keep inputs and outputs in this directory")
     args = ap.parse_args(argv)
     d = args.keep or tempfile.mkdtemp(prefix="batloc-stage-proxy-")
     os.makedirs(d, exist_ok=True)
     try:
         platform, workload, n = make_inputs(d, args.nodes, args.jobs, args.seed, args.load)
-        print(f"{n} jobs on {args.nodes} nodes x 20 cores, pybatsim {args.scheduler}")
+        print(f"{n} jobs on {args.nodes} nodes x 20 cores, scheduler {args.scheduler}")
         base, jobs_a, _, _ = run(d, "direct", platform, workload, args.scheduler, proxy=False)
         print(f"without proxy: {base:.1f} s wall ({jobs_a} jobs)")
         prox, jobs_b, st, cpu = run(d, "proxy", platform, workload, args.scheduler, proxy=True)
