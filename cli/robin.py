@@ -23,7 +23,7 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 import yaml
 
 from . import robin_description as rd
-from . import robin_runs
+from . import robin_process, robin_runs
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -38,6 +38,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--force", action="store_true", help="redo sweep runs whose outputs are complete")
     p.add_argument("--no-report", action="store_true", help="do not write the report after a sweep")
     p.add_argument("-q", "--quiet", action="store_true")
+    p.add_argument("--no-pin", action="store_true",
+                   help="do not pin each run's engine and scheduler to one shared CPU")
     return p
 
 
@@ -48,6 +50,8 @@ def _terminate(signum, frame):
 
 def main(argv=None) -> int:
     args = _parser().parse_args(argv)
+    if args.no_pin:
+        robin_process.CPUS.enabled = False
     signal.signal(signal.SIGTERM, _terminate)
     log = (lambda msg: None) if args.quiet else (lambda msg: print(msg, flush=True))
     cli_desc = {"output-dir": args.output_dir, "batcmd": args.batcmd, "schedcmd": args.schedcmd,

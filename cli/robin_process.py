@@ -20,6 +20,7 @@ import os
 import shlex
 import signal
 import subprocess
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,6 +28,38 @@ from pathlib import Path
 POLL = 0.05
 KILL_GRACE = 2.0
 DEFAULT_PORT = 28000
+
+
+class CpuLeases:
+    """Gives each run one CPU, shared by its engine and its scheduler.
+
+    The two processes of a Batsim run strictly take turns (REQ/REP), so one CPU
+    loses nothing, while a wake-up on another CPU costs far more than the work
+    of a small message on virtual machines (measured here: 85 us against 195 us
+    a round trip). Parallel runs get distinct CPUs while there are enough.
+    """
+
+    def __init__(self):
+        self.enabled = hasattr(os, "sched_setaffinity") and not os.environ.get("BATLOC_NO_PIN")
+        self.cpus = sorted(os.sched_getaffinity(0)) if self.enabled else []
+        self.users = {cpu: 0 for cpu in self.cpus}
+        self.lock = threading.Lock()
+
+    def take(self):
+        if not self.enabled or not self.cpus:
+            return None
+        with self.lock:
+            cpu = min(self.cpus, key=lambda c: (self.users[c], c))
+            self.users[cpu] += 1
+            return cpu
+
+    def give_back(self, cpu):
+        if cpu is not None:
+            with self.lock:
+                self.users[cpu] -= 1
+
+
+CPUS = CpuLeases()
 
 
 @dataclass
@@ -98,15 +131,16 @@ def _write_script(path: Path, command: str) -> Path:
 class Child:
     """One command in its own session (hence its own process group)."""
 
-    def __init__(self, name: str, command: str, output_dir: Path):
+    def __init__(self, name: str, command: str, output_dir: Path, cpu: int | None = None):
         self.name = name
         script = _write_script(output_dir / "cmd" / f"{name}.bash", command)
         log_dir = output_dir / "log"
         self.stdout_path = log_dir / f"{name}.stdout"
         self.stderr_path = log_dir / f"{name}.stderr"
         with open(self.stdout_path, "wb") as out, open(self.stderr_path, "wb") as err:
+            pin = (lambda: os.sched_setaffinity(0, {cpu})) if cpu is not None else None
             self.proc = subprocess.Popen(["bash", str(script)], stdout=out, stderr=err,
-                                         stdin=subprocess.DEVNULL, start_new_session=True)
+                                         stdin=subprocess.DEVNULL, start_new_session=True, preexec_fn=pin)
         self.pgid = self.proc.pid  # session leader: its pid is the group id
 
     def poll(self):
@@ -166,13 +200,14 @@ def run_simulation(output_dir, batcmd: str, schedcmd: str | None, timeouts: Time
     out = Outcome(success=False, reason="", started_at=time.time())
     port = socket_port(batcmd)
     children: list[Child] = []
+    cpu = CPUS.take()
     try:
         if port is not None and not _wait(lambda: port not in listening_ports(), timeouts.ready):
             out.reason = f"socket port {port} still in use after ready-timeout ({timeouts.ready:g} s)"
             return out
         sched = None
         if schedcmd:
-            sched = Child("sched", schedcmd, output_dir)
+            sched = Child("sched", schedcmd, output_dir, cpu)
             children.append(sched)
             if port is not None:
                 ready = _wait(lambda: port in listening_ports() or sched.poll() is not None, timeouts.ready)
@@ -184,7 +219,7 @@ def run_simulation(output_dir, batcmd: str, schedcmd: str | None, timeouts: Time
                     out.reason = (f"scheduler did not listen on port {port} within ready-timeout "
                                   f"({timeouts.ready:g} s): it never opened its socket")
                     return out
-        batsim = Child("batsim", batcmd, output_dir)
+        batsim = Child("batsim", batcmd, output_dir, cpu)
         children.append(batsim)
         out.reason = _supervise(batsim, sched, timeouts)
         out.batsim_returncode = batsim.poll()
@@ -196,6 +231,7 @@ def run_simulation(output_dir, batcmd: str, schedcmd: str | None, timeouts: Time
             out.reason = f"batsim returned {out.batsim_returncode}, scheduler returned {out.sched_returncode}"
         return out
     finally:
+        CPUS.give_back(cpu)
         # Always tear down every group, even after success: a scheduler may leave children behind.
         for child in children:
             child.stop()

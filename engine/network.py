@@ -24,6 +24,7 @@ class SchedulerLink:
         self.ctx = zmq.Context()
         self.sock = self.ctx.socket(zmq.REQ)
         self.sock.setsockopt(zmq.LINGER, 0)
+        self.sock.setsockopt(zmq.RCVTIMEO, _POLL_MS)
         self.monitor = self.sock.get_monitor_socket()
         try:
             self.sock.connect(endpoint)
@@ -43,8 +44,10 @@ class SchedulerLink:
         self.sock.send(payload)  # copying is far cheaper than zero-copy for small frames
         if self.answered:
             # Fast path: the scheduler usually answers well within one poll period.
-            if self.sock.poll(_POLL_MS, zmq.POLLIN):
-                return self.sock.recv(copy=True)
+            try:
+                return self.sock.recv()
+            except zmq.Again:
+                pass
         return self._wait_reply(now)
 
     def _wait_reply(self, now):

@@ -11,6 +11,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 import yaml
 
 from batloc.cli.robin_runs import PortAllocator
@@ -140,3 +142,32 @@ def test_sweep_goes_on_after_a_failed_run_and_skips_complete_ones(tmp_path):
     assert "1 already complete, 1 to run" in proc.stdout
     proc = subprocess.run(cmd + ["--force"], capture_output=True, text=True, timeout=60)
     assert "1 already complete, 2 to run" in proc.stdout
+
+
+def test_cpu_leases_give_parallel_runs_distinct_cpus_and_share_when_short():
+    from batloc.cli.robin_process import CpuLeases
+
+    leases = CpuLeases()
+    leases.enabled, leases.cpus, leases.users = True, [0, 1], {0: 0, 1: 0}
+    a, b = leases.take(), leases.take()
+    assert {a, b} == {0, 1}
+    c = leases.take()  # more runs than CPUs: the least used one, lowest first
+    assert c == 0
+    leases.give_back(b)
+    assert leases.take() == b
+    leases.enabled = False
+    assert leases.take() is None
+
+
+def test_both_processes_of_a_run_share_one_cpu(tmp_path):
+    from batloc.cli.robin_process import CPUS, Timeouts, run_simulation
+
+    if not CPUS.enabled:
+        pytest.skip("no CPU affinity on this system")
+    show = "import os; print(sorted(os.sched_getaffinity(0)), flush=True)"
+    # not a Batsim endpoint: robin then starts both at once, without waiting for a port
+    batcmd = f"python3 -c '{show}' -s ipc:///nowhere"
+    out = run_simulation(tmp_path, batcmd, f"python3 -c '{show}'",
+                         Timeouts(simulation=20, ready=5, success=5, failure=5))
+    seen = [(tmp_path / "log" / f"{name}.stdout").read_text().strip() for name in ("batsim", "sched")]
+    assert seen[0] == seen[1] and len(eval(seen[0])) == 1, (seen, out.reason)
