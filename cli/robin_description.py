@@ -117,17 +117,22 @@ def pybatsim_command() -> list[str]:
 
 @dataclass
 class SchedulerSpec:
-    """A batloc policy (schedulers/<policy>.py with JSON options) or any command taking `-s ENDPOINT`."""
+    """A batloc policy (schedulers/<policy>.py with JSON options) or any command taking `-s ENDPOINT`.
+
+    `staging: true` on a command puts the staging proxy in front of it, so that a
+    file-unaware scheduler pays the same loads as batloc's policies.
+    """
 
     name: str
     policy: str | None = None
     options: dict = field(default_factory=dict)
     command: str | None = None
+    staging: bool = False
 
     @property
     def dynamic_jobs(self) -> bool:
-        # batloc policies stage files through dynamic jobs; stock schedulers need none
-        return self.policy is not None
+        # batloc policies and the staging proxy load files through dynamic jobs; stock schedulers need none
+        return self.policy is not None or self.staging
 
     def to_json(self) -> dict:
         d = {"name": self.name}
@@ -136,6 +141,8 @@ class SchedulerSpec:
             d["options"] = self.options
         else:
             d["command"] = self.command
+            if self.staging:
+                d["staging"] = True
         return d
 
     def command_line(self, port: int, export_prefix: Path) -> str:
@@ -144,6 +151,10 @@ class SchedulerSpec:
             script = schedulers_dir() / f"{self.policy}.py"
             opts = {**self.options, "export_prefix": str(export_prefix)}
             argv = pybatsim_command() + [str(script), "-s", endpoint, "-o", json.dumps(opts, sort_keys=True)]
+        elif self.staging:
+            # the proxy listens where the engine connects and gives the command its own -s
+            argv = [sys.executable, "-m", "batloc.adapters.cli", "-q", "--bind", endpoint,
+                    "--export-prefix", str(export_prefix), "--"] + shlex.split(self.command)
         else:
             argv = shlex.split(self.command) + ["-s", endpoint]
         return shlex.join(argv)
@@ -154,12 +165,15 @@ def parse_scheduler(entry) -> SchedulerSpec:
         return SchedulerSpec(name=entry, policy=_policy_of(entry), options=_options_of(entry))
     if not isinstance(entry, dict):
         raise DescriptionError(f"a scheduler is a name or a mapping, not {entry!r}")
-    unknown = set(entry) - {"name", "policy", "options", "command"}
+    unknown = set(entry) - {"name", "policy", "options", "command", "staging"}
     if unknown:
         raise DescriptionError(f"unknown scheduler keys: {sorted(unknown)}")
     if "command" in entry:
-        name = entry.get("name") or shlex.split(entry["command"])[-1]
-        return SchedulerSpec(name=str(name), command=str(entry["command"]))
+        staging = entry.get("staging", False)
+        if not isinstance(staging, bool):
+            raise DescriptionError(f"scheduler {entry['command']!r}: staging must be true or false")
+        name = entry.get("name") or shlex.split(entry["command"])[-1] + ("-staged" if staging else "")
+        return SchedulerSpec(name=str(name), command=str(entry["command"]), staging=staging)
     policy = entry.get("policy") or _policy_of(str(entry.get("name", "")))
     if not policy:
         raise DescriptionError(f"scheduler {entry!r} needs a policy or a command")
