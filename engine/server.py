@@ -55,6 +55,7 @@ class Simulation:
         self.dynamic_profiles = set()
         self.by_id = {r.id: r for r in platform.resources}
         self.messages = 0
+        self.warned_storage = False
 
     # ---- time -----------------------------------------------------------
     def push(self, time, kind, job=None, data=None):
@@ -198,6 +199,12 @@ class Simulation:
             raise EngineError(f"{where}: the profile uses storage {label!r} but storage_mapping does not map it")
 
         profiles = self.workloads[job.workload].profiles
+        if not self.warned_storage and profiles[job.profile]["type"] != "data_staging" and any(
+                r.kind == "storage" for r in resources):
+            self.warned_storage = True
+            name = next(r.name for r in resources if r.kind == "storage")
+            print(f"batloc-batsim: warning: {where}: job runs on storage resource {name} (a scheduler that "
+                  "ignores storage_resources?); its timing is not meaningful. Warned once.", file=sys.stderr)
         job.state = "RUNNING"
         job.start = self.now
         job.alloc = resources

@@ -178,3 +178,18 @@ def test_deadlock_is_reported_and_waiting_jobs_are_still_written(tmp_path, platf
     assert res.returncode == 1 and "deadlock" in res.stderr and "w0!1" in res.stderr
     rows = res.jobs_rows()
     assert [(r["job_id"], r["final_state"]) for r in rows] == [("1", "SUBMITTED")]
+
+
+def test_a_compute_job_on_a_storage_resource_runs_with_one_warning(tmp_path, platform):
+    wl = write(tmp_path, "w.json", {"nb_res": 4, "jobs": [
+        {"id": i, "subtime": 1, "res": 1, "profile": "d"} for i in (1, 2)],
+        "profiles": {"d": {"type": "delay", "delay": 5}}})
+
+    def sched(msg):
+        return [{"type": "EXECUTE_JOB", "data": {"job_id": e["data"]["job_id"], "alloc": str(3 * i)}}
+                for i, e in enumerate(e for e in msg["events"] if e["type"] == "JOB_SUBMITTED")]
+
+    res = run(tmp_path, platform, [wl], sched)
+    assert res.returncode == 0, res.stderr
+    assert res.stderr.count("runs on storage resource") == 1 and "lustre" in res.stderr
+    assert res.jobs()["1"]["allocated_resources"] == "0"
