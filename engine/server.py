@@ -14,10 +14,10 @@ one message; its decisions apply at that instant (or later, if it dates them).
 
 import heapq
 import itertools
-import json
 import sys
 
 from .errors import EngineError
+from .protocol import DecodeError, decode, encode
 from .profiles import Delay, check_profile, format_intervals, parse_intervals, phases
 from .workload import Job, Workload
 
@@ -127,17 +127,17 @@ class Simulation:
             now = round(self.now, 6)
             for e in events:
                 e["timestamp"] = now
-            reply = self.link.exchange(json.dumps({"now": now, "events": events}).encode(), self.now)
+            reply = self.link.exchange(encode({"now": now, "events": events}), self.now)
             self.messages += 1
             self.apply_reply(reply)
 
     def apply_reply(self, raw):
         try:
-            msg = json.loads(raw)
+            msg = decode(raw)
             events = msg["events"]
             if not isinstance(events, list):
                 raise TypeError
-        except (ValueError, KeyError, TypeError):
+        except (ValueError, KeyError, TypeError, DecodeError):
             raise EngineError(
                 f"the scheduler's answer at t={self.now:.6f} is not a Batsim message: {raw[:200]!r}") from None
         for event in events:
