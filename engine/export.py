@@ -59,7 +59,7 @@ class Exporter:
         success = 1 if job.state == "COMPLETED_SUCCESSFULLY" else 0
         if rejected:
             c["rejected"] += 1
-            times = [""] * 7
+            times = ",,,,,"
         else:
             c["finished"] += 1
             if success:
@@ -78,13 +78,11 @@ class Exporter:
             m["turnaround"] = max(m["turnaround"], turnaround)
             m["slowdown"] = max(m["slowdown"], slowdown)
             m["makespan"] = max(m["makespan"], job.finish)
-            times = [f6(job.start), f6(run), f6(job.finish), f6(wait), f6(turnaround), f6(slowdown), f6(0.0)]
-        row = [
-            job.local_id, job.workload, job.profile, f6(job.subtime), str(job.res), walltime_text(job.walltime),
-            str(success), job.state, times[0], times[1], times[2], times[3], times[4], times[5],
-            job.alloc_str, times[6], '"%s"' % job.metadata.replace('"', '""'),
-        ]
-        self.jobs_file.write(",".join(row) + "\n")
+            times = "%.6f,%.6f,%.6f,%.6f,%.6f,%.6f" % (job.start, run, job.finish, wait, turnaround, slowdown)
+        self.jobs_file.write("%s,%s,%s,%.6f,%d,%s,%d,%s,%s,%s,%s,\"%s\"\n" % (
+            job.local_id, job.workload, job.profile, job.subtime, job.res, walltime_text(job.walltime),
+            success, job.state, times, job.alloc_str, "" if rejected else "0.000000",
+            job.metadata.replace('"', '""')))
 
     def unfinished(self, job):
         """A job the simulation could not finish (deadlock): still written, so none is lost."""

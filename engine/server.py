@@ -119,14 +119,13 @@ class Simulation:
 
     # ---- protocol ---------------------------------------------------------
     def emit(self, etype, data):
-        self.events.append({"timestamp": self.now, "type": etype, "data": data})
+        # Batsim prints times with six decimals; events are always sent at the instant they happen
+        self.events.append({"timestamp": round(self.now, 6), "type": etype, "data": data})
 
     def flush(self):
         while self.events:
             events, self.events = self.events, []
             now = round(self.now, 6)
-            for e in events:
-                e["timestamp"] = now
             reply = self.link.exchange(encode({"now": now, "events": events}), self.now)
             self.messages += 1
             self.apply_reply(reply)
@@ -168,22 +167,21 @@ class Simulation:
         job = self.job_named(data.get("job_id"), "execute")
         if job.state != "SUBMITTED":
             raise EngineError(f"the scheduler executed job {job.id!r}, which is {job.state}, not waiting")
-        where = f"EXECUTE_JOB of {job.id!r} at t={self.now:.6f}"
-        ids = parse_intervals(data.get("alloc", ""), where)
+        ids = parse_intervals(data.get("alloc", ""), self._execute_context(job))
         by_id, busy = self.by_id, self.busy
         resources = []
         for rid in ids:
             r = by_id.get(rid)
             if r is None:
                 raise EngineError(
-                    f"{where}: resource {rid} does not exist (the platform has ids 0-{len(by_id) - 1})")
+                    f"{self._execute_context(job)}: resource {rid} does not exist (the platform has ids 0-{len(by_id) - 1})")
             if rid in busy and r.kind == "compute":
-                raise EngineError(f"{where}: resource {rid} ({r.name}) is already used by job {busy[rid]!r}")
+                raise EngineError(f"{self._execute_context(job)}: resource {rid} ({r.name}) is already used by job {busy[rid]!r}")
             resources.append(r)
         if len(set(ids)) != len(ids):
-            raise EngineError(f"{where}: allocation {data['alloc']!r} names a resource twice")
+            raise EngineError(f"{self._execute_context(job)}: allocation {data['alloc']!r} names a resource twice")
         if len(resources) != job.res:
-            raise EngineError(f"{where}: allocation {data['alloc']!r} has {len(resources)} resources, "
+            raise EngineError(f"{self._execute_context(job)}: allocation {data['alloc']!r} has {len(resources)} resources, "
                               f"the job requests {job.res}")
         mapping = data.get("storage_mapping") or {}
 
@@ -191,19 +189,19 @@ class Simulation:
             if label in mapping:
                 r = self.by_id.get(mapping[label])
                 if r is None:
-                    raise EngineError(f"{where}: storage_mapping {label!r} names resource "
+                    raise EngineError(f"{self._execute_context(job)}: storage_mapping {label!r} names resource "
                                       f"{mapping[label]!r}, which does not exist")
                 return r.host
             if len(self.platform.storage) == 1:
                 return self.platform.storage[0].host
-            raise EngineError(f"{where}: the profile uses storage {label!r} but storage_mapping does not map it")
+            raise EngineError(f"{self._execute_context(job)}: the profile uses storage {label!r} but storage_mapping does not map it")
 
         profiles = self.workloads[job.workload].profiles
         if not self.warned_storage and profiles[job.profile]["type"] != "data_staging" and any(
                 r.kind == "storage" for r in resources):
             self.warned_storage = True
             name = next(r.name for r in resources if r.kind == "storage")
-            print(f"batloc-batsim: warning: {where}: job runs on storage resource {name} (a scheduler that "
+            print(f"batloc-batsim: warning: {self._execute_context(job)}: job runs on storage resource {name} (a scheduler that "
                   "ignores storage_resources?); its timing is not meaningful. Warned once.", file=sys.stderr)
         job.state = "RUNNING"
         job.start = self.now
@@ -221,6 +219,9 @@ class Simulation:
         if job.walltime > 0:
             self.push(self.now + job.walltime, WALLTIME, job)
         self.next_phase(job)
+
+    def _execute_context(self, job):
+        return f"EXECUTE_JOB of {job.id!r} at t={self.now:.6f}"
 
     def on_reject(self, data):
         job = self.job_named(data.get("job_id"), "reject")
@@ -334,7 +335,7 @@ class Simulation:
         self.jobs[job.id] = job
         self.unfinished += 1
         if announce:
-            desc = dict(job.description)
+            desc = job.description  # the engine's own copy of the input: sent as is, id rewritten
             desc["id"] = job.id
             data = {"job_id": job.id, "job": desc}
             if self.opt.forward_profiles:
