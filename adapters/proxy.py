@@ -11,18 +11,19 @@ the error's text, which is not a Batsim message: the engine then stops at
 once and quotes it, instead of waiting for a peer that is gone.
 """
 
-import json
 import sys
 
 import zmq
+
+from batloc.engine.protocol import decode, encode
 
 from .errors import ProxyError
 from .links import EngineSide, SchedulerSide
 from .relay import Relay
 
 
-def _dumps(msg):
-    return json.dumps(msg, separators=(",", ":")).encode()
+# The engine's codec: the proxy relays every message of a run, so it pays for JSON twice per message.
+_dumps = encode
 
 
 class StageProxy:
@@ -62,7 +63,7 @@ class StageProxy:
     def _answer(self, raw):
         relay = self.relay
         try:
-            msg = json.loads(raw)
+            msg = decode(raw)
             msg["now"], msg["events"]
         except (ValueError, KeyError, TypeError):
             raise ProxyError(f"the engine sent something that is not a Batsim message: {raw[:200]!r}") from None
@@ -73,7 +74,7 @@ class StageProxy:
         payload = raw if to_sched is msg else _dumps(to_sched)
         sraw = self.sched.exchange(payload, relay.now)
         try:
-            sreply = json.loads(sraw)
+            sreply = decode(sraw)
             if not isinstance(sreply.get("events"), list):
                 raise TypeError
         except (ValueError, TypeError, AttributeError):

@@ -2,7 +2,8 @@
 
 Both runs use the embedded engine and the same file-unaware scheduler on the
 same platform and workload: by default the raw first-come first-served decision
-process of engine_throughput.py, whose own cost is small, so that the ratio
+process below (it packs each job into one node, as stock schedulers do on
+Rackham), whose own cost is small, so that the ratio
 measures the proxy (`--scheduler schedFcfs` wraps pybatsim's stock FCFS instead,
 whose per-event cost grows with its queue and dominates both runs). The second
 run goes through
@@ -23,8 +24,47 @@ import sys
 import tempfile
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from engine_throughput import SCHEDULER as RAW_FCFS  # noqa: E402
+# A minimal file-unaware FCFS that keeps each job inside one node, as pybatsim's stock
+# schedulers do on Rackham (they take consecutive ids, i.e. one node's cores).
+NODE_FCFS = r"""
+import json, sys, zmq
+sock = zmq.Context().socket(zmq.REP)
+sock.bind(sys.argv[1])
+free, queue, alloc, node_of = {}, [], {}, {}
+while True:
+    msg = json.loads(sock.recv())
+    ends = False
+    for e in msg["events"]:
+        t, d = e["type"], e["data"]
+        if t == "JOB_SUBMITTED":
+            queue.append((d["job_id"], d["job"]["res"]))
+        elif t == "JOB_COMPLETED":
+            node, ids = alloc.pop(d["job_id"])
+            free[node].extend(ids)
+        elif t == "SIMULATION_BEGINS":
+            for r in d["compute_resources"]:
+                free.setdefault(r["properties"]["node"], []).append(r["id"])
+        elif t == "SIMULATION_ENDS":
+            ends = True
+    out = []
+    head = 0
+    while head < len(queue):
+        job_id, res = queue[head]
+        node = next((n for n, ids in free.items() if len(ids) >= res), None)
+        if node is None:
+            break
+        head += 1
+        ids = free[node][-res:]
+        del free[node][-res:]
+        alloc[job_id] = (node, ids)
+        out.append({"timestamp": msg["now"], "type": "EXECUTE_JOB",
+                    "data": {"job_id": job_id, "alloc": " ".join(map(str, ids))}})
+    if head:
+        del queue[:head]
+    sock.send(json.dumps({"now": msg["now"], "events": out}).encode())
+    if ends:
+        break
+"""
 
 
 def free_port():
@@ -64,7 +104,7 @@ def run(d, name, platform, workload, scheduler, proxy):
     inner = f"tcp://127.0.0.1:{free_port()}"
     listen = inner if proxy else endpoint
     if scheduler == "raw":
-        sched_cmd = [sys.executable, "-c", RAW_FCFS, listen]
+        sched_cmd = [sys.executable, "-c", NODE_FCFS, listen]
     else:
         sched_cmd = [pybatsim(), scheduler, "-v", "warning", "-s", listen]
     proxy_cmd = ["batloc-stage-proxy", "-q", "--bind", endpoint, "--connect", inner,
@@ -72,10 +112,13 @@ def run(d, name, platform, workload, scheduler, proxy):
     engine_cmd = ["batloc-batsim", "-q", "-p", platform, "-w", workload, "-e", os.path.join(out, "out"),
                   "-s", endpoint] + (["--enable-dynamic-jobs"] if proxy else [])
     log = open(os.path.join(out, "sched.log"), "w")
+    # All processes of a run on one CPU, as robin places them: they take turns.
+    cpu = min(os.sched_getaffinity(0))
+    pin = None if os.environ.get("BATLOC_NO_PIN") else (lambda: os.sched_setaffinity(0, {cpu}))
     t0 = time.monotonic()
-    sched = subprocess.Popen(sched_cmd, stdout=log, stderr=subprocess.STDOUT, cwd=out)
-    prox = subprocess.Popen(proxy_cmd, stdout=log, stderr=subprocess.STDOUT) if proxy else None
-    engine = subprocess.run(engine_cmd, capture_output=True, text=True)
+    sched = subprocess.Popen(sched_cmd, stdout=log, stderr=subprocess.STDOUT, cwd=out, preexec_fn=pin)
+    prox = subprocess.Popen(proxy_cmd, stdout=log, stderr=subprocess.STDOUT, preexec_fn=pin) if proxy else None
+    engine = subprocess.run(engine_cmd, capture_output=True, text=True, preexec_fn=pin)
     sched.wait(timeout=120)
     wall = time.monotonic() - t0
     proxy_cpu = None
