@@ -68,21 +68,32 @@ class Result:
             return f.read()
 
 
-def run(tmp_path, platform, workloads, scheduler, args=(), timeout=60, prefix_name="out"):
-    """Run the engine on `platform` and `workloads` (paths), answering with `scheduler(msg) -> events`."""
+def serve(scheduler, endpoint, messages=None, timeout=60, stop_after=None):
+    """Answer the engine with `scheduler(msg) -> events` on a REP socket, in a thread.
+
+    Binds `endpoint` ("tcp://127.0.0.1" alone picks a free port); returns (thread, port).
+    Records every message in `messages`; after `stop_after` messages it closes without answering
+    (a crashed scheduler).
+    """
     ctx = zmq.Context.instance()
     sock = ctx.socket(zmq.REP)
     sock.setsockopt(zmq.LINGER, 0)
-    port = sock.bind_to_random_port("tcp://127.0.0.1")
-    messages = []
+    if endpoint.count(":") == 1:
+        port = sock.bind_to_random_port(endpoint)
+    else:
+        sock.bind(endpoint)
+        port = int(endpoint.rsplit(":", 1)[1])
 
-    def serve():
+    def loop():
         try:
-            while True:
-                if not sock.poll(timeout * 1000):
-                    return
+            n = 0
+            while sock.poll(timeout * 1000):
                 msg = json.loads(sock.recv())
-                messages.append(msg)
+                n += 1
+                if stop_after is not None and n > stop_after:
+                    return
+                if messages is not None:
+                    messages.append(msg)
                 events = scheduler(msg) or []
                 for e in events:
                     e.setdefault("timestamp", msg["now"])
@@ -92,8 +103,15 @@ def run(tmp_path, platform, workloads, scheduler, args=(), timeout=60, prefix_na
         finally:
             sock.close(0)
 
-    thread = threading.Thread(target=serve, daemon=True)
+    thread = threading.Thread(target=loop, daemon=True)
     thread.start()
+    return thread, port
+
+
+def run(tmp_path, platform, workloads, scheduler, args=(), timeout=60, prefix_name="out"):
+    """Run the engine on `platform` and `workloads` (paths), answering with `scheduler(msg) -> events`."""
+    messages = []
+    thread, port = serve(scheduler, "tcp://127.0.0.1", messages, timeout)
     prefix = os.path.join(str(tmp_path), prefix_name)
     cmd = ENGINE + ["-p", platform, "-e", prefix, "-s", f"tcp://127.0.0.1:{port}", "-q"]
     for w in workloads:

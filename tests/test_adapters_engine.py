@@ -7,15 +7,12 @@ lustre 0, n000 cores 1 2, n000_mem 3, n001 cores 4 5, n001_mem 6.
 
 import csv
 import json
-import os
 import socket
 import subprocess
 import sys
-import threading
 
-import pytest
-import zmq
 
+import engine_harness
 from engine_harness import ENGINE, platform_xml, write
 
 PROXY = [sys.executable, "-m", "batloc.adapters.cli"]
@@ -69,31 +66,7 @@ class Scripted:
 
 def serve(scheduler, port, stop_after=None):
     """Run `scheduler` on a REP socket in a thread; `stop_after` messages, then close (a crash)."""
-    ctx = zmq.Context.instance()
-    sock = ctx.socket(zmq.REP)
-    sock.setsockopt(zmq.LINGER, 0)
-    sock.bind(f"tcp://127.0.0.1:{port}")
-
-    def loop():
-        try:
-            n = 0
-            while sock.poll(60000):
-                msg = json.loads(sock.recv())
-                n += 1
-                if stop_after is not None and n > stop_after:
-                    return                  # closes the socket without answering
-                events = scheduler(msg)
-                for e in events:
-                    e.setdefault("timestamp", msg["now"])
-                sock.send(json.dumps({"now": msg["now"], "events": events}).encode())
-                if any(e["type"] == "SIMULATION_ENDS" for e in msg["events"]):
-                    return
-        finally:
-            sock.close(0)
-
-    thread = threading.Thread(target=loop, daemon=True)
-    thread.start()
-    return thread
+    return engine_harness.serve(scheduler, f"tcp://127.0.0.1:{port}", stop_after=stop_after)[0]
 
 
 def run_with_proxy(tmp_path, platform, workload, scheduler, proxy_args=(), stop_after=None):
