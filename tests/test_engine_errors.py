@@ -1,7 +1,5 @@
 """Bad inputs and misbehaving schedulers: a clear message and a non-zero exit, never a hang."""
 
-import json
-import os
 import socket
 import subprocess
 import sys
@@ -10,7 +8,7 @@ import time
 
 import pytest
 
-from engine_harness import ENGINE, Fifo, platform_xml, run, write
+from engine_harness import ENGINE, platform_xml, run, write
 
 
 @pytest.fixture

@@ -1,7 +1,6 @@
 """Platform XML layout (docs/contract.md §1, §6) and the committed Rackham files."""
 
 import xml.etree.ElementTree as ET
-from pathlib import Path
 
 import pytest
 

@@ -8,7 +8,6 @@ to the scheduler; actual durations (delays) only to the dry run.
 
 import csv
 
-import pytest
 
 from batloc.schedulers.dry_run import DryRun, make_resources
 from batloc.schedulers.eft import Eft
