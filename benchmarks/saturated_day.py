@@ -20,8 +20,11 @@ import sys
 import tempfile
 import time
 
+from batloc.cli.robin_process import CpuLeases
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 VARIANTS = ["fcfs", "eft", "lea", "leo", "lem", "fcfs_bf", "eft_bf", "lea_bf", "leo_bf", "lem_bf"]
+CPUS = CpuLeases()  # each variant's engine and scheduler share one CPU, as under robin
 PYBATSIM = shutil.which("pybatsim") or os.path.join(os.path.dirname(sys.executable), "pybatsim")
 
 
@@ -35,14 +38,17 @@ def run_variant(variant, platform, workload, out):
     prefix = os.path.join(out, variant)
     port = free_port()
     log = open(prefix + "_sched.log", "w")
+    cpu = CPUS.take()
+    pin = (lambda: os.sched_setaffinity(0, {cpu})) if cpu is not None else None
     started = time.monotonic()
     sched = subprocess.Popen([PYBATSIM, os.path.join(ROOT, "schedulers", variant + ".py"), "-v", "warning",
                               "-s", f"tcp://127.0.0.1:{port}", "-o", json.dumps({"export_prefix": prefix})],
-                             stdout=log, stderr=subprocess.STDOUT, cwd=out)
+                             stdout=log, stderr=subprocess.STDOUT, cwd=out, preexec_fn=pin)
     engine = subprocess.run([sys.executable, "-m", "batloc.engine", "-p", platform, "-w", workload, "-e", prefix,
                              "-s", f"tcp://127.0.0.1:{port}", "--enable-dynamic-jobs", "-q"],
-                            capture_output=True, text=True)
+                            capture_output=True, text=True, preexec_fn=pin)
     sched.wait()
+    CPUS.give_back(cpu)
     log.close()
     wall = time.monotonic() - started
     if engine.returncode != 0 or sched.returncode != 0:
