@@ -95,7 +95,7 @@ def phases(profile, profiles, hosts, storage):
         raise EngineError(f"unknown profile type {ptype!r}")
 
 
-def parse_intervals(text, where):
+def parse_intervals(text):
     """'0-3 5 7-8' → [0, 1, 2, 3, 5, 7, 8] (Batsim's interval-set notation)."""
     if isinstance(text, str):
         parts = text.split()
@@ -111,9 +111,9 @@ def parse_intervals(text, where):
                 raise ValueError
             ids.extend(range(lo, hi + 1))
     except ValueError:
-        raise EngineError(f"{where}: cannot read allocation {text!r} (expected e.g. '0-3 5')") from None
+        raise EngineError(f"cannot read allocation {text!r} (expected e.g. '0-3 5')") from None
     if not ids:
-        raise EngineError(f"{where}: empty allocation")
+        raise EngineError("empty allocation")
     return ids
 
 

@@ -167,7 +167,10 @@ class Simulation:
         job = self.job_named(data.get("job_id"), "execute")
         if job.state != "SUBMITTED":
             raise EngineError(f"the scheduler executed job {job.id!r}, which is {job.state}, not waiting")
-        ids = parse_intervals(data.get("alloc", ""), self._execute_context(job))
+        try:
+            ids = parse_intervals(data.get("alloc", ""))
+        except EngineError as e:
+            raise EngineError(f"{self._execute_context(job)}: {e}") from None
         by_id, busy = self.by_id, self.busy
         resources = []
         for rid in ids:
@@ -175,7 +178,7 @@ class Simulation:
             if r is None:
                 raise EngineError(
                     f"{self._execute_context(job)}: resource {rid} does not exist (the platform has ids 0-{len(by_id) - 1})")
-            if rid in busy and r.kind == "compute":
+            if rid in busy:  # holds compute ids only: storages may be shared
                 raise EngineError(f"{self._execute_context(job)}: resource {rid} ({r.name}) is already used by job {busy[rid]!r}")
             resources.append(r)
         if len(set(ids)) != len(ids):
@@ -403,7 +406,6 @@ class Simulation:
         job.runner = None
         job.state = state
         job.finish = self.now
-        job.return_code = return_code
         for r in job.alloc:
             if r.kind == "compute":
                 del self.busy[r.id]

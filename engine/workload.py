@@ -12,7 +12,7 @@ class Job:
 
     __slots__ = (
         "id", "workload", "local_id", "subtime", "res", "walltime", "profile", "description",
-        "state", "start", "finish", "alloc", "alloc_str", "return_code", "metadata",
+        "state", "start", "finish", "alloc", "alloc_str", "metadata",
         "token", "runner", "activities", "phase_end", "phase_start", "pdata",
     )
 
@@ -30,7 +30,6 @@ class Job:
         self.finish = None
         self.alloc = None
         self.alloc_str = ""
-        self.return_code = 0
         self.metadata = ""
         self.token = 0
         self.runner = None

@@ -142,6 +142,8 @@ def test_scheduler_that_dies_mid_run(tmp_path, platform):
     ({"type": "EXECUTE_JOB", "data": {"job_id": "w0!42", "alloc": "1"}}, ["job 'w0!42'", "unknown"]),
     ({"type": "EXECUTE_JOB", "data": {"job_id": "w0!1", "alloc": "1-2"}}, ["w0!1", "has 2 resources",
                                                                            "requests 1"]),
+    ({"type": "EXECUTE_JOB", "data": {"job_id": "w0!1", "alloc": "1-x"}}, ["EXECUTE_JOB of 'w0!1'",
+                                                                           "cannot read allocation '1-x'"]),
     ({"type": "TELEPORT_JOB", "data": {}}, ["unknown event type 'TELEPORT_JOB'"]),
 ])
 def test_bad_decisions_are_reported_with_job_and_resource(tmp_path, platform, event, fragments):
