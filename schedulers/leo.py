@@ -18,6 +18,7 @@ class Leo(PlanningScheduler):
         return np.where(t_k == ctx.now, eft_score(t_k, overhead),
                         lea_score(t_k, overhead, penalty, self.opts.W))
 
-    def lower_bound(self, ctx, t_k, overhead, penalty):
-        # The EFT/LEA switch is not monotone in t_k: bound by the smaller form.
-        return np.minimum(eft_score(t_k, overhead), lea_score(t_k, overhead, penalty, self.opts.W))
+    # No separate lower_bound: the score itself bounds it. Given t_lb <= t_k, a
+    # node with t_lb > now has t_k > now (LEA form, monotone); a node with
+    # t_lb == now scores t'_k if it starts now, else the LEA form, which is
+    # >= t_k + overhead >= the EFT form at t_lb.
