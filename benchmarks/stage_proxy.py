@@ -67,6 +67,10 @@ while True:
 """
 
 
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BATLOC_POLICIES = ("fcfs", "fcfs_bf", "eft", "lea")
+
+
 def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -105,6 +109,9 @@ def run(d, name, platform, workload, scheduler, proxy):
     listen = inner if proxy else endpoint
     if scheduler == "raw":
         sched_cmd = [sys.executable, "-c", NODE_FCFS, listen]
+    elif scheduler in BATLOC_POLICIES:
+        sched_cmd = [pybatsim(), os.path.join(ROOT, "schedulers", scheduler + ".py"), "-v", "warning",
+                     "-s", listen, "-o", json.dumps({"ignore_files": True})]
     else:
         sched_cmd = [pybatsim(), scheduler, "-v", "warning", "-s", listen]
     proxy_cmd = ["batloc-stage-proxy", "-q", "--bind", endpoint, "--connect", inner,

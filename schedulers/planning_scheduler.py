@@ -104,7 +104,9 @@ class PlanningScheduler(BatsimScheduler):
             walltime = math.inf
         data = job.json_dict or {}
         file, size = data.get("input_file"), data.get("input_size")
-        if file is None or size is None:
+        if self.opts.ignore_files:
+            file, size = None, 0.0
+        elif file is None or size is None:
             if not self.warned_no_file:
                 self.warned_no_file = True
                 msg = (f"job {job.id} has no input_file/input_size fields (contract §2): jobs without "

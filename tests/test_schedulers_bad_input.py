@@ -46,6 +46,10 @@ def test_unknown_and_bad_options_are_clear_errors():
         Lea({"w": 3})
     with pytest.raises(OptionsError, match="cache"):
         Lea({"cache": "fifo"})
+    with pytest.raises(OptionsError, match="queue_depth.*integer"):
+        Lea({"queue_depth": 2.5})
+    with pytest.raises(OptionsError, match="ignore_files.*true or false"):
+        Lea({"ignore_files": "yes"})
     with pytest.raises(ValueError, match="backfilling"):
         Fcfs_bf({"backfilling": False})
 

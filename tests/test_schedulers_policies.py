@@ -193,3 +193,31 @@ def test_same_inputs_same_decisions(tmp_path):
     a, _, _ = run(Lea, {"n000": 2, "n001": 2, "n002": 2}, jobs, {"backfilling": True})
     b, _, _ = run(Lea, {"n000": 2, "n001": 2, "n002": 2}, jobs, {"backfilling": True})
     assert a == b
+
+
+def test_queue_depth_plans_only_the_head_of_the_queue():
+    # LEA, two 1-core nodes. J1 (A) loads on n000 [1,11), computes [11,61).
+    # At t=2, J2 (A) prefers waiting for n000 (101 vs 2 + 500*10) and J3 (no
+    # file) could start now on n001.
+    jobs = WAIT_JOBS + [job(3, 2, 1, 100, 10)]
+    s, _, sched = run(Lea, {"n000": 1, "n001": 1}, jobs)
+    assert (node_of(sched, s["3"]), s["3"]["start"]) == ("n001", 2.0)
+    # With queue_depth 1 only J2 is planned at t=2 (it waits), and at J1's
+    # completion (61), where J2 starts. J3 heads the queue at the next event,
+    # J2's completion at 71: both nodes free -> lowest index, n000.
+    s, _, sched = run(Lea, {"n000": 1, "n001": 1}, jobs, {"queue_depth": 1})
+    assert (node_of(sched, s["2"]), s["2"]["start"]) == ("n000", 61.0)
+    assert (node_of(sched, s["3"]), s["3"]["start"]) == ("n000", 71.0)
+
+
+def test_ignore_files_schedules_file_unaware(tmp_path, capsys):
+    # EFT without files is FCFS: J3 goes to the lowest-index idle node (n000),
+    # starts at once (no load: nothing is staged) and logs no file.
+    jobs = [job(1, 1, 1, 100, 10, "B", 10), job(2, 1, 1, 100, 10, "A", 10), job(3, 30, 1, 100, 10, "A", 10)]
+    s, st, sched = run(Eft, {"n000": 1, "n001": 1}, jobs, {"ignore_files": True}, tmp_path=tmp_path)
+    assert (node_of(sched, s["3"]), s["3"]["start"]) == ("n000", 30.0)
+    assert [s[str(i)]["start"] for i in (1, 2)] == [1.0, 1.0]
+    assert st == {}
+    rows = list(csv.DictReader(open(tmp_path / "decisions.csv")))
+    assert {r["cache"] for r in rows} == {"none"}
+    assert "warning" not in capsys.readouterr().err

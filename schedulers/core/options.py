@@ -2,7 +2,8 @@
 
 Defaults are the paper's: no backfilling, W = 500, LEM switches to LEA when
 every node runs a job (saturation share 1.0), the paper's memory model, and
-event-driven scheduling (period 0).
+event-driven scheduling (period 0), the whole queue planned at every pass
+(queue depth 0), input files taken into account.
 """
 
 from dataclasses import dataclass
@@ -22,6 +23,13 @@ class SchedulerOptions:
     saturation: float = 1.0
     cache: str = "paper"
     scheduling_period: float = 0.0
+    # Plan only the first N queued jobs per pass (0 = all, the paper). Like
+    # Slurm's default_queue_depth: bounds a pass's cost on a long queue, but
+    # jobs further back wait even if they could start now.
+    queue_depth: int = 0
+    # Schedule as if no job had an input file: a file-unaware baseline, e.g.
+    # to run under the staging proxy (adapters/), which then pays the loads.
+    ignore_files: bool = False
     bandwidth: Optional[float] = None
     decisions: Optional[str] = None
     export_prefix: Optional[str] = None
@@ -50,8 +58,12 @@ class SchedulerOptions:
         return opts
 
     def _check(self):
-        if not isinstance(self.backfilling, bool):
-            raise OptionsError(f"option 'backfilling' must be true or false, got {self.backfilling!r}")
+        for name in ("backfilling", "ignore_files"):
+            if not isinstance(getattr(self, name), bool):
+                raise OptionsError(f"option {name!r} must be true or false, got {getattr(self, name)!r}")
+        if isinstance(self.queue_depth, bool) or not isinstance(self.queue_depth, int) or self.queue_depth < 0:
+            raise OptionsError(f"option 'queue_depth' must be an integer >= 0 (0 = the whole queue), "
+                               f"got {self.queue_depth!r}")
         if self.cache not in CACHE_MODELS:
             raise OptionsError(f"option 'cache' must be one of {', '.join(CACHE_MODELS)}, got {self.cache!r}")
         for name in ("W", "saturation", "scheduling_period"):

@@ -14,7 +14,9 @@ the best exact score. The choice is the same as an exhaustive scan.
 
 The pass also stops early once no node has as many cores free *now* as the
 smallest job left in the queue needs: later reservations cannot start anything
-now, and the next pass rebuilds them anyway.
+now, and the next pass rebuilds them anyway. With the option ``queue_depth``
+it plans only the head of the queue (a production scheduler's bound, not the
+paper's rule).
 """
 
 from dataclasses import dataclass
@@ -79,6 +81,8 @@ class Planner:
         planned_nodes = {}         # file -> set(node) planned in this pass
         outlooks = {}              # node -> FileOutlook, kept up to date by add()
         decisions = []
+        if st.options.queue_depth:
+            queue = queue[:st.options.queue_depth]
         if not queue:
             return decisions
         cores = np.fromiter((j.cores for j in queue), dtype=np.int64, count=len(queue))
