@@ -32,10 +32,10 @@ def synth(path, days, load, seed, jobs_per_file=4):
                     "--jobs-per-file", str(jobs_per_file)], check=True, capture_output=True)
 
 
-def run_dry(variant, bf, workload, nodes, memory, bandwidth, stats_path):
+def run_dry(variant, bf, workload, nodes, memory, bandwidth, stats_path, extra):
     mod = importlib.import_module(f"batloc.schedulers.{variant}")
     cls = getattr(mod, variant.capitalize())
-    sched = cls({"backfilling": bf, "stats": stats_path})
+    sched = cls({**extra, "backfilling": bf, "stats": stats_path})
     compute, storage = make_resources(nodes, memory_bytes=memory, bandwidth=bandwidth)
     t0 = time.perf_counter()
     run = DryRun(sched, compute, storage, workload)
@@ -49,9 +49,9 @@ def run_dry(variant, bf, workload, nodes, memory, bandwidth, stats_path):
     return wall, stats, loaded, mean_flow
 
 
-def run_engine(variant, bf, wl_path, platform, prefix, stats_path):
+def run_engine(variant, bf, wl_path, platform, prefix, stats_path, extra):
     port = random.randint(20000, 60000)
-    opts = json.dumps({"backfilling": bf, "stats": stats_path, "export_prefix": prefix})
+    opts = json.dumps({**extra, "backfilling": bf, "stats": stats_path, "export_prefix": prefix})
     t0 = time.perf_counter()
     sched = subprocess.Popen(["pybatsim", f"{os.path.dirname(__file__)}/../schedulers/{variant}.py",
                               "-s", f"tcp://*:{port}", "-o", opts], stdout=subprocess.DEVNULL,
@@ -72,8 +72,13 @@ def main(argv=None):
     ap.add_argument("--platform", default=os.path.join(os.path.dirname(__file__), "../platforms/rackham.xml"))
     ap.add_argument("--max-jobs", type=int, default=0, help="keep only the first N jobs (quick looks)")
     ap.add_argument("--jobs-per-file", type=float, default=4)
+    ap.add_argument("--options", type=json.loads, default={},
+                    help='extra scheduler options as JSON, e.g. \'{"queue_depth": 100}\' or '
+                         '\'{"scheduling_period": 30}\' (default: the paper\'s)')
     args = ap.parse_args(argv)
     tmp = tempfile.mkdtemp(prefix="batloc-bench-")
+    if args.options:
+        print(f"scheduler options: {json.dumps(args.options)}")
     print(f"{'variant':<8} {'days':>4} {'jobs':>6} {'wall s':>8} {'passes':>7} {'decide s':>9} "
           f"{'ms/pass':>8} {'max queue':>9} {'loaded TB':>9} {'mean flow h':>11}  ms/pass by queue length")
     for days in args.days:
@@ -88,9 +93,11 @@ def main(argv=None):
             stats_path = os.path.join(tmp, f"{v}-{days}.json")
             loaded, flow = float("nan"), float("nan")
             if args.engine:
-                wall, st = run_engine(variant, bf, wl_path, args.platform, os.path.join(tmp, f"{v}-{days}"), stats_path)
+                wall, st = run_engine(variant, bf, wl_path, args.platform, os.path.join(tmp, f"{v}-{days}"), stats_path,
+                                      args.options)
             else:
-                wall, st, loaded, flow = run_dry(variant, bf, wl, RACKHAM, 128e9, 0.1e9, stats_path)
+                wall, st, loaded, flow = run_dry(variant, bf, wl, RACKHAM, 128e9, 0.1e9, stats_path,
+                                                  args.options)
             by_q = " ".join(f"{k}:{b['mean_s'] * 1e3:.2f}" for k, b in st["by_queue_length"].items())
             print(f"{st['policy']:<8} {days:>4g} {len(wl['jobs']):>6} {wall:>8.1f} {st['passes']:>7} "
                   f"{st['decision_seconds']:>9.1f} {st['mean_pass_s'] * 1e3:>8.2f} {st['max_queue']:>9.0f} "
