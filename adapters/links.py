@@ -2,71 +2,23 @@
 
 Toward the engine the proxy binds a REP socket (it stands where the engine
 expects a scheduler); toward the wrapped scheduler it connects a REQ socket
-(the scheduler binds, as every Batsim 4 decision process does). A monitor
-socket on each — as in the engine's own ``network`` — tells "the peer went
-away" apart from "the peer is thinking", and the wrapped scheduler's process,
-when the proxy started it, is polled too.
+(the scheduler binds, as every Batsim 4 decision process does). Both are
+``batloc.engine.watched_socket`` sockets, as the engine's own link, so a peer
+that went away is told apart from one that is thinking; the wrapped
+scheduler's process, when the proxy started it, is polled too.
 """
 
 import errno
 import time
 
 import zmq
-from zmq.utils.monitor import recv_monitor_message
+
+from batloc.engine.watched_socket import POLL_MS, WatchedSocket
 
 from .errors import ProxyError
 
-POLL_MS = 200
 
-_HANDSHAKE_FAILURES = tuple(
-    getattr(zmq, name)
-    for name in ("EVENT_HANDSHAKE_FAILED_PROTOCOL", "EVENT_HANDSHAKE_FAILED_NO_DETAIL")
-    if hasattr(zmq, name)
-)
-
-
-class _Watched:
-    def __init__(self, ctx, kind):
-        self.sock = ctx.socket(kind)
-        self.monitor = self.sock.get_monitor_socket()
-        self.poller = zmq.Poller()
-        self.poller.register(self.sock, zmq.POLLIN)
-        self.poller.register(self.monitor, zmq.POLLIN)
-        self.connected = False
-        self.disconnected = False
-        self.handshake_failed = False
-
-    def _read_monitor(self):
-        while self.monitor.poll(0):
-            event = recv_monitor_message(self.monitor)["event"]
-            if event in (zmq.EVENT_CONNECTED, zmq.EVENT_ACCEPTED):
-                self.connected = True
-                self.disconnected = False
-            elif event == zmq.EVENT_DISCONNECTED:
-                self.disconnected = True
-            elif event in _HANDSHAKE_FAILURES:
-                self.handshake_failed = True
-
-    def _wait(self, check):
-        """Poll until a message arrives; `check()` raises ProxyError when waiting is hopeless."""
-        while True:
-            events = dict(self.poller.poll(POLL_MS))
-            if self.monitor in events:
-                self._read_monitor()
-            if self.sock in events:
-                return self.sock.recv(copy=True)
-            check()
-
-    def close(self, linger=0):
-        try:
-            self.sock.disable_monitor()
-        except zmq.ZMQError:
-            pass
-        self.monitor.close(0)
-        self.sock.close(linger)
-
-
-class EngineSide(_Watched):
+class EngineSide(WatchedSocket):
     """Where the engine connects: a bound REP socket."""
 
     def __init__(self, ctx, endpoint, child=None):
@@ -92,7 +44,7 @@ class EngineSide(_Watched):
                 raise ProxyError(f"the engine disconnected from {self.endpoint} at simulated time {now:.6f} "
                                  "before the simulation ended (did it crash? see its output)")
 
-        raw = self._wait(check)
+        raw = self.wait(check)
         self.received = True
         return raw
 
@@ -100,7 +52,7 @@ class EngineSide(_Watched):
         self.sock.send(payload)
 
 
-class SchedulerSide(_Watched):
+class SchedulerSide(WatchedSocket):
     """The wrapped scheduler: a REQ socket connected to where it listens."""
 
     def __init__(self, ctx, endpoint, child=None, ready_timeout=30.0, reply_timeout=None):
@@ -141,6 +93,6 @@ class SchedulerSide(_Watched):
                 raise ProxyError(f"the wrapped scheduler did not answer within {limit:g} s at simulated time "
                                  f"{now:.6f} (see --reply-timeout)")
 
-        raw = self._wait(check)
+        raw = self.wait(check)
         self.answered = True
         return raw
