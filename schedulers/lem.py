@@ -19,3 +19,6 @@ class Lem(PlanningScheduler):
         if self.saturated(ctx):
             return lea_score(t_k, overhead, penalty, self.opts.W)
         return eft_score(t_k, overhead)
+
+    def penalty_counts(self, ctx, t_k):
+        return self.saturated(ctx)

@@ -15,8 +15,15 @@ class Leo(PlanningScheduler):
     policy_name = "LEO"
 
     def score(self, ctx, t_k, overhead, penalty):
-        return np.where(t_k == ctx.now, eft_score(t_k, overhead),
-                        lea_score(t_k, overhead, penalty, self.opts.W))
+        if isinstance(t_k, np.ndarray):
+            return np.where(t_k == ctx.now, eft_score(t_k, overhead),
+                            lea_score(t_k, overhead, penalty, self.opts.W))
+        if t_k == ctx.now:
+            return eft_score(t_k, overhead)
+        return lea_score(t_k, overhead, penalty, self.opts.W)
+
+    def penalty_counts(self, ctx, t_k):
+        return t_k != ctx.now
 
     # No separate lower_bound: the score itself bounds it. Given t_lb <= t_k, a
     # node with t_lb > now has t_k > now (LEA form, monotone); a node with

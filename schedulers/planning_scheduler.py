@@ -46,6 +46,10 @@ class PlanningScheduler(BatsimScheduler):
     def score(self, ctx, t_k, overhead, penalty):
         raise NotImplementedError
 
+    # Optional ``penalty_counts(ctx, t_k)``: False where `score` ignores the
+    # eviction penalty at t_k, so the planner need not compute it.
+    penalty_counts = None
+
     def lower_bound(self, ctx, t_k, overhead, penalty):
         """A lower bound of `score` (vectorised); the score itself when it is
         non-decreasing in t_k, overhead and penalty."""

@@ -89,6 +89,7 @@ class Planner:
         smallest_left = np.minimum.accumulate(cores[::-1])[::-1].tolist()
         policy = self.policy
         uses_penalty = getattr(policy, "uses_penalty", True)
+        penalty_counts = getattr(policy, "penalty_counts", None)
         score_of, lower_bound = policy.score, policy.lower_bound
         caches, windows = st.caches, st.windows
         file_nodes = st.file_nodes
@@ -146,11 +147,14 @@ class Planner:
                             if o is None:
                                 o = outlooks[k] = FileOutlook(caches[k], list(windows[k].values()),
                                                               planned.get(k, ()), now)
-                            res = o.evaluate(file, size, t, bw[k], uses_penalty)
+                            # The eviction penalty is the costly part; skip it where the
+                            # policy's score at this t_k ignores it (LEO, LEM).
+                            need_pen = uses_penalty and (penalty_counts is None or penalty_counts(ctx, t))
+                            res = o.evaluate(file, size, t, bw[k], need_pen)
                             ov, case, t_file, stg = res.overhead, res.case, res.t_file, res.staging
                             pen_bytes = res.penalty_bytes
                             pen = 0.0
-                            if uses_penalty and pen_bytes:
+                            if need_pen and pen_bytes:
                                 pen = pen_bytes * size / mem[k] / bw[k]
                         score = float(score_of(ctx, t, ov, pen))
                         if (score, k) < (best_score, best_k):
