@@ -5,7 +5,7 @@ and a synthetic day (>= 20 000 jobs, heavy file sharing), then `batloc validate`
 on the outputs. Prints one row per variant: wall time, jobs, validator verdict,
 data loaded and its ratio to FCFS (the paper's direction: LEA and LEM below 1).
 
-    python benchmarks/saturated_day.py [--variants fcfs lea lem] [--parallel 2] [--keep DIR]
+    python benchmarks/saturated_day.py [--variants fcfs lea lem] [--parallel 2] [--keep DIR] [--options JSON]
 """
 
 import argparse
@@ -34,7 +34,7 @@ def free_port():
         return s.getsockname()[1]
 
 
-def run_variant(variant, platform, workload, out):
+def run_variant(variant, platform, workload, out, options):
     prefix = os.path.join(out, variant)
     port = free_port()
     log = open(prefix + "_sched.log", "w")
@@ -42,7 +42,7 @@ def run_variant(variant, platform, workload, out):
     pin = (lambda: os.sched_setaffinity(0, {cpu})) if cpu is not None else None
     started = time.monotonic()
     sched = subprocess.Popen([PYBATSIM, os.path.join(ROOT, "schedulers", variant + ".py"), "-v", "warning",
-                              "-s", f"tcp://127.0.0.1:{port}", "-o", json.dumps({"export_prefix": prefix})],
+                              "-s", f"tcp://127.0.0.1:{port}", "-o", json.dumps({**options, "export_prefix": prefix})],
                              stdout=log, stderr=subprocess.STDOUT, cwd=out, preexec_fn=pin)
     engine = subprocess.run([sys.executable, "-m", "batloc.engine", "-p", platform, "-w", workload, "-e", prefix,
                              "-s", f"tcp://127.0.0.1:{port}", "--enable-dynamic-jobs", "-q"],
@@ -71,6 +71,8 @@ def main():
     ap.add_argument("--load", default="1.2")
     ap.add_argument("--jobs-per-file", default="8")
     ap.add_argument("--keep", help="keep outputs in this folder")
+    ap.add_argument("--options", type=json.loads, default={},
+                    help='extra scheduler options as JSON, e.g. \'{"scheduling_period": 60}\' (default: the paper\'s)')
     args = ap.parse_args()
     out = args.keep or tempfile.mkdtemp(prefix="batloc-day-")
     os.makedirs(out, exist_ok=True)
@@ -79,9 +81,10 @@ def main():
     subprocess.run([sys.executable, "-m", "batloc.cli.main", "workload", "synth", "-o", workload, "--platform",
                     platform, "--duration", "1d", "--load", args.load, "--jobs-per-file", args.jobs_per_file,
                     "--seed", "7"], check=True, stdout=subprocess.DEVNULL)
-    print(f"workload {workload}; outputs in {out}")
+    print(f"workload {workload}; outputs in {out}"
+          + (f"; scheduler options {json.dumps(args.options)}" if args.options else ""))
     with cf.ThreadPoolExecutor(args.parallel) as pool:
-        results = list(pool.map(lambda v: run_variant(v, platform, workload, out), args.variants))
+        results = list(pool.map(lambda v: run_variant(v, platform, workload, out, args.options), args.variants))
     base = next((r["loaded"] for r in results if r["variant"] == "fcfs" and "loaded" in r), None)
     print(f"{'variant':<9} {'wall s':>8} {'jobs':>7} {'valid':>6} {'loaded TB':>10} {'vs FCFS':>8}  note")
     for r in results:
