@@ -129,3 +129,36 @@ def test_lea_bf_backfills_behind_a_stacked_node():
     res = _run(Lea_bf({}), {"n000": 2}, jobs)
     assert res["w0!1"] == (1.0, [0]) and res["w0!3"] == (2.0, [1])
     assert res["w0!2"] == (100.0, [0, 1]) and res["w0!4"] == (110.0, [0])
+
+
+def _exhaustive(cls):
+    """The same policy scoring every node exactly, penalty always computed."""
+    class Exhaustive(cls):
+        penalty_counts = None
+
+        def lower_bound(self, ctx, t_k, overhead, penalty):
+            return np.full(len(t_k), -np.inf)
+    return Exhaustive
+
+
+def _random_jobs(seed, n=120):
+    rng = random.Random(seed)
+    return [dict(id=i, sub=rng.randint(0, 400), res=rng.choice([1, 1, 2, 3]), wall=rng.choice([60, 120, 400]),
+                 delay=rng.randint(5, 60), file=rng.choice("ABCDEFG"), size=rng.choice([5, 20, 40]) * GB)
+            for i in range(n)]
+
+
+def test_pruned_planning_equals_exhaustive_scoring_for_every_policy():
+    # LEO's bound is its own score at the lower t_k, LEO and LEM skip the
+    # penalty where their score ignores it: none of that may change a decision.
+    from batloc.schedulers.eft import Eft
+    from batloc.schedulers.lem import Lem
+    from batloc.schedulers.leo import Leo
+    nodes = {f"n{i:03d}": 3 for i in range(5)}
+    for cls in (Eft, Lea, Leo, Lem):
+        for opts in ({}, {"backfilling": True}, {"saturation": 0.6}, {"cache": "lru"}):
+            for seed in (1, 2):
+                jobs = _random_jobs(seed)
+                fast = _run(cls(dict(opts)), nodes, jobs)
+                slow = _run(_exhaustive(cls)(dict(opts)), nodes, jobs)
+                assert fast == slow, (cls.__name__, opts, seed)
