@@ -179,7 +179,11 @@ class BackfillAvailability(CoreAvailability):
         row = self.first_free[node]
         for p in positions:
             p = int(p)
-            s, e = plan.starts[p], plan.ends[p]
+            s = plan.starts[p]
+            if s is None:
+                s, e = plan.starts[p], plan.ends[p] = [], []
+            else:
+                e = plan.ends[p]
             j = bisect_left(s, start)
             s.insert(j, start)
             e.insert(j, end)
@@ -199,7 +203,7 @@ class BackfillAvailability(CoreAvailability):
 
 
 class _NodePlan:
-    """One node's reservations in the pass: per core, sorted starts and ends;
+    """One node's reservations in the pass: per core, sorted starts and ends (None: none);
     and the candidate instants for t_k (now, base availabilities and planned
     ends in (now, inf)), sorted without duplicates."""
 
@@ -208,8 +212,9 @@ class _NodePlan:
     def __init__(self, base, now):
         self.base = base
         self.now = now
-        self.starts = [[] for _ in base]
-        self.ends = [[] for _ in base]
+        # Per core, created on its first reservation (most cores get none in a pass).
+        self.starts = [None] * len(base)
+        self.ends = [None] * len(base)
         self.cands = sorted({now}.union(x for x in base if now < x < INF))
 
     def add_instant(self, x):
