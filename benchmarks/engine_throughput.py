@@ -23,40 +23,7 @@ import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-SCHEDULER = r"""
-import json, sys, zmq
-sock = zmq.Context().socket(zmq.REP)
-sock.bind(sys.argv[1])
-free, queue, alloc = [], [], {}
-while True:
-    msg = json.loads(sock.recv())
-    ends = False
-    for e in msg["events"]:
-        t, d = e["type"], e["data"]
-        if t == "JOB_SUBMITTED":
-            queue.append((d["job_id"], d["job"]["res"]))
-        elif t == "JOB_COMPLETED":
-            free.extend(alloc.pop(d["job_id"]))
-        elif t == "SIMULATION_BEGINS":
-            free = [r["id"] for r in d["compute_resources"]]
-        elif t == "SIMULATION_ENDS":
-            ends = True
-    out = []
-    head = 0
-    while head < len(queue) and queue[head][1] <= len(free):
-        job_id, res = queue[head]
-        head += 1
-        ids = free[-res:]  # a stack of free ids: O(res) per start, not O(cores)
-        del free[-res:]
-        alloc[job_id] = ids
-        out.append({"timestamp": msg["now"], "type": "EXECUTE_JOB",
-                    "data": {"job_id": job_id, "alloc": " ".join(map(str, ids))}})
-    if head:
-        del queue[:head]
-    sock.send(json.dumps({"now": msg["now"], "events": out}).encode())
-    if ends:
-        break
-"""
+RAW_FCFS = os.path.join(HERE, "raw_fcfs.py")   # costs almost nothing: the engine dominates
 
 
 def make_workload(path, n, seed=1):
@@ -91,7 +58,7 @@ def main():
         endpoint = f"tcp://127.0.0.1:{port}"
         cpu = min(os.sched_getaffinity(0))
         pin = None if args.no_pin else (lambda: os.sched_setaffinity(0, {cpu}))
-        sched = subprocess.Popen([sys.executable, "-c", SCHEDULER, endpoint], preexec_fn=pin)
+        sched = subprocess.Popen([sys.executable, RAW_FCFS, endpoint], preexec_fn=pin)
         start = time.monotonic()
         eng = subprocess.Popen([sys.executable, "-m", "batloc.engine", "-p", args.platform, "-w", wl,
                                 "-e", os.path.join(tmp, "out"), "-s", endpoint, "-q"], preexec_fn=pin)

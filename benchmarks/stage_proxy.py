@@ -4,7 +4,7 @@ Both runs use the embedded engine and the same file-unaware scheduler on the
 same platform and workload; the second goes through `batloc-stage-proxy`, which
 also makes the engine simulate every load. Prints both wall times and their
 ratio (target of issue 4: < 1.20). Schedulers (`--scheduler`):
-- `raw` (default): the minimal first-come first-served process below (it packs
+- `raw` (default): the minimal first-come first-served process `raw_fcfs.py` (it packs
   each job into one node, as stock schedulers do on Rackham); it costs almost
   nothing, so the ratio is the proxy's relay plus the simulated loads;
 - `fcfs`, `fcfs_bf`, `eft`, `lea`: a batloc pybatsim policy with
@@ -27,49 +27,6 @@ import subprocess
 import sys
 import tempfile
 import time
-
-# A minimal file-unaware FCFS that keeps each job inside one node, as pybatsim's stock
-# schedulers do on Rackham (they take consecutive ids, i.e. one node's cores).
-NODE_FCFS = r"""
-import json, sys, zmq
-sock = zmq.Context().socket(zmq.REP)
-sock.bind(sys.argv[1])
-free, queue, alloc, node_of = {}, [], {}, {}
-while True:
-    msg = json.loads(sock.recv())
-    ends = False
-    for e in msg["events"]:
-        t, d = e["type"], e["data"]
-        if t == "JOB_SUBMITTED":
-            queue.append((d["job_id"], d["job"]["res"]))
-        elif t == "JOB_COMPLETED":
-            node, ids = alloc.pop(d["job_id"])
-            free[node].extend(ids)
-        elif t == "SIMULATION_BEGINS":
-            for r in d["compute_resources"]:
-                free.setdefault(r["properties"]["node"], []).append(r["id"])
-        elif t == "SIMULATION_ENDS":
-            ends = True
-    out = []
-    head = 0
-    while head < len(queue):
-        job_id, res = queue[head]
-        node = next((n for n, ids in free.items() if len(ids) >= res), None)
-        if node is None:
-            break
-        head += 1
-        ids = free[node][-res:]
-        del free[node][-res:]
-        alloc[job_id] = (node, ids)
-        out.append({"timestamp": msg["now"], "type": "EXECUTE_JOB",
-                    "data": {"job_id": job_id, "alloc": " ".join(map(str, ids))}})
-    if head:
-        del queue[:head]
-    sock.send(json.dumps({"now": msg["now"], "events": out}).encode())
-    if ends:
-        break
-"""
-
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BATLOC_POLICIES = ("fcfs", "fcfs_bf", "eft", "lea")
@@ -112,7 +69,7 @@ def run(d, name, platform, workload, scheduler, proxy, own_staging=False):
     inner = f"tcp://127.0.0.1:{free_port()}"
     listen = inner if proxy else endpoint
     if scheduler == "raw":
-        sched_cmd = [sys.executable, "-c", NODE_FCFS, listen]
+        sched_cmd = [sys.executable, os.path.join(ROOT, "benchmarks", "raw_fcfs.py"), listen, "--per-node"]
     elif scheduler in BATLOC_POLICIES:
         sched_cmd = [pybatsim(), os.path.join(ROOT, "schedulers", scheduler + ".py"), "-v", "warning",
                      "-s", listen, "-o", json.dumps({"ignore_files": not own_staging})]
