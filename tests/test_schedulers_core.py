@@ -54,6 +54,28 @@ def test_paper_cache_keeps_a_file_until_another_job_starts():
     assert (case, evicted) == ("miss", ["A"])
 
 
+def test_paper_cache_a_start_at_the_instant_of_the_last_end_evicts_in_either_order():
+    # A's last user ends at 5 and B's job starts at 5: [e, t] is closed, so A
+    # is lost whether the end or the start reaches the scheduler first.
+    for end_first in (True, False):
+        c = NodeCache(100, "paper")
+        c.start_job("A", 10, 0.0)
+        c.load_done("A", 1.0)
+        if end_first:
+            c.end_job("A", 5.0)
+            assert c.start_job("B", 10, 5.0) == ("miss", ["A"])
+        else:
+            assert c.start_job("B", 10, 5.0) == ("miss", [])
+            assert c.end_job("A", 5.0) == ["A"]
+        assert c.status("A") == "absent"
+    # A start at an earlier instant is before the end: A survives it.
+    c = NodeCache(100, "paper")
+    c.start_job("A", 10, 0.0)
+    c.load_done("A", 1.0)
+    c.start_job("B", 10, 4.0)
+    assert c.end_job("A", 5.0) == [] and c.status("A") == "loaded"
+
+
 def test_strict_cache_drops_a_file_with_its_last_user():
     c = NodeCache(100, "strict")
     c.start_job("A", 10, 0.0)

@@ -37,6 +37,10 @@ class NodeCache:
         self.files = {}          # file -> Resident, in insertion order
         self._seq = 0
         self.overflows = []      # (time, file, used_bytes) when a load could not fit
+        # Files of the jobs that started at the latest start instant (paper model):
+        # a start at the very instant a file's last user ends evicts it too,
+        # whichever of the two events arrives first.
+        self._started_at, self._started_files = None, set()
 
     # ---- queries ------------------------------------------------------
     def status(self, file):
@@ -67,6 +71,9 @@ class NodeCache:
                 if r.users == 0 and f != file:
                     del self.files[f]
                     evicted.append(f)
+            if self._started_at != now:
+                self._started_at, self._started_files = now, set()
+            self._started_files.add(file)
         if file is None:
             return "none", evicted
         r = self.files.get(file)
@@ -97,7 +104,11 @@ class NodeCache:
         r.users = max(0, r.users - 1)
         if r.users == 0:
             r.last_use = max(r.last_use, now)
-            if self.model == "strict" or not r.loaded:
+            # paper: the file survives its last user's end e until a job starts in
+            # [e, t]; one that started at e itself, before this end arrived, counts.
+            started_now = (self.model == "paper" and self._started_at == now
+                           and any(f != file for f in self._started_files))
+            if self.model == "strict" or not r.loaded or started_now:
                 del self.files[file]
                 return [file]
         return []
