@@ -22,10 +22,6 @@ from .links import EngineSide, SchedulerSide
 from .relay import Relay
 
 
-# The engine's codec: the proxy relays every message of a run, so it pays for JSON twice per message.
-_dumps = encode
-
-
 class StageProxy:
     def __init__(self, bind, connect, relay: Relay, child=None, ready_timeout=30.0, reply_timeout=None,
                  log=None):
@@ -69,9 +65,9 @@ class StageProxy:
             raise ProxyError(f"the engine sent something that is not a Batsim message: {raw[:200]!r}") from None
         to_sched = relay.from_engine(msg)
         if to_sched is None:
-            return _dumps(relay.to_engine(None))
+            return encode(relay.to_engine(None))
         self.woken += 1
-        payload = raw if to_sched is msg else _dumps(to_sched)
+        payload = raw if to_sched is msg else encode(to_sched)
         sraw = self.sched.exchange(payload, relay.now)
         try:
             sreply = decode(sraw)
@@ -80,7 +76,7 @@ class StageProxy:
         except (ValueError, TypeError, AttributeError):
             raise ProxyError(f"the wrapped scheduler's answer at t={relay.now:.6f} is not a Batsim message: "
                              f"{sraw[:200]!r}") from None
-        return _dumps(relay.to_engine(sreply))
+        return encode(relay.to_engine(sreply))
 
     def close(self):
         for side in (self.engine, self.sched):

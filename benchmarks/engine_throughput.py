@@ -22,6 +22,8 @@ import sys
 import tempfile
 import time
 
+from batloc.cli.robin_process import pin_to
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 RAW_FCFS = os.path.join(HERE, "raw_fcfs.py")   # costs almost nothing: the engine dominates
 
@@ -57,7 +59,7 @@ def main():
             port = s.getsockname()[1]
         endpoint = f"tcp://127.0.0.1:{port}"
         cpu = min(os.sched_getaffinity(0))
-        pin = None if args.no_pin else (lambda: os.sched_setaffinity(0, {cpu}))
+        pin = None if args.no_pin else pin_to(cpu)
         sched = subprocess.Popen([sys.executable, RAW_FCFS, endpoint], preexec_fn=pin)
         start = time.monotonic()
         eng = subprocess.Popen([sys.executable, "-m", "batloc.engine", "-p", args.platform, "-w", wl,

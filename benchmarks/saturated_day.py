@@ -20,7 +20,7 @@ import sys
 import tempfile
 import time
 
-from batloc.cli.robin_process import CpuLeases
+from batloc.cli.robin_process import CpuLeases, pin_to
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 VARIANTS = ["fcfs", "eft", "lea", "leo", "lem", "fcfs_bf", "eft_bf", "lea_bf", "leo_bf", "lem_bf"]
@@ -39,7 +39,7 @@ def run_variant(variant, platform, workload, out, options):
     port = free_port()
     log = open(prefix + "_sched.log", "w")
     cpu = CPUS.take()
-    pin = (lambda: os.sched_setaffinity(0, {cpu})) if cpu is not None else None
+    pin = pin_to(cpu)
     started = time.monotonic()
     sched = subprocess.Popen([PYBATSIM, os.path.join(ROOT, "schedulers", variant + ".py"), "-v", "warning",
                               "-s", f"tcp://127.0.0.1:{port}", "-o", json.dumps({**options, "export_prefix": prefix})],

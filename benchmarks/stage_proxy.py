@@ -28,6 +28,8 @@ import sys
 import tempfile
 import time
 
+from batloc.cli.robin_process import pin_to
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BATLOC_POLICIES = ("fcfs", "fcfs_bf", "eft", "lea")
 
@@ -81,8 +83,7 @@ def run(d, name, platform, workload, scheduler, proxy, own_staging=False):
                   "-s", endpoint] + (["--enable-dynamic-jobs"] if proxy or own_staging else [])
     log = open(os.path.join(out, "sched.log"), "w")
     # All processes of a run on one CPU, as robin places them: they take turns.
-    cpu = min(os.sched_getaffinity(0))
-    pin = None if os.environ.get("BATLOC_NO_PIN") else (lambda: os.sched_setaffinity(0, {cpu}))
+    pin = None if os.environ.get("BATLOC_NO_PIN") else pin_to(min(os.sched_getaffinity(0)))
     t0 = time.monotonic()
     sched = subprocess.Popen(sched_cmd, stdout=log, stderr=subprocess.STDOUT, cwd=out, preexec_fn=pin)
     prox = subprocess.Popen(proxy_cmd, stdout=log, stderr=subprocess.STDOUT, preexec_fn=pin) if proxy else None

@@ -62,6 +62,13 @@ class CpuLeases:
 CPUS = CpuLeases()
 
 
+def pin_to(cpu):
+    """A Popen ``preexec_fn`` putting the child on `cpu` (None: no pinning)."""
+    if cpu is None:
+        return None
+    return lambda: os.sched_setaffinity(0, {cpu})
+
+
 @dataclass
 class Timeouts:
     """batexpe robin's defaults (seconds)."""
@@ -138,9 +145,8 @@ class Child:
         self.stdout_path = log_dir / f"{name}.stdout"
         self.stderr_path = log_dir / f"{name}.stderr"
         with open(self.stdout_path, "wb") as out, open(self.stderr_path, "wb") as err:
-            pin = (lambda: os.sched_setaffinity(0, {cpu})) if cpu is not None else None
-            self.proc = subprocess.Popen(["bash", str(script)], stdout=out, stderr=err,
-                                         stdin=subprocess.DEVNULL, start_new_session=True, preexec_fn=pin)
+            self.proc = subprocess.Popen(["bash", str(script)], stdout=out, stderr=err, stdin=subprocess.DEVNULL,
+                                         start_new_session=True, preexec_fn=pin_to(cpu))
         self.pgid = self.proc.pid  # session leader: its pid is the group id
 
     def poll(self):

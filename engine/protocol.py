@@ -11,7 +11,6 @@ try:
         return orjson.dumps(message)
 
     decode = orjson.loads
-    DecodeError = orjson.JSONDecodeError
 except ImportError:  # pragma: no cover - orjson is a dependency, this keeps the engine usable without it
     import json
 
@@ -19,4 +18,3 @@ except ImportError:  # pragma: no cover - orjson is a dependency, this keeps the
         return json.dumps(message, separators=(",", ":")).encode()
 
     decode = json.loads
-    DecodeError = json.JSONDecodeError

@@ -17,7 +17,7 @@ import itertools
 import sys
 
 from .errors import EngineError
-from .protocol import DecodeError, decode, encode
+from .protocol import decode, encode
 from .profiles import Delay, check_profile, format_intervals, parse_intervals, phases
 from .workload import Job, Workload
 
@@ -136,7 +136,7 @@ class Simulation:
             events = msg["events"]
             if not isinstance(events, list):
                 raise TypeError
-        except (ValueError, KeyError, TypeError, DecodeError):
+        except (ValueError, KeyError, TypeError):  # JSON decode errors are ValueErrors
             raise EngineError(
                 f"the scheduler's answer at t={self.now:.6f} is not a Batsim message: {raw[:200]!r}") from None
         for event in events:
