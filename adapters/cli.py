@@ -22,7 +22,7 @@ import subprocess
 import sys
 import threading
 
-from batloc.schedulers.core.cache import MODELS
+from batloc.locality.cache import MODELS
 
 from .errors import ProxyError
 from .proxy import StageProxy

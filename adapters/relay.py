@@ -17,9 +17,9 @@ plain dicts. Per engine message:
 
 import heapq
 
-from batloc.schedulers.core.decision_log import DecisionLog
-from batloc.schedulers.core.platform_view import PlatformError, PlatformView
-from batloc.schedulers.core.staging import is_staging_job
+from batloc.locality.decision_log import DecisionLog
+from batloc.locality.platform_view import PlatformError, PlatformView
+from batloc.locality.staging import is_staging_job
 
 from .errors import ProxyError
 from .staging_state import StagingState

@@ -1,8 +1,8 @@
 """What the staging proxy knows: each node's memory, the stagings in flight, the held jobs.
 
 Pure Python (no ZeroMQ), so it can be replayed and tested on its own. The
-memory model and the staging bookkeeping are the schedulers' own
-(``batloc.schedulers.core.cache`` / ``staging``); this module only decides,
+memory model and the staging bookkeeping are the shared locality model
+(``batloc.locality.cache`` / ``staging``); this module only decides,
 for one ``EXECUTE_JOB`` chosen by a scheduler that knows nothing about files,
 which nodes must load the job's file first (contract §3), and returns the
 events that make the engine do it.
@@ -15,8 +15,8 @@ loads — the same reservation semantics as batloc's own schedulers.
 import sys
 from dataclasses import dataclass, field
 
-from batloc.schedulers.core.cache import NodeCache
-from batloc.schedulers.core.staging import (STAGE_WORKLOAD, StagingBook, staging_job_id,
+from batloc.locality.cache import NodeCache
+from batloc.locality.staging import (STAGE_WORKLOAD, StagingBook, staging_job_id,
                                             staging_profile, storage_mapping)
 
 POLICY = "proxy"

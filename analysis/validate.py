@@ -19,8 +19,8 @@ import xml.etree.ElementTree as ET
 import numpy as np
 from procset import ProcSet
 
-from batloc.schedulers.core.cache import MODELS, NodeCache
-from batloc.schedulers.core.staging import STAGE_WORKLOAD
+from batloc.locality.cache import MODELS, NodeCache
+from batloc.locality.staging import STAGE_WORKLOAD
 
 EPS = 1e-6
 

@@ -26,11 +26,11 @@ import numpy as np
 from batsim.batsim import BatsimScheduler
 from procset import ProcSet
 
-from batloc.schedulers.core.decision_log import DecisionLog
+from batloc.locality.decision_log import DecisionLog
 from batloc.schedulers.core.options import SchedulerOptions
 from batloc.schedulers.core.planner import Planner
-from batloc.schedulers.core.platform_view import PlatformView
-from batloc.schedulers.core.staging import (STAGE_WORKLOAD, is_staging_job, staging_profile,
+from batloc.locality.platform_view import PlatformView
+from batloc.locality.staging import (STAGE_WORKLOAD, is_staging_job, staging_profile,
                                             storage_mapping)
 from batloc.schedulers.core.state import ClusterState, QueuedJob
 

@@ -3,7 +3,7 @@
 import pytest
 
 from batloc.schedulers.core.options import OptionsError
-from batloc.schedulers.core.platform_view import PlatformError, PlatformView
+from batloc.locality.platform_view import PlatformError, PlatformView
 from batloc.schedulers.dry_run import DryRun, make_resources
 from batloc.schedulers.fcfs_bf import Fcfs_bf
 from batloc.schedulers.lea import Lea

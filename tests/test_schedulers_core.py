@@ -3,9 +3,9 @@
 import numpy as np
 
 from batloc.schedulers.core.availability import BackfillAvailability, CoreAvailability
-from batloc.schedulers.core.cache import NodeCache
-from batloc.schedulers.core.platform_view import PlatformView
-from batloc.schedulers.core.staging import staging_job_id
+from batloc.locality.cache import NodeCache
+from batloc.locality.platform_view import PlatformView
+from batloc.locality.staging import staging_job_id
 from batloc.schedulers.dry_run import make_resources
 
 

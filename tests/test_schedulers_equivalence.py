@@ -11,9 +11,9 @@ import random
 import numpy as np
 
 from batloc.schedulers.core.availability import BackfillAvailability
-from batloc.schedulers.core.cache import NodeCache
+from batloc.locality.cache import NodeCache
 from batloc.schedulers.core.file_outlook import FileOutlook, Window
-from batloc.schedulers.core.platform_view import PlatformView
+from batloc.locality.platform_view import PlatformView
 from batloc.schedulers.dry_run import DryRun, make_resources
 from batloc.schedulers.lea import Lea
 from batloc.schedulers.lea_bf import Lea_bf

@@ -9,7 +9,7 @@ event-driven scheduling (period 0), the whole queue planned at every pass
 from dataclasses import dataclass
 from typing import Optional
 
-CACHE_MODELS = ("paper", "strict", "lru")
+from batloc.locality.cache import MODELS
 
 
 class OptionsError(ValueError):
@@ -64,8 +64,8 @@ class SchedulerOptions:
         if isinstance(self.queue_depth, bool) or not isinstance(self.queue_depth, int) or self.queue_depth < 0:
             raise OptionsError(f"option 'queue_depth' must be an integer >= 0 (0 = the whole queue), "
                                f"got {self.queue_depth!r}")
-        if self.cache not in CACHE_MODELS:
-            raise OptionsError(f"option 'cache' must be one of {', '.join(CACHE_MODELS)}, got {self.cache!r}")
+        if self.cache not in MODELS:
+            raise OptionsError(f"option 'cache' must be one of {', '.join(MODELS)}, got {self.cache!r}")
         for name in ("W", "saturation", "scheduling_period"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:

@@ -25,7 +25,7 @@ from typing import Optional
 import numpy as np
 
 from batloc.schedulers.core.file_outlook import FileOutlook, Window
-from batloc.schedulers.core.staging import staging_job_id
+from batloc.locality.staging import staging_job_id
 
 
 @dataclass

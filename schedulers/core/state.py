@@ -12,9 +12,9 @@ from typing import Optional
 import numpy as np
 
 from batloc.schedulers.core.availability import make_availability
-from batloc.schedulers.core.cache import NodeCache
+from batloc.locality.cache import NodeCache
 from batloc.schedulers.core.file_outlook import Window
-from batloc.schedulers.core.staging import StagingBook, staging_job_id
+from batloc.locality.staging import StagingBook, staging_job_id
 
 
 @dataclass
