@@ -1,0 +1,176 @@
+"""When a job's file is available on a node if it starts there at t (t'_k), and
+what starting there would cost the files already in memory (LEA's eviction penalty).
+
+The paper's three cases (semantics note, "File availability and the memory model"):
+1. the file is present on k at t (kept by the memory model)      -> t'_k = t      ('hit')
+2. a load of the file on k began at or before t, not finished    -> its end       ('wait')
+3. otherwise                                                      -> t + size/BW_k ('miss')
+
+"Present" and "in flight" look ahead over *windows*: each job holding cores on
+the node, actual (running or waiting) or planned earlier in this pass, holds
+its file from ``avail`` (load end, or start on a hit) to ``end`` (start +
+walltime). Under ``paper`` a file also survives its last user's end until
+another job starts on the node (a job planned earlier in the pass at the same
+instant counts as starting first); under ``lru`` it stays until evicted for room.
+"""
+
+from dataclasses import dataclass
+import math
+from typing import Optional
+
+
+@dataclass
+class Window:
+    start: float
+    avail: float
+    end: float
+    file: Optional[str]
+    size: float
+    staging: Optional[str] = None    # staging job this window loads or waits for
+
+
+@dataclass
+class Outlook:
+    case: str            # hit | wait | miss | none
+    t_file: float        # t'_k
+    overhead: float      # t'_k - t_k, computed so it equals size/BW exactly on a miss
+    penalty_bytes: float # bytes of unused files in memory at t (LEA's eviction penalty numerator)
+    staging: Optional[str] = None
+
+
+class FileOutlook:
+    """One node's outlook during a pass. The planner keeps it for the whole pass
+    and ``add``s each window it plans on the node, instead of rebuilding it;
+    what depends on the planned windows (the LRU replay, the unused files at t)
+    is cached and dropped on ``add``."""
+
+    def __init__(self, cache, actual, planned, now):
+        self.cache = cache
+        self.model = cache.model
+        self.now = now
+        self.planned = list(planned)
+        soon = math.nextafter(now, math.inf)
+        files = cache.files
+        # A load slower than its estimate is still in flight: push its end past now.
+        self.actual = [
+            Window(w.start, max(w.avail, soon), w.end, w.file, w.size, w.staging)
+            if w.file is not None and w.file in files and not files[w.file].loaded else w
+            for w in actual]
+        self.windows = self.actual + self.planned
+        self._unused = {}          # t -> [(file, size)] unused and not in use at t
+
+    def add(self, window):
+        """A window planned on the node in this pass (same as rebuilding with it)."""
+        self.planned.append(window)
+        self.windows.append(window)
+        self._unused.clear()
+        self._lru_key = None
+
+    # ---- memory model -------------------------------------------------
+    def _survives(self, file, since, t):
+        """Does an unused `file` (unused since `since`) stay in memory until t?"""
+        if self.model == "strict":
+            return False
+        if self.model == "paper":
+            for w in self.planned:
+                if since <= w.start <= t and w.file != file:
+                    return False
+            return True
+        return file in self._lru_resident(t)
+
+    def _lru_resident(self, t):
+        """Files the LRU memory holds at t once planned loads up to t have made room."""
+        key = ("lru", t)
+        if getattr(self, "_lru_key", None) == key:
+            return self._lru_cache
+        files = {f: [r.size, r.last_use, r.seq] for f, r in self.cache.files.items()}
+        seq = max((r.seq for r in self.cache.files.values()), default=0)
+        used = sum(v[0] for v in files.values())
+        for w in sorted((w for w in self.planned if w.start <= t and w.file is not None),
+                        key=lambda w: w.start):
+            if w.file in files:
+                files[w.file][1] = w.start
+                continue
+            in_use = {x.file for x in self.windows if x.start <= w.start < x.end}
+            for f in [f for _, _, f in sorted((v[1], v[2], f) for f, v in files.items())]:
+                if used + w.size <= self.cache.capacity:
+                    break
+                if f not in in_use:
+                    used -= files.pop(f)[0]
+            seq += 1
+            files[w.file] = [w.size, w.start, seq]
+            used += w.size
+        self._lru_key, self._lru_cache = key, files
+        return files
+
+    # ---- the three cases ---------------------------------------------
+    def evaluate(self, file, size, t, bandwidth, penalty=True) -> Outlook:
+        """The case at t; ``penalty=False`` skips the eviction penalty (0.0) for
+        policies that do not use it."""
+        if file is None:
+            return Outlook("none", t, 0.0, self.penalty_bytes(None, t) if penalty else 0.0)
+        present, load_end, staging = False, None, None
+        for w in self.windows:
+            if w.file != file or w.start > t:
+                continue
+            if w.avail <= t:
+                if t < w.end or self._survives(file, w.end, t):
+                    present = True
+                    break
+            elif load_end is None or w.avail < load_end:
+                load_end, staging = w.avail, w.staging
+        if not present and load_end is None:
+            r = self.cache.files.get(file)
+            if r is not None and r.loaded and r.users == 0 and self._survives(file, self.now, t):
+                present = True
+        pen = self.penalty_bytes(file, t) if penalty else 0.0
+        if present:
+            return Outlook("hit", t, 0.0, pen)
+        if load_end is not None:
+            return Outlook("wait", load_end, load_end - t, pen, staging)
+        overhead = size / bandwidth
+        return Outlook("miss", t + overhead, overhead, pen)
+
+    def penalty_bytes(self, file, t):
+        """Bytes of files held in memory at t, other than `file`, that no job holding
+        cores over t uses: what starting a job there may cost (LEA)."""
+        if self.model == "strict":
+            return 0.0
+        unused = self._unused.get(t)
+        if unused is None:
+            unused = self._unused[t] = self._unused_at(t)
+        return float(sum(s for f, s in unused if f != file))
+
+    def _unused_at(self, t):
+        """(file, size) of the files in memory at t that no window over t uses,
+        in the order their sizes are summed (independent of the job's file)."""
+        in_use = set()
+        ended = []
+        for w in self.windows:
+            if w.start <= t < w.end:
+                in_use.add(w.file)
+            elif w.file is not None and w.end <= t:
+                ended.append(w)
+        unused = {}
+        if self.model == "lru":
+            for f, v in self._lru_resident(t).items():
+                unused[f] = v[0]
+        else:
+            # _survives under `paper`, with the planned starts after t set aside once.
+            early = [(w.start, w.file) for w in self.planned if w.start <= t]
+            now = self.now
+            for f, r in self.cache.files.items():      # cache.orphans(), in its order
+                if r.users == 0 and r.loaded and _survives_early(early, f, now):
+                    unused[f] = r.size
+            for w in ended:
+                if _survives_early(early, w.file, w.end):
+                    unused[w.file] = w.size
+        return [(f, s) for f, s in unused.items() if f not in in_use and f is not None]
+
+
+def _survives_early(early, file, since):
+    """FileOutlook._survives under `paper`, given the planned (start, file) with start <= t."""
+    for s, g in early:
+        if since <= s and g != file:
+            return False
+    return True

@@ -1,0 +1,197 @@
+"""One planning pass: list scheduling of the whole queue from the current state.
+
+For each queued job in order (semantics note, "The five policies"), the policy
+scores every node and the job gets a reservation on the best one (ties: lowest
+node index); jobs whose reservation starts now are started. Reservations of
+queued jobs live only for this pass.
+
+Scoring all nodes exactly for every queued job would cost O(nodes) Python work
+per job. Instead the pass computes, vectorised over nodes, a lower bound of each
+node's score (cores' availability, and a load overhead that is exact wherever
+the file is neither in memory nor planned), then computes exact scores node by
+node in increasing bound order, and stops as soon as the next bound cannot beat
+the best exact score. The choice is the same as an exhaustive scan.
+
+The pass also stops early once no node has as many cores free *now* as the
+smallest job left in the queue needs: later reservations cannot start anything
+now, and the next pass rebuilds them anyway. With the option ``queue_depth``
+it plans only the head of the queue (a production scheduler's bound, not the
+paper's rule).
+"""
+
+from dataclasses import dataclass
+from typing import Optional
+
+import numpy as np
+
+from oracle_planner.file_outlook import FileOutlook, Window
+from batloc.locality.staging import staging_job_id
+
+
+@dataclass
+class PassContext:
+    now: float
+    options: object
+    busy_share: float     # share of nodes running or holding at least one job (LEM)
+
+
+@dataclass
+class Decision:
+    job: object
+    node: int
+    positions: np.ndarray
+    start: float          # t_k (= now for a start decision)
+    t_file: float         # t'_k: computing is planned to begin
+    case: str             # hit | miss | wait | none (as planned)
+    staging: Optional[str]
+    score: Optional[float]
+
+
+class Planner:
+    def __init__(self, state, policy):
+        self.state = state
+        self.policy = policy
+        self.platform = state.platform
+        self.bandwidth = self.platform.bandwidth
+        self.memory = self.platform.memory
+        self.stats_jobs_scanned = 0
+        self.stats_nodes_scored = 0
+        # Python floats (same values) for the per-node arithmetic on one node.
+        self._bw = self.bandwidth.tolist()
+        self._mem = self.memory.tolist()
+        self._ov_by_size = {}      # size -> size / bandwidth over nodes (read-only)
+
+    def _load_overheads(self, size):
+        """size / BW_k for every node; many jobs share a file, hence a size."""
+        ov = self._ov_by_size.get(size)
+        if ov is None:
+            if len(self._ov_by_size) >= 4096:
+                self._ov_by_size.clear()
+            ov = self._ov_by_size[size] = size / self.bandwidth
+            ov.flags.writeable = False
+        return ov
+
+    def plan(self, now, queue):
+        st = self.state
+        avail = st.availability
+        avail.begin_pass(now)
+        n = len(self.platform)
+        busy = avail.busy_nodes().copy()
+        planned = {}               # node -> [Window] placed in this pass
+        planned_nodes = {}         # file -> set(node) planned in this pass
+        outlooks = {}              # node -> FileOutlook, kept up to date by add()
+        decisions = []
+        if st.options.queue_depth:
+            queue = queue[:st.options.queue_depth]
+        if not queue:
+            return decisions
+        cores = np.fromiter((j.cores for j in queue), dtype=np.int64, count=len(queue))
+        smallest_left = np.minimum.accumulate(cores[::-1])[::-1].tolist()
+        policy = self.policy
+        uses_penalty = getattr(policy, "uses_penalty", True)
+        penalty_counts = getattr(policy, "penalty_counts", None)
+        score_of, lower_bound = policy.score, policy.lower_bound
+        caches, windows = st.caches, st.windows
+        file_nodes = st.file_nodes
+        bw, mem = self._bw, self._mem
+        no_overhead = np.zeros(n)
+        no_overhead.flags.writeable = False
+        busy_count = int(busy.sum())
+        # One context for the pass, updated when a start makes a node busy.
+        ctx = PassContext(now, st.options, float(busy_count) / n)
+        t_exact, max_free_now = avail.t_exact, avail.max_free_now
+        inf = np.inf
+
+        for i, job in enumerate(queue):
+            if max_free_now() < smallest_left[i]:
+                break
+            self.stats_jobs_scanned += 1
+            c, w, file, size = job.cores, job.walltime, job.file, job.size
+            t_lb = avail.t_lower(c, w)
+            if file is not None:
+                ov_lb = self._load_overheads(size)
+                known = file_nodes.get(file, ())
+                more = planned_nodes.get(file, ())
+                if known or more:
+                    ov_lb = ov_lb.copy()
+                    if known:
+                        ov_lb[list(known)] = 0.0
+                    if more:
+                        ov_lb[list(more)] = 0.0
+            else:
+                ov_lb = no_overhead
+            lb = lower_bound(ctx, t_lb, ov_lb, 0.0)
+
+            # Exact scores in increasing (bound, node) order, stopping once the
+            # next bound cannot beat the best: the first node is the argmin; the
+            # others worth a look are those whose bound does not exceed the best
+            # score found, usually none, so no full sort.
+            best_score, best_k, best = inf, n, None
+            k0 = k = int(lb.argmin())
+            if lb[k] < inf:
+                order = (k,)
+                first = True
+                while order:
+                    for k in order:
+                        lbk = lb[k]
+                        if not lbk < inf or (lbk, k) > (best_score, best_k):
+                            break
+                        t, positions = t_exact(k, c, w, t_lb[k])
+                        if positions is None:
+                            continue
+                        self.stats_nodes_scored += 1
+                        if file is None:
+                            ov, case, t_file, stg, pen = 0.0, "none", t, None, 0.0
+                        else:
+                            o = outlooks.get(k)
+                            if o is None:
+                                o = outlooks[k] = FileOutlook(caches[k], list(windows[k].values()),
+                                                              planned.get(k, ()), now)
+                            # The eviction penalty is the costly part; skip it where the
+                            # policy's score at this t_k ignores it (LEO, LEM).
+                            need_pen = uses_penalty and (penalty_counts is None or penalty_counts(ctx, t))
+                            res = o.evaluate(file, size, t, bw[k], need_pen)
+                            ov, case, t_file, stg = res.overhead, res.case, res.t_file, res.staging
+                            pen_bytes = res.penalty_bytes
+                            pen = 0.0
+                            if need_pen and pen_bytes:
+                                pen = pen_bytes * size / mem[k] / bw[k]
+                        score = float(score_of(ctx, t, ov, pen))
+                        if (score, k) < (best_score, best_k):
+                            best_score, best_k = score, k
+                            best = (t, positions, case, t_file, stg)
+                    if not first:
+                        break
+                    first = False
+                    if best_k == k0 and best_score == lb[k0]:
+                        break       # the bound was exact: no other node can beat it
+                    # Every other node whose (bound, index) may still beat the best.
+                    cand = np.flatnonzero(lb <= best_score) if best_score < inf \
+                        else np.flatnonzero(lb < inf)
+                    lbl = lb[cand].tolist()
+                    order = [j for _, j in sorted(zip(lbl, cand.tolist())) if j != k0]
+            if best is None:
+                continue            # no node can ever hold it (rejected on submission)
+            score, k = best_score, best_k
+            t, positions, case, t_file, stg = best
+            avail.reserve(k, positions, t, w)
+            if t == now and case == "miss":
+                stg = staging_job_id(job.id, self.platform.nodes[k].name)
+            win = Window(t, t_file, t + w, file, size, stg)
+            planned.setdefault(k, []).append(win)
+            o = outlooks.get(k)
+            if o is not None:
+                o.add(win)
+            if file is not None:
+                nodes = planned_nodes.get(file)
+                if nodes is None:
+                    nodes = planned_nodes[file] = set()
+                nodes.add(k)
+            if t == now:
+                if not busy[k]:
+                    busy[k] = True
+                    busy_count += 1
+                    ctx.busy_share = float(busy_count) / n
+                decisions.append(Decision(job, k, positions, t, t_file, case, stg,
+                                          score))
+        return decisions

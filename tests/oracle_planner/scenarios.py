@@ -1,0 +1,57 @@
+"""Saturated inputs for the differential and golden tests, small enough for CI.
+
+Workloads come from batloc's own synthetic generator (bursts of jobs sharing a
+file, load above 1), on small platforms so that queues grow long and nodes
+hold several files; the dry run (`batloc.schedulers.dry_run`) plays the
+paper's model without SimGrid.
+"""
+
+import os
+import tempfile
+
+from batloc.schedulers.dry_run import DryRun, make_resources
+from batloc.workloads.synth import SynthSpec, generate
+
+GB = 1e9
+HOUR = 3600.0
+
+
+def workload(seed, nodes=8, cores=4, memory=64 * GB, hours=24.0, load=1.5, jobs_per_file=4.0, median=600.0):
+    spec = SynthSpec(nodes=nodes, cores_per_node=cores, node_memory=memory, duration=hours * HOUR,
+                     load=load, jobs_per_file=jobs_per_file, users=12, median_run_time=median,
+                     max_walltime=6 * HOUR, seed=seed,
+                     core_mix={1: 0.4, 2: 0.25, 3: 0.15, cores: 0.2})
+    table = generate(spec)
+    jobs, profiles = [], {}
+    for row in table.itertuples(index=False):
+        name = f"d{int(row.run_time)}"
+        profiles[name] = {"type": "delay", "delay": float(row.run_time)}
+        jobs.append({"id": int(row.id), "subtime": float(row.submit), "res": int(row.cores),
+                     "walltime": float(row.walltime), "profile": name, "user": row.user,
+                     "input_file": row.input_file, "input_size": float(row.input_size)})
+    return {"nb_res": nodes * cores, "jobs": jobs, "profiles": profiles}
+
+
+def platform(nodes=8, cores=4, memory=64 * GB, bandwidth=1 * GB, hetero=False):
+    names = [f"n{i:03d}" for i in range(nodes)]
+    if hetero:
+        # Half the nodes with twice the memory and half the bandwidth, one wider node
+        # (every file still fits in every node's memory).
+        mem = {n: (memory * 2 if i % 2 or i == 0 else memory) for i, n in enumerate(names)}
+        bw = {n: (bandwidth / 2 if i % 2 else bandwidth) for i, n in enumerate(names)}
+        shape = {n: (cores + 2 if i == 0 else cores) for i, n in enumerate(names)}
+        return make_resources(shape, memory_bytes=mem, bandwidth=bw)
+    return make_resources({n: cores for n in names}, memory_bytes=memory, bandwidth=bandwidth)
+
+
+def decisions(scheduler_cls, options, resources, wl):
+    """Run one scheduler on the dry run; its decision log's text."""
+    fd, path = tempfile.mkstemp(suffix="_decisions.csv")
+    os.close(fd)
+    try:
+        sched = scheduler_cls({**options, "decisions": path})
+        DryRun(sched, *resources, wl).run()
+        with open(path) as fh:
+            return fh.read()
+    finally:
+        os.unlink(path)

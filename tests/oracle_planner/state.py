@@ -1,0 +1,123 @@
+"""The actual state of the cluster as the scheduler knows it between passes.
+
+Cores held by running or waiting jobs (until their planned end), each node's
+memory, the windows of jobs holding cores, the stagings in flight, and an index
+file -> nodes where that file is in memory or loading. Only real events change
+it: a start decision committed, a job or staging completed.
+"""
+
+from dataclasses import dataclass
+from typing import Optional
+
+import numpy as np
+
+from oracle_planner.availability import make_availability
+from batloc.locality.cache import NodeCache
+from oracle_planner.file_outlook import Window
+from batloc.locality.staging import StagingBook, staging_job_id
+
+
+@dataclass
+class QueuedJob:
+    id: str
+    cores: int
+    walltime: float        # +inf when the job has none
+    file: Optional[str]
+    size: float
+    subtime: float = 0.0
+
+
+@dataclass
+class Held:
+    """A job holding cores: waiting for its file, or computing."""
+    job: QueuedJob
+    node: int
+    positions: np.ndarray
+    start: float           # t_k: cores held from here
+    deadline: float        # t_k + walltime: the window's end
+    staging: Optional[str]
+    computing: bool
+
+
+class ClusterState:
+    def __init__(self, platform, options):
+        self.platform = platform
+        self.options = options
+        self.availability = make_availability(platform, options.backfilling)
+        self.caches = [NodeCache(n.memory_bytes, options.cache) for n in platform.nodes]
+        self.windows = [dict() for _ in platform.nodes]     # node -> job id -> Window
+        self.stagings = StagingBook()
+        self.held = {}                                      # job id -> Held
+        self.file_nodes = {}                                # file -> set(node)
+
+    # ---- index of files in memory --------------------------------------
+    def _index_add(self, file, node):
+        if file is not None:
+            self.file_nodes.setdefault(file, set()).add(node)
+
+    def _index_drop(self, files, node):
+        for f in files:
+            nodes = self.file_nodes.get(f)
+            if nodes is not None:
+                nodes.discard(node)
+                if not nodes:
+                    del self.file_nodes[f]
+
+    def busy_node_count(self):
+        return int(self.availability.busy_nodes().sum())
+
+    # ---- events ---------------------------------------------------------
+    def start(self, job, node, positions, now, est_file_time):
+        """Commit a start decision. Returns (case, Held, new Staging or None)."""
+        cache = self.caches[node]
+        case, evicted = cache.start_job(job.file, job.size, now, load_end=est_file_time)
+        self._index_drop(evicted, node)
+        self._index_add(job.file, node)
+        staging, new_staging = None, None
+        if case == "miss":
+            sid = staging_job_id(job.id, self.platform.nodes[node].name)
+            new_staging = self.stagings.begin(sid, node, job.file, job.size, now, est_file_time, job.id)
+            staging = sid
+        elif case == "wait":
+            st = self.stagings.join(node, job.file, job.id)
+            staging, est_file_time = st.id, st.est_end
+        else:
+            est_file_time = now
+        deadline = now + job.walltime
+        self.availability.hold(node, positions, deadline)
+        self.windows[node][job.id] = Window(now, est_file_time, deadline, job.file, job.size, staging)
+        held = Held(job, node, positions, now, deadline, staging, computing=case in ("hit", "none"))
+        self.held[job.id] = held
+        return case, held, new_staging
+
+    def staging_done(self, staging_id, now):
+        """A load completed: returns the Held jobs that may now compute."""
+        st = self.stagings.complete(staging_id)
+        self.caches[st.node].load_done(st.file, now)
+        ready = []
+        for jid in st.waiters:
+            held = self.held.get(jid)
+            if held is None:
+                continue            # killed while waiting
+            held.computing = True
+            w = self.windows[st.node].get(jid)
+            if w is not None:
+                w.avail = now
+            ready.append(held)
+        return ready
+
+    def finish(self, job_id, now):
+        """A job ended (completed or killed): free its cores and its file's use."""
+        held = self.held.pop(job_id, None)
+        if held is None:
+            return None
+        node = held.node
+        self.availability.release(node, held.positions)
+        self.windows[node].pop(job_id, None)
+        evicted = self.caches[node].end_job(held.job.file, now)
+        self._index_drop(evicted, node)
+        if held.staging is not None and not held.computing:
+            st = self.stagings.by_id.get(held.staging)
+            if st is not None and job_id in st.waiters:
+                st.waiters.remove(job_id)
+        return held
