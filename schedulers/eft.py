@@ -3,16 +3,14 @@
     score(Node_k) = t'_k = t_k + (t'_k - t_k)
 """
 
+from batloc.schedulers.core.jit import njit
 from batloc.schedulers.planning_scheduler import PlanningScheduler
 
 
+@njit
 def eft_score(t_k, overhead):
     return t_k + overhead
 
 
 class Eft(PlanningScheduler):
     policy_name = "EFT"
-    uses_penalty = False
-
-    def score(self, ctx, t_k, overhead, penalty):
-        return eft_score(t_k, overhead)

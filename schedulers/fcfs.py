@@ -3,16 +3,14 @@
     score(Node_k) = t_k
 """
 
+from batloc.schedulers.core.jit import njit
 from batloc.schedulers.planning_scheduler import PlanningScheduler
 
 
+@njit
 def fcfs_score(t_k):
     return t_k
 
 
 class Fcfs(PlanningScheduler):
     policy_name = "FCFS"
-    uses_penalty = False
-
-    def score(self, ctx, t_k, overhead, penalty):
-        return fcfs_score(t_k)

@@ -5,15 +5,14 @@
     score(Node_k)   = t_k + W x LoadOverhead + EvictionPenalty        (W = 500 by default)
 """
 
+from batloc.schedulers.core.jit import njit
 from batloc.schedulers.planning_scheduler import PlanningScheduler
 
 
+@njit
 def lea_score(t_k, overhead, penalty, W):
     return t_k + W * overhead + penalty
 
 
 class Lea(PlanningScheduler):
     policy_name = "LEA"
-
-    def score(self, ctx, t_k, overhead, penalty):
-        return lea_score(t_k, overhead, penalty, self.opts.W)

@@ -4,21 +4,18 @@ If every node runs at least one job now (option ``saturation``: the share of
 busy nodes required, 1.0 = all), LEA places the job; otherwise EFT does.
 """
 
+from batloc.schedulers.core.jit import njit
 from batloc.schedulers.eft import eft_score
 from batloc.schedulers.lea import lea_score
 from batloc.schedulers.planning_scheduler import PlanningScheduler
 
 
+@njit
+def lem_score(t_k, overhead, penalty, saturated, W):
+    if saturated:
+        return lea_score(t_k, overhead, penalty, W)
+    return eft_score(t_k, overhead)
+
+
 class Lem(PlanningScheduler):
     policy_name = "LEM"
-
-    def saturated(self, ctx):
-        return ctx.busy_share >= self.opts.saturation
-
-    def score(self, ctx, t_k, overhead, penalty):
-        if self.saturated(ctx):
-            return lea_score(t_k, overhead, penalty, self.opts.W)
-        return eft_score(t_k, overhead)
-
-    def penalty_counts(self, ctx, t_k):
-        return self.saturated(ctx)

@@ -1,10 +1,11 @@
 """The pybatsim side shared by all policies: callbacks, staging protocol, log.
 
-A policy subclasses ``PlanningScheduler`` and only says how it scores a node
-(``score``), in the paper's terms: ``t_k`` (cores available), ``overhead`` =
-t'_k - t_k (waiting for the file) and ``penalty`` (LEA's eviction penalty, in
-seconds). Everything else — the planning pass, the memory model, stagings —
-is the shared core in ``batloc.schedulers.core``.
+A policy subclasses ``PlanningScheduler``, names itself (``policy_name``) and
+holds its score as a compiled formula in the paper's terms: ``t_k`` (cores
+available), ``overhead`` = t'_k - t_k (waiting for the file) and ``penalty``
+(LEA's eviction penalty, in seconds). Everything else — the planning pass,
+the memory model, stagings — is the shared core in ``batloc.schedulers.core``
+and ``batloc.locality``.
 
 Protocol (contract §3, §4, §6): a start decision holds the job's cores; on a
 miss a ``data_staging`` job loads the file into the node's memory and the job
@@ -27,33 +28,18 @@ from batsim.batsim import BatsimScheduler
 from procset import ProcSet
 
 from batloc.locality.decision_log import DecisionLog
-from batloc.schedulers.core.options import SchedulerOptions
-from batloc.schedulers.core.planner import Planner
 from batloc.locality.platform_view import PlatformView
-from batloc.locality.staging import (STAGE_WORKLOAD, is_staging_job, staging_profile,
-                                            storage_mapping)
-from batloc.schedulers.core.state import ClusterState, QueuedJob
+from batloc.locality.staging import STAGE_WORKLOAD, is_staging_job, staging_profile, storage_mapping
+from batloc.schedulers.core.job_queue import JobQueue, QueuedJob
+from batloc.schedulers.core.options import SchedulerOptions
+from batloc.schedulers.core.state import ClusterState
 
 log = logging.getLogger("batloc.schedulers")
 
 
 class PlanningScheduler(BatsimScheduler):
-    policy_name = "?"
-    uses_penalty = True
+    policy_name = "?"         # FCFS, EFT, LEA, LEO or LEM (schedulers/core/policies.py)
     forced_options = {}
-
-    # ---- what a policy defines -------------------------------------------
-    def score(self, ctx, t_k, overhead, penalty):
-        raise NotImplementedError
-
-    # Optional ``penalty_counts(ctx, t_k)``: False where `score` ignores the
-    # eviction penalty at t_k, so the planner need not compute it.
-    penalty_counts = None
-
-    def lower_bound(self, ctx, t_k, overhead, penalty):
-        """A lower bound of `score` (vectorised); the score itself when it is
-        non-decreasing in t_k, overhead and penalty."""
-        return self.score(ctx, t_k, overhead, penalty)
 
     # ---- setup ------------------------------------------------------------
     def __init__(self, options=None):
@@ -65,7 +51,7 @@ class PlanningScheduler(BatsimScheduler):
         super().__init__(raw)
         self.opts = SchedulerOptions.from_dict(raw)
         self.label = self.policy_name + ("-BF" if self.opts.backfilling else "")
-        self.queue = []
+        self.queue = JobQueue()
         self.jobs = {}
         self.dirty = False
         self.finished_registration = False
@@ -79,9 +65,18 @@ class PlanningScheduler(BatsimScheduler):
     def onSimulationBegins(self):
         self.platform = PlatformView.from_resources(
             self.bs.machines["compute"], self.bs.machines["storage"], self.opts.bandwidth)
-        self.state = ClusterState(self.platform, self.opts)
-        self.planner = Planner(self.state, self)
+        self.state = self.make_state()
+        self.planner = self.make_planner()
         self.decision_log = DecisionLog(self.opts.decisions_path)
+
+    def make_state(self):
+        return ClusterState(self.platform, self.opts)
+
+    def make_planner(self):
+        # Imported here: the planner compiles the policies' formulas, whose
+        # modules import this one.
+        from batloc.schedulers.core.planner import Planner
+        return Planner(self.state, self.policy_name)
 
     def onDeadlock(self):
         # pybatsim calls this when the engine is silent for its timeout (2 s);
@@ -119,8 +114,9 @@ class PlanningScheduler(BatsimScheduler):
                 print(f"batloc scheduler: warning: {msg}", file=sys.stderr)
             file, size = None, 0.0
         self.jobs[job.id] = job
-        self.queue.append(QueuedJob(job.id, cores, walltime, None if file is None else str(file),
-                                    float(size), float(job.submit_time)))
+        file = None if file is None else str(file)
+        self.queue.append(QueuedJob(job.id, cores, walltime, file, float(size), float(job.submit_time)),
+                          self.state.file_id(file))
         self.dirty = True
 
     def onJobCompletion(self, job):
@@ -185,10 +181,8 @@ class PlanningScheduler(BatsimScheduler):
         self.dirty = False
         t0 = _time.perf_counter()
         decisions = self.planner.plan(now, self.queue)
-        started = set()
         for d in decisions:
             case, held, new_staging = self.state.start(d.job, d.node, d.positions, now, d.t_file)
-            started.add(d.job.id)
             node = self.platform.nodes[d.node]
             alloc = ProcSet(*(node.core_ids[p] for p in d.positions))
             held.alloc = alloc
@@ -199,9 +193,8 @@ class PlanningScheduler(BatsimScheduler):
                 self._stage(new_staging, node)
             if held.computing:
                 self._execute(held, now)
-        if started:
-            self.queue = [j for j in self.queue if j.id not in started]
-        self.pass_times.append((len(self.queue) + len(started), _time.perf_counter() - t0))
+        self.queue.remove([d.index for d in decisions])
+        self.pass_times.append((len(self.queue) + len(decisions), _time.perf_counter() - t0))
 
     def _stage(self, st, node):
         profile = st.id.split("!", 1)[1]

@@ -1,11 +1,13 @@
-"""The pure core on its own: availability profiles, memory models, staging ids."""
+"""The core on its own: availability (compiled), memory models, staging ids."""
 
 import numpy as np
 
-from batloc.schedulers.core.availability import BackfillAvailability, CoreAvailability
 from batloc.locality.cache import NodeCache
 from batloc.locality.platform_view import PlatformView
 from batloc.locality.staging import staging_job_id
+from batloc.schedulers.core import availability as av
+from batloc.schedulers.core.flat_state import FlatState
+from batloc.schedulers.core.scratch import allocate
 from batloc.schedulers.dry_run import make_resources
 
 
@@ -20,28 +22,44 @@ def test_node_order_is_sorted_names_and_ids_come_from_resources():
     assert pv.max_cores == 3
 
 
+def _pass(pv, held, now, backfilling):
+    flat = FlatState(pv)
+    for node, pos, end in held:
+        flat.hold(node, [pos], end)
+    S = allocate(flat.n, flat.m, flat.words, 8, 64, 64)
+    av.begin_pass(flat.arrays(), S, now, backfilling)
+    return S
+
+
 def test_core_availability_is_the_cth_smallest_core_end():
     pv = view({"n000": 3, "n001": 2})
-    av = CoreAvailability(pv)
-    av.hold(0, [0], 50.0)
-    av.hold(0, [1], 30.0)
-    av.begin_pass(10.0)
+    S = _pass(pv, [(0, 0, 50.0), (0, 1, 30.0)], 10.0, False)
     # n000: cores free at 50, 30, 10 -> 1 core at 10, 2 at 30, 3 at 50; n001 has only 2 cores.
-    assert list(av.t_lower(2, 5.0)) == [30.0, 10.0]
-    assert list(av.t_lower(3, 5.0)) == [50.0, np.inf]
+    assert list(S.cols[1]) == [30.0, 10.0]
+    assert list(S.cols[2]) == [50.0, np.inf]
+    assert av.t_exact(S, 0, 2) == 30.0 and list(S.pos[:2]) == [1, 2]
+    av.reserve(S, 0, np.array([1, 2]), 2, 30.0, 100.0, 10.0)     # cores 1, 2 until 130
+    assert list(S.cols[:, 0]) == [50.0, 130.0, 130.0] and S.free_now[0] == 0
+
+
+def test_a_job_past_its_planned_end_keeps_its_cores_now():
+    pv = view({"n000": 2})
+    S = _pass(pv, [(0, 0, 5.0)], 10.0, False)      # its completion has not reached us
+    assert S.cols[0, 0] == 10.0 and 10.0 < S.cols[1, 0] < 10.001 and S.free_now[0] == 1
 
 
 def test_backfill_window_must_fit_before_the_next_reservation():
     pv = view({"n000": 2})
-    av = BackfillAvailability(pv)
-    av.hold(0, [0], 100.0)
-    av.begin_pass(0.0)
-    t, pos = av.t_exact(0, 2, 50.0)
+    S = _pass(pv, [(0, 0, 100.0)], 0.0, True)
+    t = av.t_exact_bf(S, 0, 2, 50.0, 0.0, 0.0)
     assert t == 100.0
-    av.reserve(0, pos, t, 50.0)            # both cores [100,150)
-    assert av.t_exact(0, 1, 100.0)[0] == 0.0      # [0,100) fits on core 1
-    assert av.t_exact(0, 1, 101.0)[0] == 150.0    # [0,101) would overlap
-    assert av.t_lower(1, 1.0)[0] == 0.0
+    av.reserve_bf(S, 0, S.pos.copy(), 2, t, 50.0, 0.0)      # both cores [100,150)
+    S.node_pw_head[0], S.pw_end[0], S.pw_next[0] = 0, 150.0, -1     # as the planner records it
+    assert av.t_exact_bf(S, 0, 1, 100.0, 0.0, 0.0) == 0.0        # [0,100) fits on core 1
+    assert list(S.pos[:1]) == [1]
+    assert av.t_exact_bf(S, 0, 1, 101.0, 0.0, 0.0) == 150.0      # [0,101) would overlap
+    # Core 1's earliest free instant stays 0 (its interval starts at 100), core 0's is 150.
+    assert list(S.first_free[0]) == [150.0, 0.0] and S.cols[0, 0] == 0.0
 
 
 def test_paper_cache_keeps_a_file_until_another_job_starts():

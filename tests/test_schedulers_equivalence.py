@@ -1,22 +1,25 @@
-"""The planning pass's fast paths against plain reference computations.
+"""The Python planning pass's fast paths (the test oracle) against plain reference computations.
 
 Backfilling availability (per-core sorted intervals, bisection, chained first
 free instant), FileOutlook kept up to date with ``add`` instead of rebuilt, and
 the planner's lazy choice of nodes to score exactly: each must give what the
 straightforward computation gives, on small hand-checkable or seeded cases.
+The compiled pass is held to this oracle by test_planning_differential.py;
+the LEA cases at the top run the shipped schedulers.
 """
 
 import random
 
 import numpy as np
 
-from batloc.schedulers.core.availability import BackfillAvailability
 from batloc.locality.cache import NodeCache
-from batloc.schedulers.core.file_outlook import FileOutlook, Window
 from batloc.locality.platform_view import PlatformView
 from batloc.schedulers.dry_run import DryRun, make_resources
 from batloc.schedulers.lea import Lea
 from batloc.schedulers.lea_bf import Lea_bf
+from oracle_planner.availability import BackfillAvailability
+from oracle_planner.file_outlook import FileOutlook, Window
+from oracle_planner.scheduler import oracle_class
 
 GB = 1e9
 
@@ -131,13 +134,17 @@ def test_lea_bf_backfills_behind_a_stacked_node():
     assert res["w0!2"] == (100.0, [0, 1]) and res["w0!4"] == (110.0, [0])
 
 
-def _exhaustive(cls):
-    """The same policy scoring every node exactly, penalty always computed."""
-    class Exhaustive(cls):
-        penalty_counts = None
+def _exhaustive(variant):
+    """The oracle's policy scoring every node exactly, penalty always computed."""
+    base = oracle_class(variant, False)
 
-        def lower_bound(self, ctx, t_k, overhead, penalty):
-            return np.full(len(t_k), -np.inf)
+    class Exhaustive(base):
+        def make_planner(self):
+            planner = super().make_planner()
+            policy = planner.inner.policy
+            policy.penalty_counts = None
+            policy.lower_bound = lambda ctx, t_k, overhead, penalty: np.full(len(t_k), -np.inf)
+            return planner
     return Exhaustive
 
 
@@ -151,14 +158,11 @@ def _random_jobs(seed, n=120):
 def test_pruned_planning_equals_exhaustive_scoring_for_every_policy():
     # LEO's bound is its own score at the lower t_k, LEO and LEM skip the
     # penalty where their score ignores it: none of that may change a decision.
-    from batloc.schedulers.eft import Eft
-    from batloc.schedulers.lem import Lem
-    from batloc.schedulers.leo import Leo
     nodes = {f"n{i:03d}": 3 for i in range(5)}
-    for cls in (Eft, Lea, Leo, Lem):
+    for variant in ("eft", "lea", "leo", "lem"):
         for opts in ({}, {"backfilling": True}, {"saturation": 0.6}, {"cache": "lru"}):
             for seed in (1, 2):
                 jobs = _random_jobs(seed)
-                fast = _run(cls(dict(opts)), nodes, jobs)
-                slow = _run(_exhaustive(cls)(dict(opts)), nodes, jobs)
-                assert fast == slow, (cls.__name__, opts, seed)
+                fast = _run(oracle_class(variant, False)(dict(opts)), nodes, jobs)
+                slow = _run(_exhaustive(variant)(dict(opts)), nodes, jobs)
+                assert fast == slow, (variant, opts, seed)

@@ -1,22 +1,23 @@
-"""One planning pass: list scheduling of the whole queue from the current state.
+"""One planning pass: list scheduling of the whole queue from the current state,
+compiled, without returning to the interpreter until every job is placed.
 
 For each queued job in order (semantics note, "The five policies"), the policy
 scores every node and the job gets a reservation on the best one (ties: lowest
 node index); jobs whose reservation starts now are started. Reservations of
 queued jobs live only for this pass.
 
-Scoring all nodes exactly for every queued job would cost O(nodes) Python work
-per job. Instead the pass computes, vectorised over nodes, a lower bound of each
-node's score (cores' availability, and a load overhead that is exact wherever
-the file is neither in memory nor planned), then computes exact scores node by
-node in increasing bound order, and stops as soon as the next bound cannot beat
-the best exact score. The choice is the same as an exhaustive scan.
+Scoring every node exactly would cost O(nodes) window scans per job. Instead
+the pass computes, for every node, a lower bound of its score (cores'
+availability, and a load overhead that is exact wherever the file is neither
+in memory nor planned), scores exactly the node of least bound, and then only
+the nodes whose bound does not exceed the best score found, in increasing
+(bound, node) order, stopping as soon as the next bound cannot beat the best.
+The choice is the one of an exhaustive scan.
 
-The pass also stops early once no node has as many cores free *now* as the
-smallest job left in the queue needs: later reservations cannot start anything
-now, and the next pass rebuilds them anyway. With the option ``queue_depth``
-it plans only the head of the queue (a production scheduler's bound, not the
-paper's rule).
+The pass also stops once no node has as many cores free *now* as the smallest
+job left in the queue needs: later reservations could start nothing now, and
+the next pass rebuilds them anyway. With the option ``queue_depth`` it plans
+only the head of the queue (a production scheduler's bound, not the paper's rule).
 """
 
 from dataclasses import dataclass
@@ -24,15 +25,13 @@ from typing import Optional
 
 import numpy as np
 
-from batloc.schedulers.core.file_outlook import FileOutlook, Window
-from batloc.locality.staging import staging_job_id
+from batloc.schedulers.core import availability as av
+from batloc.schedulers.core.file_outlook import CASE_NAMES, MISS, MODEL_CODES, NONE, evaluate
+from batloc.schedulers.core.jit import njit
+from batloc.schedulers.core.policies import CODES, needs_penalty, score
+from batloc.schedulers.core.scratch import PF_COUNT, PW_COUNT, SCANNED, SCORED, allocate
 
-
-@dataclass
-class PassContext:
-    now: float
-    options: object
-    busy_share: float     # share of nodes running or holding at least one job (LEM)
+INF = np.inf
 
 
 @dataclass
@@ -45,153 +44,230 @@ class Decision:
     case: str             # hit | miss | wait | none (as planned)
     staging: Optional[str]
     score: Optional[float]
+    index: int = -1       # the job's position in the queue
+
+
+@njit
+def _has_bit(bits, k):
+    return (bits[k >> 6] >> np.uint64(k & 63)) & np.uint64(1) != 0
+
+
+@njit
+def _score_node(A, S, k, cores, walltime, fid, size, lower, now, policy, W, saturated, model, backfilling):
+    """Exact (score, case, t_k, t'_k) of the job on node k, its cores in S.pos;
+    score +inf when k never has the cores."""
+    if backfilling:
+        t = av.t_exact_bf(S, k, cores, walltime, lower, now)
+    else:
+        t = av.t_exact(S, k, cores)
+    if not t < INF:
+        return INF, NONE, INF, INF
+    S.ints[SCORED] += 1
+    if fid < 0:
+        return score(policy, t, 0.0, 0.0, now, saturated, W), NONE, t, t
+    need = needs_penalty(policy, t, now, saturated)
+    case, t_file, overhead, pen_bytes = evaluate(A, S, k, fid, size, t, now, model, need)
+    pen = 0.0
+    if need and pen_bytes != 0.0:
+        pen = pen_bytes * size / A.mem[k] / A.bw[k]
+    return score(policy, t, overhead, pen, now, saturated, W), case, t, t_file
+
+
+@njit
+def plan_pass(A, S, q_cores, q_wall, q_file, q_size, qlen, now, policy, W, saturation, model, backfilling):
+    """Places the first ``qlen`` queued jobs; the starts are in S.d_* (returns their count)."""
+    n = A.ncores.shape[0]
+    words = S.known.shape[0]
+    av.begin_pass(A, S, now, backfilling)
+    S.ints[PW_COUNT] = 0
+    S.ints[PF_COUNT] = 0
+    for k in range(n):
+        S.node_pw_head[k] = -1
+        S.node_pw_tail[k] = -1
+    if qlen == 0:
+        return 0
+    smallest = q_cores[qlen - 1]
+    for i in range(qlen - 1, -1, -1):
+        if q_cores[i] < smallest:
+            smallest = q_cores[i]
+        S.smallest_left[i] = smallest
+    busy_count = 0
+    for k in range(n):
+        if S.busy[k]:
+            busy_count += 1
+    ndec = 0
+    for i in range(qlen):
+        if av.max_free_now(S) < S.smallest_left[i]:
+            break
+        S.ints[SCANNED] += 1
+        c, w, fid, size = q_cores[i], q_wall[i], q_file[i], q_size[i]
+        saturated = busy_count / n >= saturation
+        if fid >= 0:
+            for x in range(words):
+                S.known[x] = A.file_bits[fid, x] | S.pf_bits[fid, x]
+
+        # Lower bounds of every node's score; the first least one.
+        k0, lb0 = -1, INF
+        for k in range(n):
+            t_lb = S.cols[c - 1, k]
+            overhead = 0.0
+            if fid >= 0 and not _has_bit(S.known, k):
+                overhead = size / A.bw[k]
+            lb = score(policy, t_lb, overhead, 0.0, now, saturated, W)
+            S.lb[k] = lb
+            if lb < lb0:
+                k0, lb0 = k, lb
+        if k0 < 0:
+            continue            # no node can ever hold it (rejected on submission)
+
+        best_score, best_k = INF, n
+        best_case, best_t, best_tfile = NONE, INF, INF
+        s, case, t, t_file = _score_node(A, S, k0, c, w, fid, size, S.cols[c - 1, k0], now, policy, W, saturated,
+                                         model, backfilling)
+        if t < INF and (s < best_score or (s == best_score and k0 < best_k)):
+            best_score, best_k, best_case, best_t, best_tfile = s, k0, case, t, t_file
+            S.best_pos[:c] = S.pos[:c]
+        if not (best_k == k0 and best_score == lb0):
+            # Every other node whose (bound, index) may still beat the best.
+            nc = 0
+            for k in range(n):
+                if k != k0 and (S.lb[k] <= best_score if best_score < INF else S.lb[k] < INF):
+                    S.cand[nc] = k
+                    nc += 1
+            for a in range(1, nc):            # stable: equal bounds keep index order
+                k = S.cand[a]
+                b = a - 1
+                while b >= 0 and S.lb[S.cand[b]] > S.lb[k]:
+                    S.cand[b + 1] = S.cand[b]
+                    b -= 1
+                S.cand[b + 1] = k
+            for a in range(nc):
+                k = S.cand[a]
+                lb = S.lb[k]
+                if not lb < INF or lb > best_score or (lb == best_score and k > best_k):
+                    break
+                s, case, t, t_file = _score_node(A, S, k, c, w, fid, size, S.cols[c - 1, k], now, policy,
+                                                 W, saturated, model, backfilling)
+                if t < INF and (s < best_score or (s == best_score and k < best_k)):
+                    best_score, best_k, best_case, best_t, best_tfile = s, k, case, t, t_file
+                    S.best_pos[:c] = S.pos[:c]
+        if best_k == n:
+            continue
+        k, t = best_k, best_t
+        if backfilling:
+            av.reserve_bf(S, k, S.best_pos, c, t, w, now)
+        else:
+            av.reserve(S, k, S.best_pos, c, t, w, now)
+        _plan_window(S, k, t, best_tfile, t + w, fid, size)
+        if fid >= 0 and not _has_bit(S.pf_bits[fid], k):
+            S.pf_bits[fid, k >> 6] |= np.uint64(1) << np.uint64(k & 63)
+            x = S.ints[PF_COUNT]
+            S.pf_touched_file[x] = fid
+            S.pf_touched_node[x] = k
+            S.ints[PF_COUNT] = x + 1
+        if t == now:
+            if not S.busy[k]:
+                S.busy[k] = True
+                busy_count += 1
+            S.d_job[ndec] = i
+            S.d_node[ndec] = k
+            S.d_start[ndec] = t
+            S.d_tfile[ndec] = best_tfile
+            S.d_case[ndec] = best_case
+            S.d_score[ndec] = best_score
+            S.d_pos[ndec, :c] = S.best_pos[:c]
+            ndec += 1
+    # The planned-file bitmaps start empty at the next pass.
+    for x in range(S.ints[PF_COUNT]):
+        k = S.pf_touched_node[x]
+        S.pf_bits[S.pf_touched_file[x], k >> 6] = np.uint64(0)
+    return ndec
+
+
+@njit
+def _plan_window(S, k, start, avail, end, fid, size):
+    j = S.ints[PW_COUNT]
+    S.ints[PW_COUNT] = j + 1
+    S.pw_start[j] = start
+    S.pw_avail[j] = avail
+    S.pw_end[j] = end
+    S.pw_file[j] = fid
+    S.pw_size[j] = size
+    S.pw_next[j] = -1
+    tail = S.node_pw_tail[k]
+    if tail < 0:
+        S.node_pw_head[k] = j
+    else:
+        S.pw_next[tail] = j
+    S.node_pw_tail[k] = j
 
 
 class Planner:
-    def __init__(self, state, policy):
-        self.state = state
-        self.policy = policy
-        self.platform = state.platform
-        self.bandwidth = self.platform.bandwidth
-        self.memory = self.platform.memory
-        self.stats_jobs_scanned = 0
-        self.stats_nodes_scored = 0
-        # Python floats (same values) for the per-node arithmetic on one node.
-        self._bw = self.bandwidth.tolist()
-        self._mem = self.memory.tolist()
-        self._ov_by_size = {}      # size -> size / bandwidth over nodes (read-only)
+    """The pass as the scheduler calls it: ``plan(now, queue)`` -> [Decision]."""
 
-    def _load_overheads(self, size):
-        """size / BW_k for every node; many jobs share a file, hence a size."""
-        ov = self._ov_by_size.get(size)
-        if ov is None:
-            if len(self._ov_by_size) >= 4096:
-                self._ov_by_size.clear()
-            ov = self._ov_by_size[size] = size / self.bandwidth
-            ov.flags.writeable = False
-        return ov
+    def __init__(self, state, policy_name):
+        self.state = state
+        self.flat = state.flat
+        opts = state.options
+        self.policy = CODES[policy_name]
+        self.model = MODEL_CODES[opts.cache]
+        self.backfilling = bool(opts.backfilling)
+        self.W = float(opts.W)
+        self.saturation = float(opts.saturation)
+        self.depth = int(opts.queue_depth)
+        self._scratch = None
+        self._room = (0, 0, 0)
+        self._stats_base = (0, 0)
+
+    @property
+    def stats_jobs_scanned(self):
+        return self._stats_base[0] + (int(self._scratch.ints[SCANNED]) if self._scratch else 0)
+
+    @property
+    def stats_nodes_scored(self):
+        return self._stats_base[1] + (int(self._scratch.ints[SCORED]) if self._scratch else 0)
+
+    def _scratch_for(self, jobs, cores, files):
+        need = (jobs, cores, files)
+        if self._scratch is None or any(a > b for a, b in zip(need, self._room)):
+            room = tuple(max(a, 2 * b) for a, b in zip(need, self._room))
+            if self._scratch is not None:
+                self._stats_base = (self.stats_jobs_scanned, self.stats_nodes_scored)
+            f = self.flat
+            self._scratch = allocate(f.n, f.m, f.words, max(room[0], 16), max(room[1], 16), max(room[2], 64))
+            self._room = room
+        return self._scratch
 
     def plan(self, now, queue):
-        st = self.state
-        avail = st.availability
-        avail.begin_pass(now)
-        n = len(self.platform)
-        busy = avail.busy_nodes().copy()
-        planned = {}               # node -> [Window] placed in this pass
-        planned_nodes = {}         # file -> set(node) planned in this pass
-        outlooks = {}              # node -> FileOutlook, kept up to date by add()
-        decisions = []
-        if st.options.queue_depth:
-            queue = queue[:st.options.queue_depth]
-        if not queue:
-            return decisions
-        cores = np.fromiter((j.cores for j in queue), dtype=np.int64, count=len(queue))
-        smallest_left = np.minimum.accumulate(cores[::-1])[::-1].tolist()
-        policy = self.policy
-        uses_penalty = getattr(policy, "uses_penalty", True)
-        penalty_counts = getattr(policy, "penalty_counts", None)
-        score_of, lower_bound = policy.score, policy.lower_bound
-        caches, windows = st.caches, st.windows
-        file_nodes = st.file_nodes
-        bw, mem = self._bw, self._mem
-        no_overhead = np.zeros(n)
-        no_overhead.flags.writeable = False
-        busy_count = int(busy.sum())
-        # One context for the pass, updated when a start makes a node busy.
-        ctx = PassContext(now, st.options, float(busy_count) / n)
-        t_exact, max_free_now = avail.t_exact, avail.max_free_now
-        inf = np.inf
+        qlen = len(queue)
+        if self.depth:
+            qlen = min(qlen, self.depth)
+        if qlen == 0:
+            return []
+        cores, wall, fids, sizes = queue.arrays()
+        f = self.flat
+        f.ensure_files(len(f.files))
+        S = self._scratch_for(qlen, int(cores[:qlen].sum()), f.file_bits.shape[0])
+        ndec = plan_pass(f.arrays(), S, cores, wall, fids, sizes, qlen, float(now), self.policy, self.W,
+                         self.saturation, self.model, self.backfilling)
+        jobs = queue.jobs
+        out = []
+        for d in range(ndec):
+            job = jobs[int(S.d_job[d])]
+            out.append(Decision(job, int(S.d_node[d]), S.d_pos[d, :job.cores].copy(), float(S.d_start[d]),
+                                float(S.d_tfile[d]), CASE_NAMES[int(S.d_case[d])], None, float(S.d_score[d]),
+                                int(S.d_job[d])))
+        return out
 
-        for i, job in enumerate(queue):
-            if max_free_now() < smallest_left[i]:
-                break
-            self.stats_jobs_scanned += 1
-            c, w, file, size = job.cores, job.walltime, job.file, job.size
-            t_lb = avail.t_lower(c, w)
-            if file is not None:
-                ov_lb = self._load_overheads(size)
-                known = file_nodes.get(file, ())
-                more = planned_nodes.get(file, ())
-                if known or more:
-                    ov_lb = ov_lb.copy()
-                    if known:
-                        ov_lb[list(known)] = 0.0
-                    if more:
-                        ov_lb[list(more)] = 0.0
-            else:
-                ov_lb = no_overhead
-            lb = lower_bound(ctx, t_lb, ov_lb, 0.0)
 
-            # Exact scores in increasing (bound, node) order, stopping once the
-            # next bound cannot beat the best: the first node is the argmin; the
-            # others worth a look are those whose bound does not exceed the best
-            # score found, usually none, so no full sort.
-            best_score, best_k, best = inf, n, None
-            k0 = k = int(lb.argmin())
-            if lb[k] < inf:
-                order = (k,)
-                first = True
-                while order:
-                    for k in order:
-                        lbk = lb[k]
-                        if not lbk < inf or (lbk, k) > (best_score, best_k):
-                            break
-                        t, positions = t_exact(k, c, w, t_lb[k])
-                        if positions is None:
-                            continue
-                        self.stats_nodes_scored += 1
-                        if file is None:
-                            ov, case, t_file, stg, pen = 0.0, "none", t, None, 0.0
-                        else:
-                            o = outlooks.get(k)
-                            if o is None:
-                                o = outlooks[k] = FileOutlook(caches[k], list(windows[k].values()),
-                                                              planned.get(k, ()), now)
-                            # The eviction penalty is the costly part; skip it where the
-                            # policy's score at this t_k ignores it (LEO, LEM).
-                            need_pen = uses_penalty and (penalty_counts is None or penalty_counts(ctx, t))
-                            res = o.evaluate(file, size, t, bw[k], need_pen)
-                            ov, case, t_file, stg = res.overhead, res.case, res.t_file, res.staging
-                            pen_bytes = res.penalty_bytes
-                            pen = 0.0
-                            if need_pen and pen_bytes:
-                                pen = pen_bytes * size / mem[k] / bw[k]
-                        score = float(score_of(ctx, t, ov, pen))
-                        if (score, k) < (best_score, best_k):
-                            best_score, best_k = score, k
-                            best = (t, positions, case, t_file, stg)
-                    if not first:
-                        break
-                    first = False
-                    if best_k == k0 and best_score == lb[k0]:
-                        break       # the bound was exact: no other node can beat it
-                    # Every other node whose (bound, index) may still beat the best.
-                    cand = np.flatnonzero(lb <= best_score) if best_score < inf \
-                        else np.flatnonzero(lb < inf)
-                    lbl = lb[cand].tolist()
-                    order = [j for _, j in sorted(zip(lbl, cand.tolist())) if j != k0]
-            if best is None:
-                continue            # no node can ever hold it (rejected on submission)
-            score, k = best_score, best_k
-            t, positions, case, t_file, stg = best
-            avail.reserve(k, positions, t, w)
-            if t == now and case == "miss":
-                stg = staging_job_id(job.id, self.platform.nodes[k].name)
-            win = Window(t, t_file, t + w, file, size, stg)
-            planned.setdefault(k, []).append(win)
-            o = outlooks.get(k)
-            if o is not None:
-                o.add(win)
-            if file is not None:
-                nodes = planned_nodes.get(file)
-                if nodes is None:
-                    nodes = planned_nodes[file] = set()
-                nodes.add(k)
-            if t == now:
-                if not busy[k]:
-                    busy[k] = True
-                    busy_count += 1
-                    ctx.busy_share = float(busy_count) / n
-                decisions.append(Decision(job, k, positions, t, t_file, case, stg,
-                                          score))
-        return decisions
+def warm_up():
+    """Compile the pass (or load it from the cache): one pass on a one-node platform."""
+    from batloc.locality.platform_view import NodeInfo, PlatformView
+    from batloc.schedulers.core.job_queue import JobQueue, QueuedJob
+    from batloc.schedulers.core.options import SchedulerOptions
+    from batloc.schedulers.core.state import ClusterState
+    platform = PlatformView([NodeInfo(0, "n000", (0,), 1, 1e9, 1e8)], 2)
+    state = ClusterState(platform, SchedulerOptions())
+    queue = JobQueue()
+    queue.append(QueuedJob("w0!1", 1, 60.0, "f", 1e6), state.file_id("f"))
+    return Planner(state, "LEA").plan(0.0, queue)

@@ -1,9 +1,10 @@
 """The actual state of the cluster as the scheduler knows it between passes.
 
 Cores held by running or waiting jobs (until their planned end), each node's
-memory, the windows of jobs holding cores, the stagings in flight, and an index
-file -> nodes where that file is in memory or loading. Only real events change
-it: a start decision committed, a job or staging completed.
+memory (the shared locality model's ``NodeCache``), the windows of jobs
+holding cores, the stagings in flight. Only real events change it: a start
+decision committed, a job or staging completed; each event then refreshes
+that node's copy in the flat arrays the compiled pass reads (``flat_state``).
 """
 
 from dataclasses import dataclass
@@ -11,20 +12,22 @@ from typing import Optional
 
 import numpy as np
 
-from batloc.schedulers.core.availability import make_availability
 from batloc.locality.cache import NodeCache
-from batloc.schedulers.core.file_outlook import Window
 from batloc.locality.staging import StagingBook, staging_job_id
+from batloc.schedulers.core.flat_state import FlatState
+from batloc.schedulers.core.job_queue import QueuedJob
 
 
 @dataclass
-class QueuedJob:
-    id: str
-    cores: int
-    walltime: float        # +inf when the job has none
+class Window:
+    """A job holding cores on a node: from ``start``, its file available at
+    ``avail`` (load end, or start on a hit), until ``end`` (start + walltime)."""
+    start: float
+    avail: float
+    end: float
     file: Optional[str]
     size: float
-    subtime: float = 0.0
+    staging: Optional[str] = None    # staging job this window loads or waits for
 
 
 @dataclass
@@ -43,36 +46,23 @@ class ClusterState:
     def __init__(self, platform, options):
         self.platform = platform
         self.options = options
-        self.availability = make_availability(platform, options.backfilling)
+        self.flat = FlatState(platform)
         self.caches = [NodeCache(n.memory_bytes, options.cache) for n in platform.nodes]
         self.windows = [dict() for _ in platform.nodes]     # node -> job id -> Window
         self.stagings = StagingBook()
         self.held = {}                                      # job id -> Held
-        self.file_nodes = {}                                # file -> set(node)
 
-    # ---- index of files in memory --------------------------------------
-    def _index_add(self, file, node):
-        if file is not None:
-            self.file_nodes.setdefault(file, set()).add(node)
+    def file_id(self, name):
+        return self.flat.files.id_of(name)
 
-    def _index_drop(self, files, node):
-        for f in files:
-            nodes = self.file_nodes.get(f)
-            if nodes is not None:
-                nodes.discard(node)
-                if not nodes:
-                    del self.file_nodes[f]
-
-    def busy_node_count(self):
-        return int(self.availability.busy_nodes().sum())
+    def _mirror(self, node):
+        self.flat.mirror(node, list(self.windows[node].values()), self.caches[node])
 
     # ---- events ---------------------------------------------------------
     def start(self, job, node, positions, now, est_file_time):
         """Commit a start decision. Returns (case, Held, new Staging or None)."""
         cache = self.caches[node]
-        case, evicted = cache.start_job(job.file, job.size, now, load_end=est_file_time)
-        self._index_drop(evicted, node)
-        self._index_add(job.file, node)
+        case, _ = cache.start_job(job.file, job.size, now, load_end=est_file_time)
         staging, new_staging = None, None
         if case == "miss":
             sid = staging_job_id(job.id, self.platform.nodes[node].name)
@@ -84,10 +74,11 @@ class ClusterState:
         else:
             est_file_time = now
         deadline = now + job.walltime
-        self.availability.hold(node, positions, deadline)
+        self.flat.hold(node, positions, deadline)
         self.windows[node][job.id] = Window(now, est_file_time, deadline, job.file, job.size, staging)
         held = Held(job, node, positions, now, deadline, staging, computing=case in ("hit", "none"))
         self.held[job.id] = held
+        self._mirror(node)
         return case, held, new_staging
 
     def staging_done(self, staging_id, now):
@@ -104,6 +95,7 @@ class ClusterState:
             if w is not None:
                 w.avail = now
             ready.append(held)
+        self._mirror(st.node)
         return ready
 
     def finish(self, job_id, now):
@@ -112,12 +104,12 @@ class ClusterState:
         if held is None:
             return None
         node = held.node
-        self.availability.release(node, held.positions)
+        self.flat.release(node, held.positions)
         self.windows[node].pop(job_id, None)
-        evicted = self.caches[node].end_job(held.job.file, now)
-        self._index_drop(evicted, node)
+        self.caches[node].end_job(held.job.file, now)
         if held.staging is not None and not held.computing:
             st = self.stagings.by_id.get(held.staging)
             if st is not None and job_id in st.waiters:
                 st.waiters.remove(job_id)
+        self._mirror(node)
         return held

@@ -1,0 +1,42 @@
+"""The five policies as the compiled pass calls them: a code per policy, and
+one call that evaluates the policy's own formula (``schedulers/<policy>.py``).
+
+Imported by the planner only when a scheduler starts (the policy modules
+import the scheduler class, which must not import the planner at load time).
+"""
+
+from batloc.schedulers.core.jit import njit
+from batloc.schedulers.eft import eft_score
+from batloc.schedulers.fcfs import fcfs_score
+from batloc.schedulers.lea import lea_score
+from batloc.schedulers.lem import lem_score
+from batloc.schedulers.leo import leo_score
+
+FCFS, EFT, LEA, LEO, LEM = range(5)
+CODES = {"FCFS": FCFS, "EFT": EFT, "LEA": LEA, "LEO": LEO, "LEM": LEM}
+
+
+@njit
+def score(policy, t_k, overhead, penalty, now, saturated, W):
+    if policy == FCFS:
+        return fcfs_score(t_k)
+    if policy == EFT:
+        return eft_score(t_k, overhead)
+    if policy == LEA:
+        return lea_score(t_k, overhead, penalty, W)
+    if policy == LEO:
+        return leo_score(t_k, overhead, penalty, now, W)
+    return lem_score(t_k, overhead, penalty, saturated, W)
+
+
+@njit
+def needs_penalty(policy, t_k, now, saturated):
+    """Whether the policy's score at t_k reads the eviction penalty (the costly
+    part of scoring a node): LEO only in its LEA form, LEM only when saturated."""
+    if policy == LEA:
+        return True
+    if policy == LEO:
+        return t_k != now
+    if policy == LEM:
+        return saturated
+    return False

@@ -1,0 +1,88 @@
+"""A batloc scheduler running the Python planning pass instead of the compiled one.
+
+``oracle_class(variant, bf)`` subclasses the shipped policy class, so the
+pybatsim side (events, stagings, decision log) is the shipped one; only the
+state and the pass are the oracle's, with the policies' scores as they were
+written for it (numpy, vectorised over nodes).
+"""
+
+import importlib
+
+import numpy as np
+
+from oracle_planner.planner import Planner
+from oracle_planner.state import ClusterState
+
+
+class Policy:
+    """The five scores as the Python pass called them."""
+
+    def __init__(self, name, opts):
+        self.name, self.W, self.saturation = name, opts.W, opts.saturation
+        self.uses_penalty = name in ("LEA", "LEO", "LEM")
+        if name == "LEO":
+            self.penalty_counts = lambda ctx, t_k: t_k != ctx.now
+        elif name == "LEM":
+            self.penalty_counts = lambda ctx, t_k: ctx.busy_share >= self.saturation
+        else:
+            self.penalty_counts = None
+
+    def _lea(self, t_k, overhead, penalty):
+        return t_k + self.W * overhead + penalty
+
+    def score(self, ctx, t_k, overhead, penalty):
+        if self.name == "FCFS":
+            return t_k
+        if self.name == "EFT":
+            return t_k + overhead
+        if self.name == "LEA":
+            return self._lea(t_k, overhead, penalty)
+        if self.name == "LEO":
+            if isinstance(t_k, np.ndarray):
+                return np.where(t_k == ctx.now, t_k + overhead, self._lea(t_k, overhead, penalty))
+            return t_k + overhead if t_k == ctx.now else self._lea(t_k, overhead, penalty)
+        if ctx.busy_share >= self.saturation:
+            return self._lea(t_k, overhead, penalty)
+        return t_k + overhead
+
+    lower_bound = score
+
+
+class _OraclePlanner:
+    def __init__(self, state, policy):
+        self.inner = Planner(state, policy)
+
+    @property
+    def stats_jobs_scanned(self):
+        return self.inner.stats_jobs_scanned
+
+    @property
+    def stats_nodes_scored(self):
+        return self.inner.stats_nodes_scored
+
+    def plan(self, now, queue):
+        decisions = self.inner.plan(now, list(queue.jobs))
+        where = {j.id: i for i, j in enumerate(queue.jobs)}
+        for d in decisions:
+            d.index = where[d.job.id]
+        return decisions
+
+
+class _OracleState(ClusterState):
+    def file_id(self, name):
+        return -1
+
+
+def oracle_class(variant, bf):
+    name = variant + ("_bf" if bf else "")
+    shipped = getattr(importlib.import_module(f"batloc.schedulers.{name}"), name.capitalize())
+
+    class Oracle(shipped):
+        def make_state(self):
+            return _OracleState(self.platform, self.opts)
+
+        def make_planner(self):
+            return _OraclePlanner(self.state, Policy(self.policy_name, self.opts))
+
+    Oracle.__name__ = "Oracle" + shipped.__name__
+    return Oracle
