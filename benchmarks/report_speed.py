@@ -88,7 +88,7 @@ def main(argv=None) -> int:
     ap.add_argument("--keep", type=Path, help="write the synthetic outputs here and keep them")
     args = ap.parse_args(argv)
     from batloc.analysis.report import build_report
-    from batloc.cli.robin_description import resolve_input
+    from batloc.robin.description import resolve_input
 
     root = args.keep or Path(tempfile.mkdtemp(prefix="batloc-report-speed-"))
     root.mkdir(parents=True, exist_ok=True)

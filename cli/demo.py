@@ -42,7 +42,7 @@ def _step(what, code):
 
 
 def main(argv=None):
-    from batloc.cli import robin
+    from batloc.robin import cli as robin
     from batloc.platforms import cli as platform_cli
     from batloc.workloads import cli as workload_cli
 

@@ -6,7 +6,7 @@
 
 A single run starts Batsim (or batloc's engine) and the scheduler, enforces
 the four timeouts, keeps their stdout/stderr in OUTPUT_DIR/log/ and exits 0
-only if both succeeded. A sweep (see robin_description) runs every
+only if both succeeded. A sweep (see robin.description) runs every
 platform × workload × scheduler combination in parallel, skips complete
 runs, reports failed ones with the tail of their logs, and ends with
 `batloc report OUTPUT_DIR`. Exit status: 0 iff every run succeeded.
@@ -22,8 +22,9 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 
 import yaml
 
-from . import robin_description as rd
-from . import robin_process, robin_runs
+from . import description as rd
+from . import process as robin_process
+from . import runs as robin_runs
 
 
 def _parser() -> argparse.ArgumentParser:

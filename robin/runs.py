@@ -11,7 +11,6 @@ import hashlib
 import itertools
 import json
 import shlex
-import socket
 import threading
 import time
 from dataclasses import dataclass, field
@@ -19,8 +18,10 @@ from pathlib import Path
 
 import batloc
 
-from . import robin_description as rd
-from .robin_process import Outcome, Timeouts, run_simulation, socket_port, tail
+from batloc.processes import free_port
+
+from . import description as rd
+from .process import Outcome, Timeouts, run_simulation, socket_port, tail
 
 PREFIX = "out"  # outputs are <run dir>/out_jobs.csv, … as in Batsim's tutorials
 
@@ -66,9 +67,7 @@ class PortAllocator:
     def take(self) -> int:
         with self._lock:
             for _ in range(100):
-                with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-                    s.bind(("127.0.0.1", 0))
-                    port = s.getsockname()[1]
+                port = free_port()
                 if port not in self._given:
                     self._given.add(port)
                     return port

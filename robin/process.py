@@ -16,57 +16,18 @@ Exit status: 0 iff both processes returned 0 within their timeouts.
 
 from __future__ import annotations
 
-import os
 import shlex
-import signal
 import subprocess
-import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-POLL = 0.05
+from batloc.processes import POLL, CpuLeases, pin_to, stop_group
+
 KILL_GRACE = 2.0
-DEFAULT_PORT = 28000
-
-
-class CpuLeases:
-    """Gives each run one CPU, shared by its engine and its scheduler.
-
-    The two processes of a Batsim run strictly take turns (REQ/REP), so one CPU
-    loses nothing, while a wake-up on another CPU costs far more than the work
-    of a small message on virtual machines (measured here: 85 us against 195 us
-    a round trip). Parallel runs get distinct CPUs while there are enough.
-    """
-
-    def __init__(self):
-        self.enabled = hasattr(os, "sched_setaffinity") and not os.environ.get("BATLOC_NO_PIN")
-        self.cpus = sorted(os.sched_getaffinity(0)) if self.enabled else []
-        self.users = {cpu: 0 for cpu in self.cpus}
-        self.lock = threading.Lock()
-
-    def take(self):
-        if not self.enabled or not self.cpus:
-            return None
-        with self.lock:
-            cpu = min(self.cpus, key=lambda c: (self.users[c], c))
-            self.users[cpu] += 1
-            return cpu
-
-    def give_back(self, cpu):
-        if cpu is not None:
-            with self.lock:
-                self.users[cpu] -= 1
 
 
 CPUS = CpuLeases()
-
-
-def pin_to(cpu):
-    """A Popen ``preexec_fn`` putting the child on `cpu` (None: no pinning)."""
-    if cpu is None:
-        return None
-    return lambda: os.sched_setaffinity(0, {cpu})
 
 
 @dataclass
@@ -147,48 +108,12 @@ class Child:
         with open(self.stdout_path, "wb") as out, open(self.stderr_path, "wb") as err:
             self.proc = subprocess.Popen(["bash", str(script)], stdout=out, stderr=err, stdin=subprocess.DEVNULL,
                                          start_new_session=True, preexec_fn=pin_to(cpu))
-        self.pgid = self.proc.pid  # session leader: its pid is the group id
 
     def poll(self):
         return self.proc.poll()
 
     def stop(self):
-        """SIGTERM the whole group, SIGKILL what is left after a grace period, reap the leader."""
-        for sig, grace in ((signal.SIGTERM, KILL_GRACE), (signal.SIGKILL, KILL_GRACE)):
-            try:
-                os.killpg(self.pgid, sig)
-            except ProcessLookupError:
-                break  # group empty: nothing left
-            deadline = time.monotonic() + grace
-            while time.monotonic() < deadline and _group_alive(self.pgid):
-                self.proc.poll()
-                time.sleep(POLL)
-        try:
-            self.proc.wait(timeout=KILL_GRACE)
-        except subprocess.TimeoutExpired:
-            pass
-
-
-def _group_alive(pgid: int) -> bool:
-    try:
-        os.killpg(pgid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    # zombies still count for killpg: look for a live member
-    for pid in os.listdir("/proc"):
-        if not pid.isdigit():
-            continue
-        try:
-            with open(f"/proc/{pid}/stat") as f:
-                stat = f.read()
-        except OSError:
-            continue
-        fields = stat.rsplit(")", 1)[1].split()
-        if int(fields[2]) == pgid and fields[0] != "Z":
-            return True
-    return False
+        stop_group(self.proc, KILL_GRACE)
 
 
 def tail(path: Path, lines: int = 15) -> str:

@@ -25,14 +25,15 @@ from __future__ import annotations
 import json
 import os
 import shlex
-import shutil
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import yaml
 
-from .robin_process import Timeouts
+from batloc.processes import pybatsim_command
+
+from .process import Timeouts
 
 TIMEOUT_KEYS = {
     "simulation-timeout": "simulation",
@@ -108,11 +109,6 @@ def schedulers_dir() -> Path:
     import batloc.schedulers
 
     return Path(os.path.dirname(batloc.schedulers.__file__))
-
-
-def pybatsim_command() -> list[str]:
-    exe = shutil.which("pybatsim")
-    return [exe] if exe else [sys.executable, "-m", "batsim.cmds.launcher"]
 
 
 @dataclass
