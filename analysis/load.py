@@ -9,14 +9,12 @@ from __future__ import annotations
 
 import json
 import math
-import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
 
-# contract §6: the dynamic workload that holds every staging job.
-STAGING_WORKLOAD = "batloc-stage"
+from batloc.platforms.reader import read_resources
 
 _JOB_DTYPES = {
     "job_id": str,
@@ -90,25 +88,16 @@ def read_workload(path) -> Workload:
 def read_platform_bandwidths(path) -> dict[str, float]:
     """Node name → bandwidth (bytes/s) from the `bandwidth` property of `<node>_mem` hosts (contract §6)."""
     bandwidths = {}
-    for _, elem in ET.iterparse(str(path)):
-        if elem.tag != "host":
-            continue
-        props = {p.get("id"): p.get("value") for p in elem.findall("prop")}
-        if props.get("role") == "storage" and "bandwidth" in props and "node" in props:
+    for res in read_resources(path).storage:
+        props = res["properties"]
+        if "bandwidth" in props and "node" in props:
             bandwidths[props["node"]] = float(props["bandwidth"])
     return bandwidths
 
 
 def read_platform_cores(path) -> int:
-    """Number of compute cores: hosts that carry a `node` property and are not storage (contract §1, §6)."""
-    cores = 0
-    for _, elem in ET.iterparse(str(path)):
-        if elem.tag == "host":
-            props = {p.get("id"): p.get("value") for p in elem.findall("prop")}
-            if "node" in props and props.get("role") not in ("storage", "master"):
-                cores += 1
-            elem.clear()
-    return cores
+    """Number of compute cores: compute resources that carry a `node` property (contract §1, §6)."""
+    return sum(1 for res in read_resources(path).compute if "node" in res["properties"])
 
 
 def reference_bandwidth(platform=None, bandwidth=None) -> float:
