@@ -181,7 +181,7 @@ _JOB_FIELDS = ("job_id", "workload_name", "submission_time", "requested_number_o
 
 
 def read_jobs_csv(path):
-    """jobs.csv rows, with parsed `_submit`, `_start`, `_finish`, `_cores`, `_alloc` on started rows."""
+    """jobs.csv rows, with parsed `_submit`, and `_start`, `_finish`, `_cores`, `_alloc` on started rows."""
     try:
         with open(path, newline="") as fh:
             reader = csv.DictReader(fh)
@@ -197,8 +197,11 @@ def read_jobs_csv(path):
             field = "submission_time"
             r["_submit"] = float(r[field])
             if started(r):
-                for field, key in (("starting_time", "_start"), ("finish_time", "_finish")):
-                    r[key] = float(r[field])
+                field = "starting_time"
+                r["_start"] = float(r[field])
+                field = "finish_time"
+                # an unfinished job (run stopped) holds its cores to the end
+                r["_finish"] = float(r[field]) if r[field] else float("inf")
                 field = "requested_number_of_resources"
                 r["_cores"] = int(float(r[field]))
                 field = "allocated_resources"
@@ -235,12 +238,12 @@ def read_workload_ids(path):
 def validate(prefix, workload, platform, cache="paper"):
     """(violations as (kind, message), jobs checked, stagings, decisions); InputError on unreadable input."""
     rows = read_jobs_csv(f"{prefix}_jobs.csv")
-    decisions = read_decisions(f"{prefix}_decisions.csv")
     workload_ids = read_workload_ids(workload)
     try:
         view = read_view(platform)
     except PlatformError as exc:
         raise InputError(str(exc)) from None
+    decisions = read_decisions(f"{prefix}_decisions.csv")
     compute_ids = ProcSet(*view.node_of_core)
     storage_ids = ProcSet(view.lustre_id, *(n.mem_id for n in view.nodes))
     memories = {n.name: n.memory_bytes for n in view.nodes}
