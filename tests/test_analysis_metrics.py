@@ -90,10 +90,13 @@ def test_sessions_five_minute_window():
     assert s["1"] == s["2"] != s["3"]
     assert "5" not in s.index  # context job
     assert len(set(s.values)) == 5
-    # a job exactly 300 s after the opening starts a new session; 299 s does not
-    jobs = pd.DataFrame({"job_id": ["x", "y", "z"], "user": "u", "subtime": [0.0, 299.0, 300.0], "evaluated": True})
+    # docs/scheduler-semantics.md, Metrics: a job exactly 300 s after the session's first joins it;
+    # one later than that opens the next session (counted from that job, not from the window's end)
+    jobs = pd.DataFrame({"job_id": ["x", "y", "z", "w", "v"], "user": "u",
+                         "subtime": [0.0, 299.0, 300.0, 300.5, 600.5], "evaluated": True})
     s = sessions.assign_sessions(jobs)
-    assert s["x"] == s["y"] != s["z"]
+    assert s["x"] == s["y"] == s["z"] == "u#1"
+    assert s["w"] == s["v"] == "u#2"
 
 
 def test_sessions_from_workload_field():

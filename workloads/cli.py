@@ -81,7 +81,7 @@ def _sharing_args(parser, default="paper", choices=annotate.RULES):
     group.add_argument("--sharing-window", type=DURATION, default=800.0, help="sharing window (default 800s)")
     group.add_argument("--keys", type=_keys, default=["user", "cores"],
                        help="grouping keys, comma-separated job-table columns (default user,cores)")
-    group.add_argument("--sessions", type=DURATION, default=300.0,
+    group.add_argument("--sessions", type=DURATION, default=annotate.SESSION_WINDOW,
                        help="user-session window (default 5min; 0 = no session field)")
     group.add_argument("--overhead", type=DURATION, default=0.0,
                        help="added to every job's run time and walltime (the authors used 120s; default 0)")
@@ -132,7 +132,7 @@ def _parser():
     p.add_argument("--users", type=int, default=200, help="number of users (default 200)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--nodes", type=int, help="node count (default: from the platform)")
-    p.add_argument("--sessions", type=DURATION, default=300.0, help="user-session window (default 5min; 0 = none)")
+    p.add_argument("--sessions", type=DURATION, default=annotate.SESSION_WINDOW, help="user-session window (default 5min; 0 = none)")
     _platform_args(p)
 
     p = sub.add_parser("window", help="cut an evaluation window with context out of a Batsim workload")
