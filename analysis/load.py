@@ -14,7 +14,10 @@ from pathlib import Path
 
 import pandas as pd
 
+from batloc.engine.export import JOBS_HEADER
 from batloc.platforms.reader import read_resources
+
+JOB_COLUMNS = JOBS_HEADER.split(",")
 
 _JOB_DTYPES = {
     "job_id": str,
@@ -34,6 +37,9 @@ def read_jobs(path) -> pd.DataFrame:
     count them.
     """
     df = pd.read_csv(path, dtype=_JOB_DTYPES, keep_default_na=False, na_values={c: [""] for c in _TIME_COLUMNS})
+    missing = [c for c in JOB_COLUMNS if c not in df.columns]
+    if missing:
+        raise ValueError(f"{path}: not a Batsim jobs.csv (no column {', '.join(missing)})")
     for col in _TIME_COLUMNS + ["requested_number_of_resources"]:
         df[col] = pd.to_numeric(df[col], errors="coerce")
     df["full_id"] = df["workload_name"] + "!" + df["job_id"]
