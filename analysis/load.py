@@ -154,6 +154,16 @@ class RunFiles:
         return str(sched.get("name") or self.name)
 
     @property
+    def policy(self) -> str | None:
+        """The batloc policy robin ran (run.json), None for a scheduler given as a command."""
+        return (self.meta.get("scheduler") or {}).get("policy")
+
+    @property
+    def options(self) -> dict:
+        """The scheduler options robin recorded (run.json), e.g. {"backfilling": true}."""
+        return dict((self.meta.get("scheduler") or {}).get("options") or {})
+
+    @property
     def group(self) -> tuple[str, str]:
         """(platform, workload) labels: runs are compared only within a group."""
         plat = self.input_path("platform")
