@@ -74,7 +74,7 @@ def main(argv=None):
         print(f"batloc demo: synthetic trace ({args.duration}, load {args.load}, files shared by ~6 jobs)")
         sizes = pipeline.platform_sizes(platform)
         synth = pipeline.synth_spec(sizes, duration=parse_duration(args.duration), load=args.load,
-                                    jobs_per_file=6, users=40, seed=args.seed)
+                                    jobs_per_file=6.0, users=40, seed=args.seed)
         table = pipeline.synthesize(synth)
         nb_res = synth.nodes * synth.cores_per_node
         pipeline.write(table, workload, nb_res)

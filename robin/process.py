@@ -11,13 +11,17 @@ Timeline of one run (batexpe robin's semantics, re-implemented):
    succeeded, `failure-timeout` otherwise;
 5. anything still alive is stopped: its whole process group gets SIGTERM,
    then SIGKILL, so no grandchild survives (pybatsim under bash, …).
+A signal to robin (`STOP`) ends every step at once: the run stops its groups
+and returns, within the kill grace, whatever its timeouts.
 Exit status: 0 iff both processes returned 0 within their timeouts.
 """
 
 from __future__ import annotations
 
 import shlex
+import signal
 import subprocess
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,6 +33,31 @@ KILL_GRACE = 2.0
 
 CPUS = CpuLeases()
 
+
+class Stop:
+    """Set from robin's signal handler: every run in progress stops its process groups and returns."""
+
+    def __init__(self):
+        self._event = threading.Event()
+        self.signum = None
+
+    def set(self, signum: int) -> None:
+        self.signum = signum
+        self._event.set()
+
+    def clear(self) -> None:
+        self.signum = None
+        self._event.clear()
+
+    def is_set(self) -> bool:
+        return self._event.is_set()
+
+    @property
+    def reason(self) -> str:
+        return f"stopped by {signal.Signals(self.signum).name}" if self.signum else "stopped"
+
+
+STOP = Stop()
 
 @dataclass
 class Timeouts:
@@ -134,7 +163,11 @@ def run_simulation(output_dir, batcmd: str, schedcmd: str | None, timeouts: Time
     cpu = CPUS.take()
     try:
         if port is not None and not _wait(lambda: port not in listening_ports(), timeouts.ready):
-            out.reason = f"socket port {port} still in use after ready-timeout ({timeouts.ready:g} s)"
+            out.reason = STOP.reason if STOP.is_set() else (
+                f"socket port {port} still in use after ready-timeout ({timeouts.ready:g} s)")
+            return out
+        if STOP.is_set():
+            out.reason = STOP.reason
             return out
         sched = None
         if schedcmd:
@@ -142,6 +175,9 @@ def run_simulation(output_dir, batcmd: str, schedcmd: str | None, timeouts: Time
             children.append(sched)
             if port is not None:
                 ready = _wait(lambda: port in listening_ports() or sched.poll() is not None, timeouts.ready)
+                if STOP.is_set():
+                    out.reason = STOP.reason
+                    return out
                 if sched.poll() is not None:
                     out.sched_returncode = sched.poll()
                     out.reason = f"scheduler exited with code {out.sched_returncode} before listening on port {port}"
@@ -175,11 +211,12 @@ def run_simulation(output_dir, batcmd: str, schedcmd: str | None, timeouts: Time
 
 
 def _wait(condition, timeout: float) -> bool:
+    """Whether `condition` came true within `timeout` s (False at once on STOP)."""
     deadline = time.monotonic() + timeout
     while True:
         if condition():
             return True
-        if time.monotonic() >= deadline:
+        if time.monotonic() >= deadline or STOP.is_set():
             return False
         time.sleep(POLL)
 
@@ -193,6 +230,8 @@ def _supervise(batsim: Child, sched: Child | None, timeouts: Timeouts) -> str:
         alive = [p for p in procs if p.poll() is None]
         if not alive:
             return ""
+        if STOP.is_set():
+            return f"{STOP.reason}; stopped {', '.join(p.name for p in alive)}"
         now = time.monotonic()
         if now >= sim_deadline:
             return f"simulation-timeout ({timeouts.simulation:g} s) reached; stopped {', '.join(p.name for p in alive)}"
