@@ -55,6 +55,8 @@ def per_job(jobs: pd.DataFrame, workload: Workload, decisions: pd.DataFrame | No
     out["evaluated"] = wl["evaluated"].astype(bool)
     if "session" in wl.columns:
         out["session"] = wl["session"]
+    if "source_id" in wl.columns:   # the trace's own job id (converted traces): joins results to the log
+        out["source_id"] = wl["source_id"]
     got = own.reindex(out.index)
     out["cores"] = got["requested_number_of_resources"].fillna(wl["res"]).astype(float)
     sub = got["submission_time"].fillna(wl["subtime"]).astype(float)

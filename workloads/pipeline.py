@@ -3,7 +3,9 @@
 `batloc workload` (cli.py) maps its options onto these, and `batloc demo`
 calls them directly. Steps, in order, for a trace (`convert`): read the
 trace, split jobs wider than a node, add the overhead, give files, give
-sessions, cut the evaluation window; then `write` it. `synthesize` makes a
+sessions, keep the trace's job numbers (as ids where they can be), cut the
+evaluation window (or, without one, keep the first job off t = 0); then
+`write` it. `synthesize` makes a
 synthetic table instead of reading one.
 """
 
@@ -22,8 +24,8 @@ from .gonthier import read_gonthier
 from .sacct import read_sacct
 from .swf import read_swf
 from .synth import SynthSpec, default_core_mix, generate
-from .table import split_wide_jobs
-from .window import extract_window
+from .table import source_ids_as_ids, split_wide_jobs
+from .window import extract_window, lead_in
 
 READERS = {"swf": read_swf, "sacct": read_sacct, "gonthier": read_gonthier}
 
@@ -108,6 +110,7 @@ def convert(trace, fmt, sizes: Sizes, *, strict=False, default_walltime=None, sh
     table, log = READERS[fmt](trace, **options)
     table = split_wide_jobs(table, sizes.cores_per_node)
     table.attrs["provenance"]["read"] = log.counts()
+    table = source_ids_as_ids(table)
     if overhead:
         table = annotate.add_overhead(table, overhead)
     if sharing != "keep":
@@ -117,8 +120,10 @@ def convert(trace, fmt, sizes: Sizes, *, strict=False, default_walltime=None, sh
         raise WorkloadError(f"{trace}: jobs carry no data/data_size; choose --sharing paper or consecutive")
     if sessions:
         table = annotate.annotate_sessions(table, sessions)
+    if window is None or window.start is None:
+        return lead_in(table), log
     table = cut_window(table, window)
-    if window is not None and window.start is not None and not table["evaluated"].any():
+    if not table["evaluated"].any():
         raise WorkloadError(f"{trace}: no job submitted in the evaluation window")
     return table, log
 
