@@ -1,9 +1,11 @@
 """Comparisons against a baseline run (paper §V-D to V-F).
 
 Runs are compared only with the baseline of their own group (same platform
-and workload). A `-bf` scheduler is compared with the backfilling baseline
-(`fcfs-bf`) when that run exists, as in the paper's Fig. 10; otherwise with
-the plain baseline.
+and workload). A run with backfilling is compared with the backfilling
+baseline (the baseline's policy run with backfilling) when that run exists,
+as in the paper's Fig. 10; otherwise with the plain baseline. Whether a run
+used backfilling, and its policy, come from the scheduler options robin
+recorded in its run.json, never from its name.
 
 - improvement of a session = Stretch_base / Stretch_X (> 1: X is faster);
 - faster / slower / equal: improvement above 1 + EQUAL_BAND, below
@@ -15,7 +17,7 @@ the plain baseline.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -32,18 +34,30 @@ class RunResult:
     sessions: pd.DataFrame  # analysis.sessions.session_table
     jobs: pd.DataFrame | None = None  # analysis.metrics.per_job
     meta: dict | None = None
+    policy: str | None = None  # robin's run.json: the batloc policy, None for a command
+    options: dict = field(default_factory=dict)  # robin's run.json: the scheduler's options
+
+    @property
+    def backfilling(self) -> bool:
+        return bool(self.options.get("backfilling"))
 
 
 def group_label(group: tuple[str, str]) -> str:
     return f"{group[0]} / {group[1]}"
 
 
-def baseline_name(scheduler: str, available: set[str], baseline: str) -> str | None:
-    if scheduler.endswith("-bf") and f"{baseline}-bf" in available and scheduler != f"{baseline}-bf":
-        return f"{baseline}-bf"
-    if scheduler == baseline or baseline not in available:
+def baseline_of(run: RunResult, runs: dict[str, RunResult], baseline: str) -> RunResult | None:
+    """The run `run` is compared with, among its group's `runs` (by scheduler name); None for none."""
+    base = runs.get(baseline)
+    if run.backfilling:
+        policy = base.policy if base is not None else baseline
+        bf = [r for _, r in sorted(runs.items()) if r.backfilling and r.policy == policy]
+        # the backfilling baseline itself is compared with the plain one
+        if bf and not any(r is run for r in bf):
+            return bf[0]
+    if base is None or base is run:
         return None
-    return baseline
+    return base
 
 
 def pairs(results: list[RunResult], baseline: str):
@@ -54,9 +68,9 @@ def pairs(results: list[RunResult], baseline: str):
     for group in sorted(by_group):
         runs = by_group[group]
         for sched in sorted(runs):
-            base = baseline_name(sched, set(runs), baseline)
+            base = baseline_of(runs[sched], runs, baseline)
             if base is not None:
-                yield runs[sched], runs[base]
+                yield runs[sched], base
 
 
 def session_improvements(run: RunResult, base: RunResult) -> pd.DataFrame:
@@ -89,7 +103,7 @@ def reduction_pct(base: float, value: float) -> float:
 
 @dataclass
 class Comparison:
-    improvements: pd.DataFrame  # group, scheduler, baseline, session, improvement, duration
+    improvements: pd.DataFrame  # group, scheduler, baseline, session, improvement, duration, backfilling
     per_run: pd.DataFrame       # one row per compared run
     transfer_table: pd.DataFrame  # rows: group labels + "all"; columns: schedulers (Tables I, II)
     core_time_table: pd.DataFrame  # same layout (Table III)
@@ -103,6 +117,7 @@ def compare(results: list[RunResult], baseline: str = "fcfs") -> Comparison:
         imp_frames.append(pd.DataFrame({
             "group": label, "scheduler": run.scheduler, "baseline": base.scheduler,
             "session": imp.index, "improvement": imp["improvement"].values, "duration": imp["duration"].values,
+            "backfilling": run.backfilling and base.backfilling,
         }))
         rows.append({
             "group": label, "run": run.name, "scheduler": run.scheduler, "baseline": base.scheduler,
@@ -113,7 +128,7 @@ def compare(results: list[RunResult], baseline: str = "fcfs") -> Comparison:
             **count_faster(imp["improvement"]),
         })
     improvements = pd.concat(imp_frames, ignore_index=True) if imp_frames else pd.DataFrame(
-        columns=["group", "scheduler", "baseline", "session", "improvement", "duration"])
+        columns=["group", "scheduler", "baseline", "session", "improvement", "duration", "backfilling"])
     per_run = pd.DataFrame(rows)
     return Comparison(
         improvements=improvements,

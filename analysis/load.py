@@ -9,14 +9,15 @@ from __future__ import annotations
 
 import json
 import math
-import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
 
-# contract §6: the dynamic workload that holds every staging job.
-STAGING_WORKLOAD = "batloc-stage"
+from batloc.engine.export import JOBS_HEADER
+from batloc.platforms.reader import read_resources
+
+JOB_COLUMNS = JOBS_HEADER.split(",")
 
 _JOB_DTYPES = {
     "job_id": str,
@@ -36,6 +37,9 @@ def read_jobs(path) -> pd.DataFrame:
     count them.
     """
     df = pd.read_csv(path, dtype=_JOB_DTYPES, keep_default_na=False, na_values={c: [""] for c in _TIME_COLUMNS})
+    missing = [c for c in JOB_COLUMNS if c not in df.columns]
+    if missing:
+        raise ValueError(f"{path}: not a Batsim jobs.csv (no column {', '.join(missing)})")
     for col in _TIME_COLUMNS + ["requested_number_of_resources"]:
         df[col] = pd.to_numeric(df[col], errors="coerce")
     df["full_id"] = df["workload_name"] + "!" + df["job_id"]
@@ -90,25 +94,16 @@ def read_workload(path) -> Workload:
 def read_platform_bandwidths(path) -> dict[str, float]:
     """Node name → bandwidth (bytes/s) from the `bandwidth` property of `<node>_mem` hosts (contract §6)."""
     bandwidths = {}
-    for _, elem in ET.iterparse(str(path)):
-        if elem.tag != "host":
-            continue
-        props = {p.get("id"): p.get("value") for p in elem.findall("prop")}
-        if props.get("role") == "storage" and "bandwidth" in props and "node" in props:
+    for res in read_resources(path).storage:
+        props = res["properties"]
+        if "bandwidth" in props and "node" in props:
             bandwidths[props["node"]] = float(props["bandwidth"])
     return bandwidths
 
 
 def read_platform_cores(path) -> int:
-    """Number of compute cores: hosts that carry a `node` property and are not storage (contract §1, §6)."""
-    cores = 0
-    for _, elem in ET.iterparse(str(path)):
-        if elem.tag == "host":
-            props = {p.get("id"): p.get("value") for p in elem.findall("prop")}
-            if "node" in props and props.get("role") not in ("storage", "master"):
-                cores += 1
-            elem.clear()
-    return cores
+    """Number of compute cores: compute resources that carry a `node` property (contract §1, §6)."""
+    return sum(1 for res in read_resources(path).compute if "node" in res["properties"])
 
 
 def reference_bandwidth(platform=None, bandwidth=None) -> float:
@@ -157,6 +152,16 @@ class RunFiles:
     def scheduler(self) -> str:
         sched = self.meta.get("scheduler") or {}
         return str(sched.get("name") or self.name)
+
+    @property
+    def policy(self) -> str | None:
+        """The batloc policy robin ran (run.json), None for a scheduler given as a command."""
+        return (self.meta.get("scheduler") or {}).get("policy")
+
+    @property
+    def options(self) -> dict:
+        """The scheduler options robin recorded (run.json), e.g. {"backfilling": true}."""
+        return dict((self.meta.get("scheduler") or {}).get("options") or {})
 
     @property
     def group(self) -> tuple[str, str]:

@@ -22,7 +22,9 @@ import math
 import numpy as np
 import pandas as pd
 
-from .load import STAGING_WORKLOAD, Workload
+from batloc.locality.staging import STAGE_WORKLOAD
+
+from .load import Workload
 
 # Usual bounded-slowdown threshold (Feitelson): jobs shorter than 10 s count as 10 s.
 BSLD_THRESHOLD = 10.0
@@ -40,8 +42,8 @@ def per_job(jobs: pd.DataFrame, workload: Workload, decisions: pd.DataFrame | No
 
     Jobs absent from jobs.csv or rejected (no times) get completed=False and NaN metrics.
     """
-    staging = jobs[jobs["workload_name"] == STAGING_WORKLOAD]
-    own = jobs[jobs["workload_name"] != STAGING_WORKLOAD]
+    staging = jobs[jobs["workload_name"] == STAGE_WORKLOAD]
+    own = jobs[jobs["workload_name"] != STAGE_WORKLOAD]
     # One workload per run (w0); keep the last row of a job id if several.
     own = own.drop_duplicates("job_id", keep="last").set_index("job_id")
 
@@ -53,6 +55,8 @@ def per_job(jobs: pd.DataFrame, workload: Workload, decisions: pd.DataFrame | No
     out["evaluated"] = wl["evaluated"].astype(bool)
     if "session" in wl.columns:
         out["session"] = wl["session"]
+    if "source_id" in wl.columns:   # the trace's own job id (converted traces): joins results to the log
+        out["source_id"] = wl["source_id"]
     got = own.reindex(out.index)
     out["cores"] = got["requested_number_of_resources"].fillna(wl["res"]).astype(float)
     sub = got["submission_time"].fillna(wl["subtime"]).astype(float)

@@ -85,7 +85,7 @@ def _pooled_counts(improvements: pd.DataFrame) -> pd.DataFrame:
 def _figures(results, raw, comp, fig_dir: Path, gantt_range) -> dict[str, Path]:
     figs = {}
     imp = comp.improvements
-    is_bf = imp["scheduler"].str.endswith("-bf") & imp["baseline"].str.endswith("-bf")
+    is_bf = imp["backfilling"].astype(bool)
     figs["improvement_boxplot"] = figures.improvement_boxplot(
         imp[~is_bf], fig_dir / "improvement_boxplot.png", "Session stretch improvement over the baseline")
     if is_bf.any():

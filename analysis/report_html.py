@@ -96,7 +96,7 @@ def render(output_dir: Path, results, comp, summary: pd.DataFrame, figs: dict, f
     out = [f"<!doctype html><html><head><meta charset='utf-8'><title>batloc report</title><style>{_STYLE}</style></head><body>"]
     out.append(f"<h1>batloc report — {html.escape(str(output_dir))}</h1>")
     out.append(f"<p>{len(results)} run(s); baseline <code>{html.escape(baseline)}</code> "
-               f"(<code>-bf</code> schedulers against <code>{html.escape(baseline)}-bf</code> when present). "
+               f"(runs with backfilling against <code>{html.escape(baseline)}</code> with backfilling when present). "
                "Only evaluated jobs count. Stretch = flow / (input size / bandwidth + run time); "
                "session stretch = sum over a user's jobs submitted within 5 minutes; "
                "improvement = baseline session stretch / scheduler session stretch.</p>")

@@ -52,5 +52,5 @@ def analyse_run(run: load.RunFiles, inputs: Inputs | None = None, workload_cache
     meta["workload_provenance"] = wl.provenance
     meta["platform_cores"] = load.read_platform_cores(platform_path) if platform_path else wl.nb_res
     result = RunResult(name=run.name, scheduler=run.scheduler, group=group, summary=summary,
-                       sessions=sess, jobs=table, meta=meta)
+                       sessions=sess, jobs=table, meta=meta, policy=run.policy, options=run.options)
     return result, jobs_csv

@@ -1,91 +1,156 @@
 """`batloc validate OUTPREFIX --workload W.json --platform P.xml`: impossible schedules.
 
-Checks a run's outputs (``<prefix>_jobs.csv``, ``<prefix>_decisions.csv``):
+Checks a run's outputs (``<prefix>_jobs.csv``, ``<prefix>_decisions.csv``)
+against its workload and platform (resource ids in Batsim 4.2's numbering,
+read as the schedulers read them):
+- every workload job appears exactly once in jobs.csv, with a final state;
+- a job runs on compute resources only, on exactly the cores it asked for,
+  and finishes no earlier than it starts; a staging job uses storages only;
 - no core used by two jobs at once;
 - no job started before its submission;
 - no job started before its file was in memory: a job that missed or waited
   starts after its staging job finished; a hit finds the file in memory when
   the node's memory is replayed under the memory model;
 - no node memory over capacity under that model (``--cache``, default paper).
-Exit status 1 with one line per violation.
+Exit status 1 with one line per violation and a count per kind; 2 when an
+input cannot be read (one line naming it).
 """
 
 import argparse
 import csv
 import json
 import sys
-import xml.etree.ElementTree as ET
+from collections import Counter
 
 import numpy as np
 from procset import ProcSet
 
 from batloc.locality.cache import MODELS, NodeCache
 from batloc.locality.staging import STAGE_WORKLOAD
+from batloc.platforms.reader import PlatformError, read_view
 
 EPS = 1e-6
+# Batsim 4's final job states (jobs.csv `final_state`).
+FINAL_STATES = {"COMPLETED_SUCCESSFULLY", "COMPLETED_FAILED", "COMPLETED_WALLTIME_REACHED",
+                "COMPLETED_KILLED", "REJECTED"}
+
+# Kinds of violation, as counted in the summary line.
+MISSING, TWICE, NOT_FINAL, UNKNOWN = "job missing", "job listed twice", "no final state", "job not in workload"
+OUTSIDE, STAGING_OUTSIDE, CORE_COUNT = "outside compute ids", "staging outside storage ids", "wrong core count"
+FINISH_FIRST, OVERLAP, EARLY = "finish before start", "core used twice", "start before submission"
+FILE_LATE, FALSE_HIT, OVER_CAPACITY = "start before file in memory", "hit not in memory", "memory over capacity"
+DECISION = "decision without its job"
 
 
-def read_memories(platform_path):
-    mems = {}
-    for host in ET.parse(platform_path).getroot().iter("host"):
-        name = host.get("id", "")
-        if name.endswith("_mem"):
-            props = {p.get("id"): p.get("value") for p in host.findall("prop")}
-            mems[props.get("node", name[:-4])] = float(props.get("memory_bytes", "inf"))
-    return mems
+class InputError(Exception):
+    """An input file that cannot be read; the message names the file (and line, field)."""
+
+
+def full_id(r):
+    return f"{r['workload_name']}!{r['job_id']}"
+
+
+def started(r):
+    return r["starting_time"] not in ("", "-1")
+
+
+def is_staging(r):
+    return r["workload_name"] == STAGE_WORKLOAD
+
+
+def check_presence(rows, workload_ids):
+    """Every workload job exactly once with a final state; no row for a job the workload lacks."""
+    out = []
+    seen = Counter(r["job_id"] for r in rows if not is_staging(r))
+    for jid in workload_ids:
+        if seen[jid] == 0:
+            out.append((MISSING, f"job {jid} of the workload is not in jobs.csv"))
+        elif seen[jid] > 1:
+            out.append((TWICE, f"job {jid} appears {seen[jid]} times in jobs.csv"))
+    known = set(workload_ids)
+    for r in rows:
+        if is_staging(r):
+            continue
+        if r["job_id"] not in known:
+            out.append((UNKNOWN, f"{full_id(r)} is in jobs.csv but not in the workload"))
+        elif r["final_state"] not in FINAL_STATES:
+            out.append((NOT_FINAL, f"{full_id(r)} has no final state (final_state {r['final_state']!r})"))
+    return out
+
+
+def check_allocations(rows, compute_ids, storage_ids):
+    """Allocations on the right kind of resource, of the requested size; finish >= start."""
+    out = []
+    for r in rows:
+        if not started(r):
+            continue
+        alloc = r["_alloc"]
+        if is_staging(r):
+            stray = alloc - storage_ids
+            if stray:
+                out.append((STAGING_OUTSIDE, f"{full_id(r)} runs on {stray}, which are not storage ids"))
+        else:
+            stray = alloc - compute_ids
+            if stray:
+                out.append((OUTSIDE, f"{full_id(r)} runs on {stray}, outside the compute ids {compute_ids}"))
+            if len(alloc) != r["_cores"]:
+                out.append((CORE_COUNT, f"{full_id(r)} asked for {r['_cores']} cores and got {len(alloc)} "
+                                        f"({r['allocated_resources'] or 'none'})"))
+        if r["_finish"] < r["_start"] - EPS:
+            out.append((FINISH_FIRST, f"{full_id(r)} finishes at {r['_finish']:.6f} before it starts "
+                                      f"at {r['_start']:.6f}"))
+    return out
 
 
 def check_cores(rows):
     cores, starts, ends, ids = [], [], [], []
     for r in rows:
-        if r["workload_name"] == STAGE_WORKLOAD or not r["allocated_resources"]:
+        if is_staging(r) or not started(r):
             continue
-        for c in ProcSet.from_str(r["allocated_resources"]):
+        for c in r["_alloc"]:
             cores.append(c)
-            starts.append(float(r["starting_time"]))
-            ends.append(float(r["finish_time"]))
-            ids.append(f"{r['workload_name']}!{r['job_id']}")
+            starts.append(r["_start"])
+            ends.append(r["_finish"])
+            ids.append(full_id(r))
     if not cores:
         return []
     cores, starts, ends = np.array(cores), np.array(starts), np.array(ends)
     order = np.lexsort((starts, cores))
     c, s, e = cores[order], starts[order], ends[order]
     bad = np.flatnonzero((c[1:] == c[:-1]) & (s[1:] < e[:-1] - EPS))
-    return [f"core {c[i + 1]}: {ids[order[i + 1]]} starts at {s[i + 1]:.6f} while "
-            f"{ids[order[i]]} runs until {e[i]:.6f}" for i in bad]
+    return [(OVERLAP, f"core {c[i + 1]}: {ids[order[i + 1]]} starts at {s[i + 1]:.6f} while "
+                      f"{ids[order[i]]} runs until {e[i]:.6f}") for i in bad]
 
 
 def check_submission(rows):
-    return [f"{r['workload_name']}!{r['job_id']} starts at {r['starting_time']} before its "
-            f"submission at {r['submission_time']}"
-            for r in rows if r["workload_name"] != STAGE_WORKLOAD and r["starting_time"] not in ("", "-1")
-            and float(r["starting_time"]) < float(r["submission_time"]) - EPS]
+    return [(EARLY, f"{full_id(r)} starts at {r['starting_time']} before its submission at {r['submission_time']}")
+            for r in rows if not is_staging(r) and started(r) and r["_start"] < r["_submit"] - EPS]
 
 
 def check_files_and_memory(rows, decisions, memories, model):
-    by_id = {f"{r['workload_name']}!{r['job_id']}": r for r in rows}
+    by_id = {full_id(r): r for r in rows if started(r)}
     out = []
     events = []      # (time, order, kind, payload); ends and loads before starts at equal times
     for i, d in enumerate(decisions):
         jid = d["job_id"]
         r = by_id.get(jid)
         if r is None:
-            out.append(f"{jid}: in decisions.csv but not in jobs.csv")
+            out.append((DECISION, f"{jid}: in decisions.csv but not in jobs.csv"))
             continue
-        start = float(r["starting_time"])
+        start = r["_start"]
         if d["cache"] in ("miss", "wait"):
             st = by_id.get(d["staging_job"])
             if st is None:
-                out.append(f"{jid}: its staging job {d['staging_job']} is not in jobs.csv")
-            elif start < float(st["finish_time"]) - EPS:
-                out.append(f"{jid} starts at {start:.6f} before its file {d['input_file']} is in memory "
-                           f"({d['staging_job']} ends at {float(st['finish_time']):.6f})")
+                out.append((DECISION, f"{jid}: its staging job {d['staging_job']} is not in jobs.csv"))
+            elif start < st["_finish"] - EPS:
+                out.append((FILE_LATE, f"{jid} starts at {start:.6f} before its file {d['input_file']} is in "
+                                       f"memory ({d['staging_job']} ends at {st['_finish']:.6f})"))
             if d["cache"] == "miss" and st is not None:
-                events.append((float(st["finish_time"]), 0, "loaded", (d["node"], d["input_file"])))
+                events.append((st["_finish"], 0, "loaded", (d["node"], d["input_file"])))
         file = d["input_file"] or None
         size = float(d["input_size"]) if d["input_size"] else 0.0
         events.append((float(d["time"]), 1, "start", (i, jid, d["node"], file, size, d["cache"])))
-        events.append((float(r["finish_time"]), 0, "end", (d["node"], file)))
+        events.append((r["_finish"], 0, "end", (d["node"], file)))
     events.sort(key=lambda e: (e[0], e[1], e[3][0] if e[2] == "start" else -1))
     caches = {}
     for t, _, kind, p in events:
@@ -102,13 +167,93 @@ def check_files_and_memory(rows, decisions, memories, model):
             before = cache.status(file) if file else None
             cache.start_job(file, size, t, load_end=t)
             if logged == "hit" and before != "loaded":
-                out.append(f"{jid}: logged as a hit at {t:.6f} but {file} is not in {node}'s memory "
-                           f"under the {model} model")
+                out.append((FALSE_HIT, f"{jid}: logged as a hit at {t:.6f} but {file} is not in {node}'s memory "
+                                       f"under the {model} model"))
             used = cache.used_bytes()
             if used > cache.capacity + EPS:
-                out.append(f"{node}: memory holds {used:.0f} bytes > capacity {cache.capacity:.0f} "
-                           f"at {t:.6f} (after {jid} starts)")
+                out.append((OVER_CAPACITY, f"{node}: memory holds {used:.0f} bytes > capacity "
+                                           f"{cache.capacity:.0f} at {t:.6f} (after {jid} starts)"))
     return out
+
+
+_JOB_FIELDS = ("job_id", "workload_name", "submission_time", "requested_number_of_resources", "final_state",
+               "starting_time", "finish_time", "allocated_resources")
+
+
+def read_jobs_csv(path):
+    """jobs.csv rows, with parsed `_submit`, and `_start`, `_finish`, `_cores`, `_alloc` on started rows."""
+    try:
+        with open(path, newline="") as fh:
+            reader = csv.DictReader(fh)
+            missing = [f for f in _JOB_FIELDS if f not in (reader.fieldnames or [])]
+            if missing:
+                raise InputError(f"{path}: not a Batsim jobs.csv (no column {', '.join(missing)})")
+            rows = list(reader)
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read: {exc.strerror}") from None
+    for line, r in enumerate(rows, start=2):
+        field = ""
+        try:
+            field = "submission_time"
+            r["_submit"] = float(r[field])
+            if started(r):
+                field = "starting_time"
+                r["_start"] = float(r[field])
+                field = "finish_time"
+                # an unfinished job (run stopped) holds its cores to the end
+                r["_finish"] = float(r[field]) if r[field] else float("inf")
+                field = "requested_number_of_resources"
+                r["_cores"] = int(float(r[field]))
+                field = "allocated_resources"
+                r["_alloc"] = ProcSet.from_str(r[field]) if r[field] else ProcSet()
+        except (TypeError, ValueError):
+            raise InputError(f"{path}:{line}: job {r.get('job_id')}: cannot read {field} {r.get(field)!r}") from None
+    return rows
+
+
+def read_decisions(path):
+    try:
+        with open(path, newline="") as fh:
+            return list(csv.DictReader(fh))
+    except FileNotFoundError:
+        print(f"batloc validate: no {path}: file checks skipped", file=sys.stderr)
+        return []
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read: {exc.strerror}") from None
+
+
+def read_workload_ids(path):
+    try:
+        with open(path) as fh:
+            jobs = json.load(fh)["jobs"]
+        return [str(j["id"]) for j in jobs]
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read: {exc.strerror}") from None
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{path}:{exc.lineno}: not valid JSON: {exc.msg}") from None
+    except (KeyError, TypeError):
+        raise InputError(f"{path}: not a Batsim workload (a 'jobs' list of jobs with an 'id')") from None
+
+
+def validate(prefix, workload, platform, cache="paper"):
+    """(violations as (kind, message), jobs checked, stagings, decisions); InputError on unreadable input."""
+    rows = read_jobs_csv(f"{prefix}_jobs.csv")
+    workload_ids = read_workload_ids(workload)
+    try:
+        view = read_view(platform)
+    except PlatformError as exc:
+        raise InputError(str(exc)) from None
+    decisions = read_decisions(f"{prefix}_decisions.csv")
+    compute_ids = ProcSet(*view.node_of_core)
+    storage_ids = ProcSet(view.lustre_id, *(n.mem_id for n in view.nodes))
+    memories = {n.name: n.memory_bytes for n in view.nodes}
+    violations = check_presence(rows, workload_ids)
+    violations += check_allocations(rows, compute_ids, storage_ids)
+    violations += check_cores(rows) + check_submission(rows)
+    violations += check_files_and_memory(rows, decisions, memories, cache)
+    ran = [r for r in rows if started(r)]
+    stagings = sum(1 for r in ran if is_staging(r))
+    return violations, len(ran) - stagings, len(workload_ids), stagings, len(decisions)
 
 
 def main(argv=None) -> int:
@@ -117,26 +262,23 @@ def main(argv=None) -> int:
     ap.add_argument("--workload", required=True)
     ap.add_argument("--platform", required=True)
     ap.add_argument("--cache", default="paper", choices=MODELS, help="memory model of the run")
-    args = ap.parse_args(argv)
-    with open(f"{args.prefix}_jobs.csv") as fh:
-        rows = [r for r in csv.DictReader(fh) if r.get("starting_time") not in (None, "", "-1")]
     try:
-        with open(f"{args.prefix}_decisions.csv") as fh:
-            decisions = list(csv.DictReader(fh))
-    except FileNotFoundError:
-        decisions = []
-        print(f"batloc validate: no {args.prefix}_decisions.csv: file checks skipped", file=sys.stderr)
-    with open(args.workload) as fh:
-        n_jobs = len(json.load(fh)["jobs"])
-    violations = check_cores(rows) + check_submission(rows)
-    violations += check_files_and_memory(rows, decisions, read_memories(args.platform), args.cache)
-    done = sum(1 for r in rows if r["workload_name"] != STAGE_WORKLOAD)
+        args = ap.parse_args(argv)
+    except SystemExit as exc:  # argparse printed the usage and the error
+        return int(exc.code or 0)
+    try:
+        violations, done, n_jobs, stagings, n_decisions = validate(args.prefix, args.workload, args.platform,
+                                                                   args.cache)
+    except InputError as exc:
+        print(f"batloc validate: error: {exc}", file=sys.stderr)
+        return 2
     if violations:
-        print(f"{len(violations)} violation(s):")
-        for v in violations:
-            print("  " + v)
+        counts = Counter(kind for kind, _ in violations)
+        print(f"{len(violations)} violation(s): " + ", ".join(f"{kind} {n}" for kind, n in sorted(counts.items())))
+        for kind, message in violations:
+            print(f"  {kind}: {message}")
         return 1
-    print(f"ok: {done}/{n_jobs} jobs, {len(rows) - done} stagings, {len(decisions)} decisions checked")
+    print(f"ok: {done}/{n_jobs} jobs, {stagings} stagings, {n_decisions} decisions checked")
     return 0
 
 

@@ -16,13 +16,12 @@ import argparse
 import json
 import os
 import random
-import socket
 import subprocess
 import sys
 import tempfile
 import time
 
-from batloc.cli.robin_process import pin_to
+from batloc.processes import free_port, pin_to
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 RAW_FCFS = os.path.join(HERE, "raw_fcfs.py")   # costs almost nothing: the engine dominates
@@ -54,10 +53,7 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         wl = os.path.join(tmp, "w.json")
         make_workload(wl, args.jobs)
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            port = s.getsockname()[1]
-        endpoint = f"tcp://127.0.0.1:{port}"
+        endpoint = f"tcp://127.0.0.1:{free_port()}"
         cpu = min(os.sched_getaffinity(0))
         pin = None if args.no_pin else pin_to(cpu)
         sched = subprocess.Popen([sys.executable, RAW_FCFS, endpoint], preexec_fn=pin)

@@ -14,24 +14,16 @@ import csv
 import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
 import time
 
-from batloc.cli.robin_process import CpuLeases, pin_to
+from batloc.processes import CpuLeases, free_port, pin_to, pybatsim_command
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 VARIANTS = ["fcfs", "eft", "lea", "leo", "lem", "fcfs_bf", "eft_bf", "lea_bf", "leo_bf", "lem_bf"]
 CPUS = CpuLeases()  # each variant's engine and scheduler share one CPU, as under robin
-PYBATSIM = shutil.which("pybatsim") or os.path.join(os.path.dirname(sys.executable), "pybatsim")
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def run_variant(variant, platform, workload, out, options):
@@ -41,7 +33,7 @@ def run_variant(variant, platform, workload, out, options):
     cpu = CPUS.take()
     pin = pin_to(cpu)
     started = time.monotonic()
-    sched = subprocess.Popen([PYBATSIM, os.path.join(ROOT, "schedulers", variant + ".py"), "-v", "warning",
+    sched = subprocess.Popen(pybatsim_command() + [os.path.join(ROOT, "schedulers", variant + ".py"), "-v", "warning",
                               "-s", f"tcp://127.0.0.1:{port}", "-o", json.dumps({**options, "export_prefix": prefix})],
                              stdout=log, stderr=subprocess.STDOUT, cwd=out, preexec_fn=pin)
     engine = subprocess.run([sys.executable, "-m", "batloc.engine", "-p", platform, "-w", workload, "-e", prefix,

@@ -14,12 +14,12 @@ import argparse
 import importlib
 import json
 import os
-import random
 import subprocess
 import sys
 import tempfile
 import time
 
+from batloc.processes import free_port, pybatsim_command
 from batloc.schedulers.dry_run import DryRun, make_resources
 
 VARIANTS = ["fcfs", "eft", "lea", "leo", "lem"]
@@ -50,15 +50,15 @@ def run_dry(variant, bf, workload, nodes, memory, bandwidth, stats_path, extra):
 
 
 def run_engine(variant, bf, wl_path, platform, prefix, stats_path, extra):
-    port = random.randint(20000, 60000)
+    port = free_port()
     opts = json.dumps({**extra, "backfilling": bf, "stats": stats_path, "export_prefix": prefix})
     t0 = time.perf_counter()
-    sched = subprocess.Popen(["pybatsim", f"{os.path.dirname(__file__)}/../schedulers/{variant}.py",
-                              "-s", f"tcp://*:{port}", "-o", opts], stdout=subprocess.DEVNULL,
+    sched = subprocess.Popen(pybatsim_command() + [f"{os.path.dirname(__file__)}/../schedulers/{variant}.py",
+                              "-s", f"tcp://127.0.0.1:{port}", "-o", opts], stdout=subprocess.DEVNULL,
                              stderr=subprocess.DEVNULL)
     time.sleep(1.0)
     subprocess.run(["batloc-batsim", "-p", platform, "-w", wl_path, "-e", prefix,
-                    "-s", f"tcp://localhost:{port}", "--enable-dynamic-jobs", "-q"], check=True)
+                    "-s", f"tcp://127.0.0.1:{port}", "--enable-dynamic-jobs", "-q"], check=True)
     sched.wait()
     return time.perf_counter() - t0, json.load(open(stats_path))
 

@@ -22,26 +22,15 @@ import csv
 import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
 import time
 
-from batloc.cli.robin_process import pin_to
+from batloc.processes import free_port, pin_to, pybatsim_command
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BATLOC_POLICIES = ("fcfs", "fcfs_bf", "eft", "lea")
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def pybatsim():
-    return shutil.which("pybatsim") or os.path.join(os.path.dirname(sys.executable), "pybatsim")
 
 
 def make_inputs(d, nodes, jobs, seed, load):
@@ -73,10 +62,10 @@ def run(d, name, platform, workload, scheduler, proxy, own_staging=False):
     if scheduler == "raw":
         sched_cmd = [sys.executable, os.path.join(ROOT, "benchmarks", "raw_fcfs.py"), listen, "--per-node"]
     elif scheduler in BATLOC_POLICIES:
-        sched_cmd = [pybatsim(), os.path.join(ROOT, "schedulers", scheduler + ".py"), "-v", "warning",
+        sched_cmd = pybatsim_command() + [os.path.join(ROOT, "schedulers", scheduler + ".py"), "-v", "warning",
                      "-s", listen, "-o", json.dumps({"ignore_files": not own_staging})]
     else:
-        sched_cmd = [pybatsim(), scheduler, "-v", "warning", "-s", listen]
+        sched_cmd = pybatsim_command() + [scheduler, "-v", "warning", "-s", listen]
     proxy_cmd = ["batloc-stage-proxy", "-q", "--bind", endpoint, "--connect", inner,
                  "--export-prefix", os.path.join(out, "out")]
     engine_cmd = ["batloc-batsim", "-q", "-p", platform, "-w", workload, "-e", os.path.join(out, "out"),

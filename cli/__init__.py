@@ -1,1 +1,1 @@
-"""Command-line entry points: the `batloc` umbrella command and `robin`."""
+"""The `batloc` umbrella command and its `demo`; robin is its own package (`batloc.robin`)."""

@@ -1,6 +1,6 @@
 """`batloc demo`: the whole pipeline in about a minute, on the embedded engine.
 
-Generates a 16-node Rackham-like platform and a saturated synthetic day whose
+Generates a 32-node Rackham-like platform and a saturated synthetic day whose
 jobs share input files, runs FCFS, LEA and LEM on it as a robin sweep, writes
 the comparison report and prints its headline numbers.
 """
@@ -11,6 +11,8 @@ import os
 import sys
 
 import yaml
+
+from batloc.platforms.units import parse_duration
 
 HEADLINE = [
     ("scheduler", "scheduler", "{}"),
@@ -24,11 +26,19 @@ HEADLINE = [
 ]
 
 
+def _duration(text):
+    try:
+        parse_duration(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return text
+
+
 def _parser():
     p = argparse.ArgumentParser(prog="batloc demo", description=__doc__.splitlines()[0])
     p.add_argument("--out", default="batloc-demo", help="output folder (default: ./batloc-demo)")
     p.add_argument("--nodes", type=int, default=32, help="cluster size (default 32 nodes x 20 cores)")
-    p.add_argument("--duration", default="2d", help="submission period of the synthetic trace (default 2d)")
+    p.add_argument("--duration", default="2d", type=_duration, help="submission period of the synthetic trace (default 2d)")
     p.add_argument("--load", type=float, default=1.1, help="offered load (default 1.1: saturated)")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--force", action="store_true", help="redo runs already complete")
@@ -42,21 +52,36 @@ def _step(what, code):
 
 
 def main(argv=None):
-    from batloc.cli import robin
-    from batloc.platforms import cli as platform_cli
-    from batloc.workloads import cli as workload_cli
+    from batloc.platforms import rackham
+    from batloc.platforms.generator import PlatformSpec, write
+    from batloc.robin.cli import run_sweep
+    from batloc.workloads import pipeline
+    from batloc.workloads.errors import WorkloadError
 
     args = _parser().parse_args(argv)
     out = os.path.abspath(args.out)
     os.makedirs(out, exist_ok=True)
     platform = os.path.join(out, "platform.xml")
     workload = os.path.join(out, "workload.json")
-    print(f"batloc demo: platform of {args.nodes} nodes x 20 cores -> {platform}")
-    _step("platform", platform_cli.main(["generate", "-o", platform, "--nodes", str(args.nodes)]))
-    print(f"batloc demo: synthetic trace ({args.duration}, load {args.load}, files shared by ~6 jobs)")
-    _step("workload", workload_cli.main([
-        "synth", "-o", workload, "--platform", platform, "--duration", args.duration,
-        "--load", str(args.load), "--jobs-per-file", "6", "--users", "40", "--seed", str(args.seed)]))
+    step = "platform"
+    try:
+        print(f"batloc demo: platform of {args.nodes} nodes x 20 cores -> {platform}")
+        spec = PlatformSpec(memory_mix=((args.nodes, rackham.NODE_MEMORY),), cores=20,
+                            node_bandwidth=rackham.NODE_BANDWIDTH)
+        write(spec, platform)
+        print(f"wrote {platform}: {spec.nodes} nodes x {spec.cores} cores")
+        step = "workload"
+        print(f"batloc demo: synthetic trace ({args.duration}, load {args.load}, files shared by ~6 jobs)")
+        sizes = pipeline.platform_sizes(platform)
+        synth = pipeline.synth_spec(sizes, duration=parse_duration(args.duration), load=args.load,
+                                    jobs_per_file=6.0, users=40, seed=args.seed)
+        table = pipeline.synthesize(synth)
+        nb_res = synth.nodes * synth.cores_per_node
+        pipeline.write(table, workload, nb_res)
+        print(f"wrote {workload}: {len(table)} jobs, nb_res {nb_res}")
+    except (WorkloadError, ValueError, OSError) as exc:   # PlatformError is a ValueError
+        print(f"batloc demo: {step} failed: {exc}", file=sys.stderr)
+        return 2
     sweep = {
         "output-dir": os.path.join(out, "runs"),
         "platforms": [platform],
@@ -71,9 +96,8 @@ def main(argv=None):
     description = os.path.join(out, "sweep.yaml")
     with open(description, "w") as f:
         yaml.safe_dump(sweep, f, sort_keys=False)
-    print(f"batloc demo: running FCFS, LEA and LEM ({description})")
-    robin_args = [description] + (["--force"] if args.force else [])
-    _step("the sweep", robin.main(robin_args))
+    print(f"batloc demo: running FCFS, LEA and LEM ({description}; `robin {description}` runs it again)")
+    _step("the sweep", run_sweep(sweep, os.cpu_count() or 1, args.force, True, lambda msg: print(msg, flush=True)))
     summary = os.path.join(sweep["output-dir"], "summary.csv")
     with open(summary) as f:
         rows = list(csv.DictReader(f))

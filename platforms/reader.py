@@ -1,72 +1,90 @@
-"""Read back what a batloc-layout platform offers: nodes, cores, memory, bandwidth.
+"""The one reader of platform files for batloc's tools: hosts → Batsim resources → platform view.
 
-Used by `batloc platform show` and by workload statistics (offered load needs
-the core count). Works on any SimGrid XML following docs/contract.md §1; it
-reads host properties only, as schedulers do.
+`read_resources` gives what the engine's SIMULATION_BEGINS gives a scheduler
+(compute and storage resources with their properties, ids in Batsim 4.2's
+numbering: `numbering.number_hosts`), so the tools see the platform exactly
+as the schedulers do; `read_view` builds the schedulers' own `PlatformView`
+from them (nodes, core ids, node memories, Lustre). `batloc platform show`,
+the workload tools, the validator and the analysis all read platforms here.
 """
 
-from dataclasses import dataclass
+from __future__ import annotations
+
 import xml.etree.ElementTree as ET
+from dataclasses import dataclass
 
+from batloc.locality.platform_view import PlatformError, PlatformView
 
-class PlatformError(Exception):
-    """A platform file that cannot be read or does not follow the contract."""
+from .numbering import COMPUTE, number_hosts
+
+__all__ = ["PlatformError", "Resources", "PlatformSummary", "read_resources", "read_view", "read_platform"]
 
 
 @dataclass
-class NodeInfo:
-    name: str
-    cores: int
-    memory_bytes: float | None
-    bandwidth: float | None
+class Resources:
+    """SIMULATION_BEGINS-like resource lists: dicts with id, name, state and string properties."""
+
+    path: str
+    compute: list
+    storage: list
+
+
+def read_resources(path) -> Resources:
+    """Every host but the master as a Batsim resource, numbered as Batsim 4.2 numbers them."""
+    hosts = {}
+    try:
+        # iterparse + clear: a Rackham file holds ~10 000 hosts and as many routes
+        for _, elem in ET.iterparse(str(path)):
+            if elem.tag == "host":
+                hosts[elem.get("id", "")] = {p.get("id"): p.get("value") for p in elem.findall("prop")}
+                elem.clear()
+    except (OSError, ET.ParseError) as exc:
+        raise PlatformError(f"{path}: cannot read platform: {exc}") from None
+    compute, storage = [], []
+    for rid, name, kind in number_hosts((name, props.get("role")) for name, props in hosts.items()):
+        resource = {"id": rid, "name": name, "state": "idle", "properties": dict(hosts[name])}
+        (compute if kind == COMPUTE else storage).append(resource)
+    return Resources(str(path), compute, storage)
+
+
+def read_view(path, bandwidth_override: float | None = None) -> PlatformView:
+    """The platform as the schedulers see it; a file that breaks the contract is a PlatformError naming it."""
+    resources = read_resources(path)
+    try:
+        return PlatformView.from_resources(resources.compute, resources.storage, bandwidth_override)
+    except PlatformError as exc:
+        raise PlatformError(f"{path}: {exc}") from None
 
 
 @dataclass
 class PlatformSummary:
     path: str
-    nodes: list  # [NodeInfo] in name order
+    view: PlatformView
+
+    @property
+    def nodes(self) -> list:
+        """The view's nodes (``locality.platform_view.NodeInfo``), in name order."""
+        return self.view.nodes
 
     @property
     def total_cores(self) -> int:
-        return sum(n.cores for n in self.nodes)
+        return sum(len(n.core_ids) for n in self.nodes)
 
     @property
     def cores_per_node(self) -> int:
-        return max((n.cores for n in self.nodes), default=0)
+        return self.view.max_cores
 
     def describe(self) -> str:
         mix = {}
         for n in self.nodes:
-            key = (n.cores, n.memory_bytes, n.bandwidth)
+            key = (len(n.core_ids), n.memory_bytes, n.bandwidth)
             mix[key] = mix.get(key, 0) + 1
         lines = [f"{self.path}: {len(self.nodes)} nodes, {self.total_cores} cores"]
         for (cores, memory, bw), count in sorted(mix.items(), key=lambda kv: kv[0]):
-            mem = f"{memory / 1e9:g} GB" if memory else "no memory storage"
-            band = f"{bw / 1e9:g} GB/s" if bw else "bandwidth unknown"
-            lines.append(f"  {count} x {cores} cores, {mem}, {band}")
+            lines.append(f"  {count} x {cores} cores, {memory / 1e9:g} GB, {bw / 1e9:g} GB/s")
         return "\n".join(lines)
 
 
 def read_platform(path) -> PlatformSummary:
-    try:
-        root = ET.parse(path).getroot()
-    except (OSError, ET.ParseError) as exc:
-        raise PlatformError(f"{path}: cannot read platform: {exc}") from None
-    cores, memory, bandwidth = {}, {}, {}
-    for host in root.iter("host"):
-        props = {p.get("id"): p.get("value") for p in host.findall("prop")}
-        node = props.get("node")
-        if node is None:
-            continue
-        if props.get("role") == "storage":
-            try:
-                memory[node] = float(props["memory_bytes"]) if "memory_bytes" in props else None
-                bandwidth[node] = float(props["bandwidth"]) if "bandwidth" in props else None
-            except ValueError:
-                raise PlatformError(f"{path}: host {host.get('id')}: non-numeric memory_bytes/bandwidth") from None
-        else:
-            cores[node] = cores.get(node, 0) + int(host.get("core", "1"))
-    if not cores:
-        raise PlatformError(f"{path}: no compute host carries a 'node' property (see docs/contract.md §1)")
-    nodes = [NodeInfo(name, cores[name], memory.get(name), bandwidth.get(name)) for name in sorted(cores)]
-    return PlatformSummary(str(path), nodes)
+    """Nodes, cores, memory and bandwidth of a contract platform (`batloc platform show`, workload tools)."""
+    return PlatformSummary(str(path), read_view(path))

@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from batloc.cli.robin_runs import PortAllocator
+from batloc.robin.runs import PortAllocator
 
 ROOT = Path(__file__).resolve().parent.parent
 pytestmark = pytest.mark.skipif(shutil.which("pybatsim") is None, reason="pybatsim is not installed")
@@ -25,7 +25,7 @@ def test_robin_runs_stock_fcfs_through_the_proxy(tmp_path):
     desc["output-dir"] = str(out)
     path = tmp_path / "desc.yaml"
     path.write_text(yaml.safe_dump(desc))
-    proc = subprocess.run([sys.executable, "-m", "batloc.cli.robin", str(path)], cwd=ROOT,
+    proc = subprocess.run([sys.executable, "-m", "batloc.robin", str(path)], cwd=ROOT,
                           capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     jobs = pd.read_csv(out / "out_jobs.csv")
@@ -49,7 +49,7 @@ def test_a_sweep_can_put_the_proxy_in_front_of_a_stock_scheduler(tmp_path):
     }
     path = tmp_path / "sweep.yaml"
     path.write_text(yaml.safe_dump(desc))
-    proc = subprocess.run([sys.executable, "-m", "batloc.cli.robin", str(path), "--jobs", "2"], cwd=tmp_path,
+    proc = subprocess.run([sys.executable, "-m", "batloc.robin", str(path), "--jobs", "2"], cwd=tmp_path,
                           capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     run = tmp_path / "sweep" / "runs" / "rackham__small_workload__schedFcfs-staged"

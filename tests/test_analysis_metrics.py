@@ -5,6 +5,7 @@ fC = 5e8 in 5 s); job 5 is a context job (not evaluated). Every expected
 value below was computed by hand from the CSV rows, not by the code.
 """
 
+import json
 import math
 import shutil
 from pathlib import Path
@@ -90,10 +91,13 @@ def test_sessions_five_minute_window():
     assert s["1"] == s["2"] != s["3"]
     assert "5" not in s.index  # context job
     assert len(set(s.values)) == 5
-    # a job exactly 300 s after the opening starts a new session; 299 s does not
-    jobs = pd.DataFrame({"job_id": ["x", "y", "z"], "user": "u", "subtime": [0.0, 299.0, 300.0], "evaluated": True})
+    # docs/scheduler-semantics.md, Metrics: a job exactly 300 s after the session's first joins it;
+    # one later than that opens the next session (counted from that job, not from the window's end)
+    jobs = pd.DataFrame({"job_id": ["x", "y", "z", "w", "v"], "user": "u",
+                         "subtime": [0.0, 299.0, 300.0, 300.5, 600.5], "evaluated": True})
     s = sessions.assign_sessions(jobs)
-    assert s["x"] == s["y"] != s["z"]
+    assert s["x"] == s["y"] == s["z"] == "u#1"
+    assert s["w"] == s["v"] == "u#2"
 
 
 def test_sessions_from_workload_field():
@@ -134,12 +138,36 @@ def test_equal_band_edges():
     assert (c["faster"], c["equal"], c["slower"]) == (1, 2, 1)
 
 
+def _run(name, policy, backfilling=None):
+    options = {} if backfilling is None else {"backfilling": backfilling}
+    return compare.RunResult(name=name, scheduler=name, group=("p", "w"), summary={}, sessions=pd.DataFrame(),
+                             policy=policy, options=options)
+
+
 def test_bf_runs_compare_with_bf_baseline():
-    avail = {"fcfs", "fcfs-bf", "lea", "lea-bf"}
-    assert compare.baseline_name("lea-bf", avail, "fcfs") == "fcfs-bf"
-    assert compare.baseline_name("lea", avail, "fcfs") == "fcfs"
-    assert compare.baseline_name("fcfs", avail, "fcfs") is None
-    assert compare.baseline_name("lea-bf", {"fcfs", "lea-bf"}, "fcfs") == "fcfs"
+    # Backfilling is read from the recorded options, whatever the names say.
+    runs = {r.name: r for r in (_run("fcfs", "fcfs"), _run("base-cbf", "fcfs", True), _run("lea", "lea", False),
+                                _run("mine", "lea", True), _run("lea-bf", "lea"))}
+    base = compare.baseline_of
+    assert base(runs["mine"], runs, "fcfs").name == "base-cbf"
+    assert base(runs["lea"], runs, "fcfs").name == "fcfs"
+    assert base(runs["lea-bf"], runs, "fcfs").name == "fcfs"     # named -bf, but run without backfilling
+    assert base(runs["base-cbf"], runs, "fcfs").name == "fcfs"   # the backfilling baseline vs the plain one
+    assert base(runs["fcfs"], runs, "fcfs") is None
+    del runs["base-cbf"]
+    assert base(runs["mine"], runs, "fcfs").name == "fcfs"
+
+
+def test_options_come_from_run_json(tmp_path):
+    shutil.copytree(HAND, tmp_path / "hand")
+    meta_path = tmp_path / "hand" / "lea" / "run.json"
+    meta = json.loads(meta_path.read_text())
+    meta["scheduler"]["options"] = {"backfilling": True, "W": 500}
+    meta_path.write_text(json.dumps(meta))
+    lea = next(r for r in load.discover_runs(tmp_path / "hand") if r.name == "lea")
+    assert (lea.policy, lea.options) == ("lea", {"backfilling": True, "W": 500})
+    res, _ = analyse_run(lea)
+    assert res.backfilling
 
 
 def test_without_decision_log_every_job_is_no_load(tmp_path):

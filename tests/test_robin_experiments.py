@@ -16,7 +16,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from batloc.cli.robin_runs import PortAllocator
+from batloc.robin.runs import PortAllocator
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = Path(__file__).parent / "data" / "analysis"
@@ -42,7 +42,7 @@ pytestmark = pytest.mark.skipif(_engine_missing() is not None, reason=str(_engin
 def robin(desc: dict, tmp_path: Path, *args, timeout=600):
     path = tmp_path / "desc.yaml"
     path.write_text(yaml.safe_dump(desc))
-    return subprocess.run([sys.executable, "-m", "batloc.cli.robin", str(path), *args], cwd=ROOT,
+    return subprocess.run([sys.executable, "-m", "batloc.robin", str(path), *args], cwd=ROOT,
                           capture_output=True, text=True, timeout=timeout)
 
 

@@ -15,7 +15,7 @@ import pytest
 
 import yaml
 
-from batloc.cli.robin_runs import PortAllocator
+from batloc.robin.runs import PortAllocator
 
 DATA = Path(__file__).parent / "data" / "analysis"
 PY = sys.executable
@@ -48,7 +48,7 @@ def run_robin(tmp_path, mode, **timeouts):
     path = tmp_path / "desc.yaml"
     path.write_text(yaml.safe_dump(desc))
     t0 = time.monotonic()
-    proc = subprocess.run([PY, "-m", "batloc.cli.robin", str(path)], capture_output=True, text=True, timeout=60)
+    proc = subprocess.run([PY, "-m", "batloc.robin", str(path)], capture_output=True, text=True, timeout=60)
     return proc, time.monotonic() - t0, marker
 
 
@@ -100,14 +100,14 @@ def test_port_in_use_is_reported(tmp_path):
                 "schedcmd": "true", "ready-timeout": 1}
         path = tmp_path / "desc.yaml"
         path.write_text(yaml.safe_dump(desc))
-        proc = subprocess.run([PY, "-m", "batloc.cli.robin", str(path)], capture_output=True, text=True, timeout=30)
+        proc = subprocess.run([PY, "-m", "batloc.robin", str(path)], capture_output=True, text=True, timeout=30)
     assert proc.returncode != 0 and f"port {port} still in use" in proc.stderr
 
 
 def test_invalid_description(tmp_path):
     path = tmp_path / "desc.yaml"
     path.write_text("output-dir: x\nsimulation-timeout: soon\nbatcmd: true\n")
-    proc = subprocess.run([PY, "-m", "batloc.cli.robin", str(path)], capture_output=True, text=True, timeout=30)
+    proc = subprocess.run([PY, "-m", "batloc.robin", str(path)], capture_output=True, text=True, timeout=30)
     assert proc.returncode == 1 and "simulation-timeout must be a number" in proc.stderr
 
 
@@ -124,7 +124,7 @@ def test_sweep_goes_on_after_a_failed_run_and_skips_complete_ones(tmp_path):
     }
     path = tmp_path / "sweep.yaml"
     path.write_text(yaml.safe_dump(desc))
-    cmd = [PY, "-m", "batloc.cli.robin", str(path), "--jobs", "2", "--no-report"]
+    cmd = [PY, "-m", "batloc.robin", str(path), "--jobs", "2", "--no-report"]
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
     assert proc.returncode == 1
     assert "run p__w__bad FAILED" in proc.stderr and "crashing on purpose" in proc.stderr
@@ -145,7 +145,7 @@ def test_sweep_goes_on_after_a_failed_run_and_skips_complete_ones(tmp_path):
 
 
 def test_cpu_leases_give_parallel_runs_distinct_cpus_and_share_when_short():
-    from batloc.cli.robin_process import CpuLeases
+    from batloc.processes import CpuLeases
 
     leases = CpuLeases()
     leases.enabled, leases.cpus, leases.users = True, [0, 1], {0: 0, 1: 0}
@@ -160,7 +160,7 @@ def test_cpu_leases_give_parallel_runs_distinct_cpus_and_share_when_short():
 
 
 def test_both_processes_of_a_run_share_one_cpu(tmp_path):
-    from batloc.cli.robin_process import CPUS, Timeouts, run_simulation
+    from batloc.robin.process import CPUS, Timeouts, run_simulation
 
     if not CPUS.enabled:
         pytest.skip("no CPU affinity on this system")

@@ -94,3 +94,10 @@ def test_bad_parameters(trace):
         annotate.group_ids(trace, "nearby")
     with pytest.raises(ValueError, match="grouping keys"):
         annotate.group_ids(trace, keys=["project"])
+
+
+def test_session_boundary_is_inclusive():
+    # docs/scheduler-semantics.md, Metrics: a job exactly 300 s after the session's first joins it.
+    table = pd.DataFrame({"id": [1, 2, 3, 4], "user": "u", "submit": [0.0, 300.0, 300.5, 600.5]})
+    out = annotate.annotate_sessions(table)
+    assert out["session"].tolist() == ["su-0", "su-0", "su-1", "su-1"]

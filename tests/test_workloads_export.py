@@ -30,7 +30,8 @@ def test_json_shape(table, tmp_path):
     assert data["nb_res"] == 9720
     first = data["jobs"][0]
     assert first == {"id": 1, "subtime": 0, "res": 4, "walltime": 7200, "profile": "d3600", "user": "7",
-                     "input_file": "f7-4-0", "input_size": 25.6e9, "evaluated": True, "session": "s7-0"}
+                     "input_file": "f7-4-0", "input_size": 25.6e9, "evaluated": True, "session": "s7-0",
+                     "source_id": "1"}
     # The 45-processor job's three pieces share their delay profile; 20-core pieces share a file.
     assert [j["profile"] for j in data["jobs"][2:5]] == ["d100"] * 3
     assert [j["input_file"] for j in data["jobs"][2:5]] == ["f7-20-0", "f7-20-0", "f7-5-0"]

@@ -23,10 +23,19 @@ import numpy as np
 import pandas as pd
 
 RULES = ("paper", "consecutive")
+# User sessions (paper, V-B): a user's jobs within 5 minutes of the session's first.
+SESSION_WINDOW = 300.0
 
 
-def _frame_groups(keys: pd.DataFrame, submit: np.ndarray, window: float) -> np.ndarray:
-    """Per-key group index under the paper's fixed-frame rule (rows in submission order)."""
+def frame_groups(keys: pd.DataFrame, submit: np.ndarray, window: float) -> np.ndarray:
+    """Per-key group index (from 0) under the paper's fixed-frame rule; rows in submission order.
+
+    A group opens at a job and takes every later job of its key submitted at
+    most `window` seconds after that opening job (inclusive: a job exactly
+    `window` s later still joins); the next job opens a new group. The one
+    home of this rule: file sharing (`paper`), workload sessions, and the
+    analysis's sessions all use it.
+    """
     group = np.zeros(len(submit), dtype=np.int64)
     for rows in keys.groupby(list(keys.columns), sort=False).indices.values():
         times = submit[rows]
@@ -68,7 +77,7 @@ def group_ids(table, rule="paper", window=800.0, keys=("user", "cores"), prefix=
     order = np.argsort(table["submit"].to_numpy(), kind="stable")
     sorted_keys = table[keys].iloc[order].reset_index(drop=True)
     submit = table["submit"].to_numpy()[order]
-    groups = (_frame_groups if rule == "paper" else _consecutive_groups)(sorted_keys, submit, window)
+    groups = (frame_groups if rule == "paper" else _consecutive_groups)(sorted_keys, submit, window)
     names = pd.Series(prefix, index=sorted_keys.index, dtype=object)
     for column in keys:
         names = names + sorted_keys[column].astype(str).astype(object) + "-"
@@ -92,8 +101,8 @@ def annotate_files(table, rule="paper", window=800.0, keys=("user", "cores"),
     return out
 
 
-def annotate_sessions(table, window=300.0):
-    """Add `session`: a user's jobs within `window` s of the session's first job (paper, V-B)."""
+def annotate_sessions(table, window=SESSION_WINDOW):
+    """Add `session`: a user's jobs at most `window` s after the session's first job (paper, V-B)."""
     out = table.copy()
     out["session"] = group_ids(out, "paper", window, ("user",), "s")
     out.attrs = dict(table.attrs)

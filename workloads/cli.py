@@ -11,22 +11,14 @@
 import argparse
 import json
 import sys
-from datetime import datetime, timezone
 
-from batloc.platforms import rackham
 from batloc.platforms.reader import PlatformError, read_platform
 from batloc.platforms.units import parse_bytes, parse_duration
 
-from . import annotate
+from . import annotate, pipeline
 from .errors import WorkloadError
-from .export import read_batsim, write_batsim
-from .gonthier import read_gonthier
-from .sacct import read_sacct
+from .export import read_batsim
 from .stats import format_stats, workload_stats
-from .swf import read_swf
-from .synth import SynthSpec, default_core_mix, generate
-from .table import split_wide_jobs
-from .window import extract_window
 
 SHOWN_ISSUES = 10
 
@@ -81,7 +73,7 @@ def _sharing_args(parser, default="paper", choices=annotate.RULES):
     group.add_argument("--sharing-window", type=DURATION, default=800.0, help="sharing window (default 800s)")
     group.add_argument("--keys", type=_keys, default=["user", "cores"],
                        help="grouping keys, comma-separated job-table columns (default user,cores)")
-    group.add_argument("--sessions", type=DURATION, default=300.0,
+    group.add_argument("--sessions", type=DURATION, default=annotate.SESSION_WINDOW,
                        help="user-session window (default 5min; 0 = no session field)")
     group.add_argument("--overhead", type=DURATION, default=0.0,
                        help="added to every job's run time and walltime (the authors used 120s; default 0)")
@@ -132,7 +124,7 @@ def _parser():
     p.add_argument("--users", type=int, default=200, help="number of users (default 200)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--nodes", type=int, help="node count (default: from the platform)")
-    p.add_argument("--sessions", type=DURATION, default=300.0, help="user-session window (default 5min; 0 = none)")
+    p.add_argument("--sessions", type=DURATION, default=annotate.SESSION_WINDOW, help="user-session window (default 5min; 0 = none)")
     _platform_args(p)
 
     p = sub.add_parser("window", help="cut an evaluation window with context out of a Batsim workload")
@@ -147,46 +139,14 @@ def _parser():
     return parser
 
 
-class _Platform:
-    def __init__(self, args):
-        nodes, cores, memory = rackham.NODES, rackham.CORES, rackham.NODE_MEMORY
-        if getattr(args, "platform", None):
-            summary = read_platform(args.platform)
-            nodes, cores = len(summary.nodes), summary.cores_per_node
-            memories = [n.memory_bytes for n in summary.nodes if n.memory_bytes]
-            # Heterogeneous clusters: size files on the most common node, as the paper does.
-            memory = max(set(memories), key=memories.count) if memories else memory
-            self.total = summary.total_cores
-        else:
-            self.total = None
-        self.cores_per_node = getattr(args, "cores_per_node", None) or cores
-        self.node_memory = getattr(args, "node_memory", None) or memory
-        self.nodes = getattr(args, "nodes", None) or nodes
-        self.nb_res = getattr(args, "nb_res", None) or self.total or self.nodes * self.cores_per_node
+def _sizes(args):
+    return pipeline.platform_sizes(getattr(args, "platform", None), getattr(args, "cores_per_node", None),
+                                   getattr(args, "node_memory", None), getattr(args, "nodes", None),
+                                   getattr(args, "nb_res", None))
 
 
-def _start_time(text, table):
-    try:
-        return float(text)
-    except ValueError:
-        pass
-    try:
-        date = datetime.fromisoformat(text)
-    except ValueError:
-        raise WorkloadError(f"cannot read window start {text!r} (seconds, or YYYY-MM-DD[THH:MM:SS])") from None
-    epoch = table.attrs.get("epoch")
-    if epoch is None:
-        raise WorkloadError(f"window start {text!r} is a date, but the trace does not give its epoch; "
-                            "give seconds instead")
-    if date.tzinfo is None:
-        date = date.replace(tzinfo=timezone.utc)
-    return date.timestamp() - epoch
-
-
-def _window(table, args):
-    if args.start is None:
-        return table
-    return extract_window(table, _start_time(args.start, table), args.length, args.before, args.after)
+def _window(args):
+    return None if args.start is None else pipeline.Window(args.start, args.length, args.before, args.after)
 
 
 def _summarise_issues(log, args, kept):
@@ -208,43 +168,25 @@ def _summarise_issues(log, args, kept):
 
 
 def _convert(args):
-    platform = _Platform(args)
-    reader = {"from-swf": read_swf, "from-sacct": read_sacct, "from-gonthier": read_gonthier}[args.command]
-    options = {"strict": args.strict}
-    if args.command != "from-gonthier":
-        options["default_walltime"] = args.default_walltime
-    table, log = reader(args.trace, **options)
-    table = split_wide_jobs(table, platform.cores_per_node)
-    table.attrs["provenance"]["read"] = log.counts()
-    if args.overhead:
-        table = annotate.add_overhead(table, args.overhead)
-    if args.sharing != "keep":
-        table = annotate.annotate_files(table, args.sharing, args.sharing_window, args.keys,
-                                        platform.cores_per_node, platform.node_memory)
-    elif "input_file" not in table:
-        raise WorkloadError(f"{args.trace}: jobs carry no data/data_size; choose --sharing paper or consecutive")
-    if args.sessions:
-        table = annotate.annotate_sessions(table, args.sessions)
-    table = _window(table, args)
+    sizes = _sizes(args)
+    table, log = pipeline.convert(
+        args.trace, args.command.removeprefix("from-"), sizes, strict=args.strict,
+        default_walltime=getattr(args, "default_walltime", None), sharing=args.sharing,
+        sharing_window=args.sharing_window, keys=args.keys, sessions=args.sessions, overhead=args.overhead,
+        window=_window(args))
     _summarise_issues(log, args, len(table))
-    if args.start is not None and not table["evaluated"].any():
-        raise WorkloadError(f"{args.trace}: no job submitted in the evaluation window")
-    write_batsim(table, args.output, platform.nb_res)
-    print(f"wrote {args.output}: {len(table)} jobs, nb_res {platform.nb_res}")
+    pipeline.write(table, args.output, sizes.nb_res)
+    print(f"wrote {args.output}: {len(table)} jobs, nb_res {sizes.nb_res}")
 
 
 def _synth(args):
-    platform = _Platform(args)
-    spec = SynthSpec(nodes=platform.nodes, cores_per_node=platform.cores_per_node,
-                     node_memory=platform.node_memory, duration=args.duration, load=args.load,
-                     jobs_per_file=args.jobs_per_file, burstiness=args.burstiness,
-                     walltime_accuracy=args.walltime_accuracy, users=args.users, seed=args.seed)
-    spec.core_mix = args.core_mix or default_core_mix(spec.cores_per_node)
-    table = generate(spec)
-    if args.sessions:
-        table = annotate.annotate_sessions(table, args.sessions)
+    sizes = _sizes(args)
+    spec = pipeline.synth_spec(sizes, args.core_mix, duration=args.duration, load=args.load,
+                               jobs_per_file=args.jobs_per_file, burstiness=args.burstiness,
+                               walltime_accuracy=args.walltime_accuracy, users=args.users, seed=args.seed)
+    table = pipeline.synthesize(spec, args.sessions)
     nb_res = args.nb_res or spec.nodes * spec.cores_per_node
-    write_batsim(table, args.output, nb_res)
+    pipeline.write(table, args.output, nb_res)
     print(f"wrote {args.output}: {len(table)} jobs, nb_res {nb_res}")
 
 
@@ -261,10 +203,10 @@ def main(argv=None) -> int:
             _synth(args)
         elif args.command == "window":
             table = read_batsim(args.workload)
-            windowed = _window(table, args)
+            windowed = pipeline.cut_window(table, _window(args))
             if not windowed["evaluated"].any():
                 raise WorkloadError(f"{args.workload}: no job submitted in the evaluation window")
-            write_batsim(windowed, args.output, table.attrs.get("nb_res") or 0)
+            pipeline.write(windowed, args.output, table.attrs.get("nb_res") or 0)
             print(f"wrote {args.output}: {len(windowed)} jobs, "
                   f"{int(windowed['evaluated'].sum())} evaluated")
         else:

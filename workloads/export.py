@@ -28,7 +28,8 @@ def write_batsim(table, path, nb_res, provenance=None):
     for column in ("input_file", "input_size"):
         if column not in table:
             raise WorkloadError(f"{path}: jobs have no {column}; annotate files before export")
-    table = table.sort_values(["submit", "id"], kind="stable")
+    # the table's own order breaks ties: ids may be a trace's job numbers, not 1..n
+    table = table.sort_values("submit", kind="stable")
     delays = table["run_time"].to_numpy(dtype=np.float64)
     names = [profile_name(d) for d in delays.tolist()]
     profiles = {name: {"type": "delay", "delay": _number(d)}
@@ -39,6 +40,7 @@ def write_batsim(table, path, nb_res, provenance=None):
                table["input_file"].astype(str).tolist(), table["input_size"].tolist(),
                evaluated.astype(bool).tolist()]
     sessions = table["session"].astype(str).tolist() if "session" in table else None
+    sources = table["source_id"].tolist() if "source_id" in table and table["source_id"].notna().any() else None
     # epoch: Unix time of t = 0 (null when the trace does not tell).
     meta = {**table.attrs.get("provenance", {}), **(provenance or {}), "epoch": table.attrs.get("epoch")}
     dumps = json.dumps
@@ -50,6 +52,8 @@ def write_batsim(table, path, nb_res, provenance=None):
                    "evaluated": ev}
             if sessions is not None:
                 job["session"] = sessions[i]
+            if sources is not None and sources[i] is not None:
+                job["source_id"] = str(sources[i])
             out.write(("\n  " if i == 0 else ",\n  ") + dumps(job))
         out.write('\n ],\n "profiles": ')
         out.write(dumps(profiles, indent=None))
@@ -87,7 +91,8 @@ def read_batsim(path):
             profile = profiles[job["profile"]]
             if profile.get("type") != "delay":
                 raise WorkloadError(f"{path}: job {job['id']}: profile {job['profile']!r} is not a delay")
-            rows.append((int(job["id"]), str(job["id"]), number, str(job.get("user", "")),
+            source = job.get("source_id")
+            rows.append((int(job["id"]), None if source is None else str(source), number, str(job.get("user", "")),
                          float(job["subtime"]), int(job["res"]), float(job.get("walltime", -1)),
                          float(profile["delay"]), job.get("input_file"), job.get("input_size"),
                          bool(job.get("evaluated", True)), job.get("session")))

@@ -134,7 +134,7 @@ def generate(spec: SynthSpec) -> pd.DataFrame:
 
     user_names = np.array([f"u{u:0{len(str(spec.users))}d}" for u in range(spec.users)], dtype=object)
     table = pd.DataFrame({
-        "source_id": pd.Series(np.arange(len(burst)).astype(str), dtype=object),
+        "source_id": pd.Series([None] * len(burst), dtype=object),   # no trace behind these jobs
         "line": np.zeros(len(burst), dtype=np.int64),
         "user": pd.Series(user_names[users[burst]], dtype=object),
         "submit": submit, "cores": job_cores.astype(np.int64),
@@ -142,7 +142,6 @@ def generate(spec: SynthSpec) -> pd.DataFrame:
     })
     table = table.sort_values(["submit", "burst"], kind="stable").reset_index(drop=True)
     table.insert(0, "id", np.arange(1, len(table) + 1, dtype=np.int64))
-    table["source_id"] = table["id"].astype(str).astype(object)
 
     # File ids in the annotate style (f<user>-<cores>-<n>), n counting that key's bursts in time order.
     first_seen = table.drop_duplicates("burst")[["burst", "user", "cores"]]

@@ -1,11 +1,13 @@
 """The job table every adapter produces, and the steps all of them share.
 
-One row per single-node job: `id` (int), `source_id` (the trace's job id),
-`line` (source line), `user` (str), `submit`, `walltime`, `run_time`
+One row per single-node job: `id` (int), `source_id` (the trace's job id,
+a string; None for synthetic jobs), `line` (source line), `user` (str), `submit`, `walltime`, `run_time`
 (seconds, float), `cores` (int). Times are relative to `attrs["epoch"]`
 (Unix time of t = 0, or None when the trace does not say). Later steps add
 `input_file`, `input_size`, `session`, `evaluated`.
 """
+
+import re
 
 import numpy as np
 import pandas as pd
@@ -58,3 +60,26 @@ def split_wide_jobs(table: pd.DataFrame, cores_per_node: int) -> pd.DataFrame:
     table.attrs["provenance"] = {**attrs.get("provenance", {}),
                                  "split": {"cores_per_node": cores_per_node, "jobs_split": split}}
     return table
+
+
+# Contract §5: stock schedulers need integer-like ids; a canonical decimal that fits an int64.
+_INTEGER_LIKE = re.compile(r"0|[1-9][0-9]{0,17}")
+
+
+def source_ids_as_ids(table: pd.DataFrame) -> pd.DataFrame:
+    """Use the trace's job numbers as ids where they stay unique and integer-like, as Batsim's converter does.
+
+    Otherwise (a job split into several, array-job ids like 107_3, ...) ids stay
+    1…n in submission order; `source_id` keeps the link either way, and
+    provenance says which was chosen.
+    """
+    source = table["source_id"].astype(str)
+    usable = len(table) > 0 and source.is_unique and all(_INTEGER_LIKE.fullmatch(s) for s in source)
+    out = table.copy()
+    out.attrs = dict(table.attrs)
+    if usable:
+        out["id"] = source.astype(np.int64).to_numpy()
+    why = ("the trace's job numbers" if usable else
+           "1..n in submission order: the trace's job ids are not unique, integer-like ids")
+    out.attrs["provenance"] = {**table.attrs.get("provenance", {}), "ids": why}
+    return out

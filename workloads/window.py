@@ -33,11 +33,37 @@ def extract_window(table, start, length, before=0.0, after=0.0):
     previous = table.attrs.get("provenance", {})
     window = {
         "trace_start": start, "length": length, "before": before, "after": after,
-        "origin": origin + (previous.get("window", {}).get("origin") or 0.0),
+        "origin": origin + _origin(previous),
         "origin_unix": None if epoch is None else epoch + origin,
         "evaluated": [before + LEAD_IN, before + LEAD_IN + length],
         "jobs": int(len(out)), "evaluated_jobs": int(np.count_nonzero(out["evaluated"])),
     }
     out.attrs = {"epoch": None if epoch is None else epoch + origin,
                  "provenance": {**previous, "window": window, "period": window["evaluated"]}}
+    return out
+
+
+def _origin(provenance) -> float:
+    """The original trace's time of this table's t = 0 (a window or a lead-in moved it)."""
+    for step in ("window", "lead_in"):
+        if provenance.get(step, {}).get("origin") is not None:
+            return provenance[step]["origin"]
+    return 0.0
+
+
+def lead_in(table):
+    """Shift every submission LEAD_IN s later when one would come before LEAD_IN (a copy).
+
+    For conversions without a window: stock pybatsim schedulers fail on a job
+    submitted at t = 0 (docs/contract.md §4b), and traces often start there.
+    The epoch moves with the times, so dates still name the same instants.
+    """
+    if not len(table) or table["submit"].min() >= LEAD_IN:
+        return table
+    out = table.copy()
+    out["submit"] = out["submit"] + LEAD_IN
+    epoch = table.attrs.get("epoch")
+    previous = table.attrs.get("provenance", {})
+    out.attrs = {**table.attrs, "epoch": None if epoch is None else epoch - LEAD_IN,
+                 "provenance": {**previous, "lead_in": {"shift": LEAD_IN, "origin": _origin(previous) - LEAD_IN}}}
     return out

@@ -1,8 +1,9 @@
 """Misbehaving decision processes for robin tests.
 
-fake_sched.py MODE MARKER -s tcp://*:PORT: starts a grandchild `sleep <MARKER>` (to check
-that robin leaves no orphan), then
-  ok     binds, answers one message, exits 0
+fake_sched.py MODE MARKER -s tcp://ADDRESS:PORT: starts a grandchild `sleep <MARKER>` (to check
+that robin leaves no orphan), then binds exactly the endpoint given (printing
+`bound: ENDPOINT`, the address the socket got), and
+  ok     answers one message, exits 0
   never  never binds (a scheduler that never connects)
   hang   binds, receives, never answers
   crash  binds, receives, exits 3
@@ -14,12 +15,13 @@ import time
 import zmq
 
 mode, marker = sys.argv[1], sys.argv[2]
-port = int(sys.argv[sys.argv.index("-s") + 1].rsplit(":", 1)[1])
+endpoint = sys.argv[sys.argv.index("-s") + 1]
 subprocess.Popen(["sleep", marker])
 if mode == "never":
     time.sleep(600)
 sock = zmq.Context().socket(zmq.REP)
-sock.bind(f"tcp://*:{port}")
+sock.bind(endpoint)
+print("bound:", sock.getsockopt_string(zmq.LAST_ENDPOINT), flush=True)
 msg = sock.recv_string()
 print("got:", msg, flush=True)
 if mode == "ok":

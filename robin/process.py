@@ -11,12 +11,13 @@ Timeline of one run (batexpe robin's semantics, re-implemented):
    succeeded, `failure-timeout` otherwise;
 5. anything still alive is stopped: its whole process group gets SIGTERM,
    then SIGKILL, so no grandchild survives (pybatsim under bash, …).
+A signal to robin (`STOP`) ends every step at once: the run stops its groups
+and returns, within the kill grace, whatever its timeouts.
 Exit status: 0 iff both processes returned 0 within their timeouts.
 """
 
 from __future__ import annotations
 
-import os
 import shlex
 import signal
 import subprocess
@@ -25,49 +26,38 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-POLL = 0.05
+from batloc.processes import POLL, CpuLeases, pin_to, stop_group
+
 KILL_GRACE = 2.0
-DEFAULT_PORT = 28000
-
-
-class CpuLeases:
-    """Gives each run one CPU, shared by its engine and its scheduler.
-
-    The two processes of a Batsim run strictly take turns (REQ/REP), so one CPU
-    loses nothing, while a wake-up on another CPU costs far more than the work
-    of a small message on virtual machines (measured here: 85 us against 195 us
-    a round trip). Parallel runs get distinct CPUs while there are enough.
-    """
-
-    def __init__(self):
-        self.enabled = hasattr(os, "sched_setaffinity") and not os.environ.get("BATLOC_NO_PIN")
-        self.cpus = sorted(os.sched_getaffinity(0)) if self.enabled else []
-        self.users = {cpu: 0 for cpu in self.cpus}
-        self.lock = threading.Lock()
-
-    def take(self):
-        if not self.enabled or not self.cpus:
-            return None
-        with self.lock:
-            cpu = min(self.cpus, key=lambda c: (self.users[c], c))
-            self.users[cpu] += 1
-            return cpu
-
-    def give_back(self, cpu):
-        if cpu is not None:
-            with self.lock:
-                self.users[cpu] -= 1
 
 
 CPUS = CpuLeases()
 
 
-def pin_to(cpu):
-    """A Popen ``preexec_fn`` putting the child on `cpu` (None: no pinning)."""
-    if cpu is None:
-        return None
-    return lambda: os.sched_setaffinity(0, {cpu})
+class Stop:
+    """Set from robin's signal handler: every run in progress stops its process groups and returns."""
 
+    def __init__(self):
+        self._event = threading.Event()
+        self.signum = None
+
+    def set(self, signum: int) -> None:
+        self.signum = signum
+        self._event.set()
+
+    def clear(self) -> None:
+        self.signum = None
+        self._event.clear()
+
+    def is_set(self) -> bool:
+        return self._event.is_set()
+
+    @property
+    def reason(self) -> str:
+        return f"stopped by {signal.Signals(self.signum).name}" if self.signum else "stopped"
+
+
+STOP = Stop()
 
 @dataclass
 class Timeouts:
@@ -147,48 +137,12 @@ class Child:
         with open(self.stdout_path, "wb") as out, open(self.stderr_path, "wb") as err:
             self.proc = subprocess.Popen(["bash", str(script)], stdout=out, stderr=err, stdin=subprocess.DEVNULL,
                                          start_new_session=True, preexec_fn=pin_to(cpu))
-        self.pgid = self.proc.pid  # session leader: its pid is the group id
 
     def poll(self):
         return self.proc.poll()
 
     def stop(self):
-        """SIGTERM the whole group, SIGKILL what is left after a grace period, reap the leader."""
-        for sig, grace in ((signal.SIGTERM, KILL_GRACE), (signal.SIGKILL, KILL_GRACE)):
-            try:
-                os.killpg(self.pgid, sig)
-            except ProcessLookupError:
-                break  # group empty: nothing left
-            deadline = time.monotonic() + grace
-            while time.monotonic() < deadline and _group_alive(self.pgid):
-                self.proc.poll()
-                time.sleep(POLL)
-        try:
-            self.proc.wait(timeout=KILL_GRACE)
-        except subprocess.TimeoutExpired:
-            pass
-
-
-def _group_alive(pgid: int) -> bool:
-    try:
-        os.killpg(pgid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    # zombies still count for killpg: look for a live member
-    for pid in os.listdir("/proc"):
-        if not pid.isdigit():
-            continue
-        try:
-            with open(f"/proc/{pid}/stat") as f:
-                stat = f.read()
-        except OSError:
-            continue
-        fields = stat.rsplit(")", 1)[1].split()
-        if int(fields[2]) == pgid and fields[0] != "Z":
-            return True
-    return False
+        stop_group(self.proc, KILL_GRACE)
 
 
 def tail(path: Path, lines: int = 15) -> str:
@@ -209,7 +163,11 @@ def run_simulation(output_dir, batcmd: str, schedcmd: str | None, timeouts: Time
     cpu = CPUS.take()
     try:
         if port is not None and not _wait(lambda: port not in listening_ports(), timeouts.ready):
-            out.reason = f"socket port {port} still in use after ready-timeout ({timeouts.ready:g} s)"
+            out.reason = STOP.reason if STOP.is_set() else (
+                f"socket port {port} still in use after ready-timeout ({timeouts.ready:g} s)")
+            return out
+        if STOP.is_set():
+            out.reason = STOP.reason
             return out
         sched = None
         if schedcmd:
@@ -217,6 +175,9 @@ def run_simulation(output_dir, batcmd: str, schedcmd: str | None, timeouts: Time
             children.append(sched)
             if port is not None:
                 ready = _wait(lambda: port in listening_ports() or sched.poll() is not None, timeouts.ready)
+                if STOP.is_set():
+                    out.reason = STOP.reason
+                    return out
                 if sched.poll() is not None:
                     out.sched_returncode = sched.poll()
                     out.reason = f"scheduler exited with code {out.sched_returncode} before listening on port {port}"
@@ -250,11 +211,12 @@ def run_simulation(output_dir, batcmd: str, schedcmd: str | None, timeouts: Time
 
 
 def _wait(condition, timeout: float) -> bool:
+    """Whether `condition` came true within `timeout` s (False at once on STOP)."""
     deadline = time.monotonic() + timeout
     while True:
         if condition():
             return True
-        if time.monotonic() >= deadline:
+        if time.monotonic() >= deadline or STOP.is_set():
             return False
         time.sleep(POLL)
 
@@ -268,6 +230,8 @@ def _supervise(batsim: Child, sched: Child | None, timeouts: Timeouts) -> str:
         alive = [p for p in procs if p.poll() is None]
         if not alive:
             return ""
+        if STOP.is_set():
+            return f"{STOP.reason}; stopped {', '.join(p.name for p in alive)}"
         now = time.monotonic()
         if now >= sim_deadline:
             return f"simulation-timeout ({timeouts.simulation:g} s) reached; stopped {', '.join(p.name for p in alive)}"

@@ -11,7 +11,6 @@ import hashlib
 import itertools
 import json
 import shlex
-import socket
 import threading
 import time
 from dataclasses import dataclass, field
@@ -19,8 +18,10 @@ from pathlib import Path
 
 import batloc
 
-from . import robin_description as rd
-from .robin_process import Outcome, Timeouts, run_simulation, socket_port, tail
+from batloc.processes import free_port
+
+from . import description as rd
+from .process import Outcome, Timeouts, run_simulation, socket_port, tail
 
 PREFIX = "out"  # outputs are <run dir>/out_jobs.csv, … as in Batsim's tutorials
 
@@ -33,7 +34,8 @@ class RunSpec:
     schedcmd: str | None
     timeouts: Timeouts
     meta: dict = field(default_factory=dict)
-    # sweep runs: (engine argv, platform, workload, SchedulerSpec, engine args), bound to a port at start
+    # sweep runs: (engine argv, platform, workload, SchedulerSpec, engine args, scheduler address),
+    # bound to a port at start
     build: tuple | None = None
 
     @property
@@ -66,9 +68,7 @@ class PortAllocator:
     def take(self) -> int:
         with self._lock:
             for _ in range(100):
-                with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-                    s.bind(("127.0.0.1", 0))
-                    port = s.getsockname()[1]
+                port = free_port()
                 if port not in self._given:
                     self._given.add(port)
                     return port
@@ -102,7 +102,7 @@ def single_run(desc: dict) -> RunSpec:
             raise rd.DescriptionError("give either schedcmd or scheduler, not both")
         spec = rd.parse_scheduler(desc["scheduler"])
         port = PORTS.take() if not batcmd else (socket_port(batcmd) or 28000)
-        schedcmd = spec.command_line(port, out / PREFIX)
+        schedcmd = spec.command_line(port, out / PREFIX, rd.scheduler_address(desc))
         meta["scheduler"] = spec.to_json()
         dynamic = spec.dynamic_jobs
     else:
@@ -113,7 +113,7 @@ def single_run(desc: dict) -> RunSpec:
             raise rd.DescriptionError("without batcmd, platform and workload are required (embedded engine)")
         platform, workload = rd.resolve_input(desc["platform"]), rd.resolve_input(desc["workload"])
         batcmd = rd.embedded_batcmd(rd.engine_command(None), platform, workload, out / PREFIX, port,
-                                    dynamic, rd.engine_args(desc))
+                                    dynamic, rd.engine_args(desc), rd.scheduler_address(desc))
         meta["engine"] = "embedded"
     meta.update(rd.batcmd_inputs(batcmd))
     meta.setdefault("scheduler", {"name": _sched_name(schedcmd), "command": schedcmd})
@@ -161,25 +161,29 @@ def sweep_runs(desc: dict, timeout_defaults: Timeouts | None = None) -> tuple[Pa
     timeouts = rd.read_timeouts(desc, timeout_defaults)
     engine = rd.engine_command(desc.get("engine"))
     extra = rd.engine_args(desc)
+    address = rd.scheduler_address(desc)
     plat_labels, wl_labels = _labels(platforms), _labels(workloads)
+    runs_dir = out / "runs"
     specs = []
     for (pl, pl_label), (wl, wl_label), sched in itertools.product(
             zip(platforms, plat_labels), zip(workloads, wl_labels), schedulers):
-        run_dir = out / "runs" / f"{pl_label}__{wl_label}__{sched.name}"
+        run_dir = runs_dir / f"{pl_label}__{wl_label}__{sched.name}"
+        if run_dir.parent != runs_dir or run_dir.name in (".", ".."):   # labels and names are plain names
+            raise rd.DescriptionError(f"run folder {run_dir} would leave {runs_dir}")
         meta = {"platform": str(pl), "workload": str(wl), "scheduler": sched.to_json(),
                 "engine": desc.get("engine") or "embedded", "engine_args": extra}
         # commands get their port when the run starts, see execute()
         specs.append(RunSpec(name=run_dir.name, output_dir=run_dir, batcmd="", schedcmd=None,
-                             timeouts=timeouts, meta=meta, build=(engine, pl, wl, sched, extra)))
+                             timeouts=timeouts, meta=meta, build=(engine, pl, wl, sched, extra, address)))
     return out, specs, str(desc.get("baseline", "fcfs"))
 
 
 def bind_commands(spec: RunSpec) -> None:
     """Give a sweep run its own port and build its two commands."""
-    engine, pl, wl, sched, extra = spec.build
+    engine, pl, wl, sched, extra, address = spec.build
     port = PORTS.take()
-    spec.schedcmd = sched.command_line(port, spec.prefix)
-    spec.batcmd = rd.embedded_batcmd(engine, pl, wl, spec.prefix, port, sched.dynamic_jobs, extra)
+    spec.schedcmd = sched.command_line(port, spec.prefix, address)
+    spec.batcmd = rd.embedded_batcmd(engine, pl, wl, spec.prefix, port, sched.dynamic_jobs, extra, address)
 
 
 def _as_list(v):
@@ -187,7 +191,7 @@ def _as_list(v):
 
 
 def _labels(paths: list[Path]) -> list[str]:
-    stems = [p.stem for p in paths]
+    stems = [rd.safe_name(p.stem) for p in paths]
     return stems if len(set(stems)) == len(stems) else [f"{s}-{i}" for i, s in enumerate(stems)]
 
 

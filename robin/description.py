@@ -8,12 +8,19 @@ plus batloc additions used when `batcmd` is absent (the embedded engine runs):
     scheduler                {policy: lea, options: {...}} or {command: "pybatsim schedFcfs"},
                              builds `schedcmd` on a free port (instead of writing schedcmd)
     engine-args              extra engine flags (list or string)
+    scheduler-address        where a scheduler robin starts binds (default 127.0.0.1,
+                             loopback only; "*" exposes it on every interface)
 
 Sweep — any description with `platforms`, `workloads` and `schedulers` lists:
     output-dir, platforms, workloads, schedulers (names, or mappings with
     name/policy/options or name/command), baseline (default fcfs),
     engine (command of the engine: default the embedded one; `batsim` for
-    real Batsim), engine-args, and the four timeouts.
+    real Batsim), engine-args, scheduler-address, and the four timeouts.
+    Scheduler names and input file names become folder names under
+    OUTPUT_DIR/runs: a scheduler `name` must be a plain file name.
+
+Commands (batcmd, schedcmd, a scheduler's command, engine) are run by a
+shell, as in batexpe: a description file is a program; run only trusted ones.
 
 Relative paths are relative to the current directory, as in batexpe;
 platform and workload paths not found there are looked up in the batloc
@@ -24,15 +31,17 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shlex
-import shutil
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import yaml
 
-from .robin_process import Timeouts
+from batloc.processes import LOOPBACK, pybatsim_command
+
+from .process import Timeouts
 
 TIMEOUT_KEYS = {
     "simulation-timeout": "simulation",
@@ -40,8 +49,12 @@ TIMEOUT_KEYS = {
     "success-timeout": "success",
     "failure-timeout": "failure",
 }
-SINGLE_KEYS = {"output-dir", "batcmd", "schedcmd", "platform", "workload", "scheduler", "engine-args", *TIMEOUT_KEYS}
-SWEEP_KEYS = {"output-dir", "platforms", "workloads", "schedulers", "baseline", "engine", "engine-args", *TIMEOUT_KEYS}
+SINGLE_KEYS = {"output-dir", "batcmd", "schedcmd", "platform", "workload", "scheduler", "engine-args",
+               "scheduler-address", *TIMEOUT_KEYS}
+SWEEP_KEYS = {"output-dir", "platforms", "workloads", "schedulers", "baseline", "engine", "engine-args",
+              "scheduler-address", *TIMEOUT_KEYS}
+# A run folder's name part: nothing that could leave OUTPUT_DIR/runs.
+SAFE_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.+=-]*")
 
 
 class DescriptionError(ValueError):
@@ -110,11 +123,6 @@ def schedulers_dir() -> Path:
     return Path(os.path.dirname(batloc.schedulers.__file__))
 
 
-def pybatsim_command() -> list[str]:
-    exe = shutil.which("pybatsim")
-    return [exe] if exe else [sys.executable, "-m", "batsim.cmds.launcher"]
-
-
 @dataclass
 class SchedulerSpec:
     """A batloc policy (schedulers/<policy>.py with JSON options) or any command taking `-s ENDPOINT`.
@@ -145,8 +153,8 @@ class SchedulerSpec:
                 d["staging"] = True
         return d
 
-    def command_line(self, port: int, export_prefix: Path) -> str:
-        endpoint = f"tcp://*:{port}"
+    def command_line(self, port: int, export_prefix: Path, address: str = LOOPBACK) -> str:
+        endpoint = f"tcp://{address}:{port}"
         if self.policy:
             script = schedulers_dir() / f"{self.policy}.py"
             opts = {**self.options, "export_prefix": str(export_prefix)}
@@ -160,9 +168,33 @@ class SchedulerSpec:
         return shlex.join(argv)
 
 
+def safe_name(text: str) -> str:
+    """`text` made a plain file name: any other character becomes '_' (for names robin derives)."""
+    name = re.sub(r"[^A-Za-z0-9_.+=-]", "_", text).lstrip(".-") or "_"
+    return name if SAFE_NAME.fullmatch(name) else "_" + name
+
+
+def checked_name(name) -> str:
+    """A scheduler name given by the user; one that is not a plain file name is refused, never rewritten."""
+    name = str(name)
+    if not SAFE_NAME.fullmatch(name):
+        raise DescriptionError(f"scheduler name {name!r} must be a plain file name (letters, digits, "
+                               "'_', '.', '+', '=', '-', not starting with '.' or '-'): it names a folder "
+                               "under OUTPUT_DIR/runs")
+    return name
+
+
+def scheduler_address(desc: dict) -> str:
+    """Where schedulers robin starts bind: loopback unless the description says otherwise."""
+    address = desc.get("scheduler-address", LOOPBACK)
+    if not isinstance(address, str) or not re.fullmatch(r"[A-Za-z0-9_.:*\[\]-]+", address):
+        raise DescriptionError(f"scheduler-address must be a host or IP address (or '*'), not {address!r}")
+    return address
+
+
 def parse_scheduler(entry) -> SchedulerSpec:
     if isinstance(entry, str):
-        return SchedulerSpec(name=entry, policy=_policy_of(entry), options=_options_of(entry))
+        return SchedulerSpec(name=checked_name(entry), policy=_policy_of(entry), options=_options_of(entry))
     if not isinstance(entry, dict):
         raise DescriptionError(f"a scheduler is a name or a mapping, not {entry!r}")
     unknown = set(entry) - {"name", "policy", "options", "command", "staging"}
@@ -172,14 +204,14 @@ def parse_scheduler(entry) -> SchedulerSpec:
         staging = entry.get("staging", False)
         if not isinstance(staging, bool):
             raise DescriptionError(f"scheduler {entry['command']!r}: staging must be true or false")
-        name = entry.get("name") or shlex.split(entry["command"])[-1] + ("-staged" if staging else "")
-        return SchedulerSpec(name=str(name), command=str(entry["command"]), staging=staging)
+        name = entry.get("name") or safe_name(shlex.split(entry["command"])[-1]) + ("-staged" if staging else "")
+        return SchedulerSpec(name=checked_name(name), command=str(entry["command"]), staging=staging)
     policy = entry.get("policy") or _policy_of(str(entry.get("name", "")))
     if not policy:
         raise DescriptionError(f"scheduler {entry!r} needs a policy or a command")
     options = {**_options_of(str(entry.get("name", policy))), **(entry.get("options") or {})}
     name = entry.get("name") or (policy + ("-bf" if options.get("backfilling") else ""))
-    return SchedulerSpec(name=str(name), policy=str(policy), options=dict(options))
+    return SchedulerSpec(name=checked_name(name), policy=str(policy), options=dict(options))
 
 
 def _policy_of(name: str) -> str:
@@ -197,8 +229,10 @@ def engine_args(desc: dict) -> list[str]:
 
 
 def embedded_batcmd(engine: list[str], platform: Path, workload: Path, prefix: Path, port: int,
-                    dynamic_jobs: bool, extra: list[str]) -> str:
-    argv = engine + ["-p", str(platform), "-w", str(workload), "-e", str(prefix), "-s", f"tcp://localhost:{port}"]
+                    dynamic_jobs: bool, extra: list[str], address: str = LOOPBACK) -> str:
+    # a scheduler bound on every interface is reached on loopback too
+    host = "localhost" if address in (LOOPBACK, "*", "0.0.0.0") else address
+    argv = engine + ["-p", str(platform), "-w", str(workload), "-e", str(prefix), "-s", f"tcp://{host}:{port}"]
     if dynamic_jobs:
         argv.append("--enable-dynamic-jobs")
     return shlex.join(argv + extra)

@@ -6,10 +6,16 @@
 
 A single run starts Batsim (or batloc's engine) and the scheduler, enforces
 the four timeouts, keeps their stdout/stderr in OUTPUT_DIR/log/ and exits 0
-only if both succeeded. A sweep (see robin_description) runs every
+only if both succeeded. A sweep (see robin.description) runs every
 platform × workload × scheduler combination in parallel, skips complete
 runs, reports failed ones with the tail of their logs, and ends with
 `batloc report OUTPUT_DIR`. Exit status: 0 iff every run succeeded.
+
+Ctrl-C or SIGTERM stops at once: every run in progress stops its process
+groups and is recorded as failed (so the next invocation redoes it), runs
+not started are left, finished runs are kept; exit status 128 + signal.
+The description's commands (batcmd, schedcmd, scheduler commands, engine)
+run in a shell: only run descriptions you trust.
 """
 
 from __future__ import annotations
@@ -18,12 +24,15 @@ import argparse
 import os
 import signal
 import sys
+import threading
 from concurrent.futures import ThreadPoolExecutor, as_completed
+from contextlib import contextmanager
 
 import yaml
 
-from . import robin_description as rd
-from . import robin_process, robin_runs
+from . import description as rd
+from . import process as robin_process
+from . import runs as robin_runs
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -43,16 +52,37 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
-def _terminate(signum, frame):
-    # Turn SIGTERM into an exception so every `finally` stops its process groups.
-    raise SystemExit(128 + signum)
+@contextmanager
+def stopping_on_signals():
+    """While inside, SIGINT and SIGTERM set `process.STOP` instead of raising.
+
+    Runs in other threads cannot be interrupted by an exception; they watch
+    STOP and stop their process groups themselves (children live in their own
+    sessions, so a terminal's Ctrl-C never reaches them directly).
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    robin_process.STOP.clear()
+    watched = (signal.SIGINT, signal.SIGTERM)
+    previous = {sig: signal.getsignal(sig) for sig in watched}
+    for sig in watched:
+        signal.signal(sig, lambda signum, frame: robin_process.STOP.set(signum))
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+def _stopped_status() -> int:
+    return 128 + (robin_process.STOP.signum or signal.SIGTERM)
 
 
 def main(argv=None) -> int:
     args = _parser().parse_args(argv)
     if args.no_pin:
         robin_process.CPUS.enabled = False
-    signal.signal(signal.SIGTERM, _terminate)
     log = (lambda msg: None) if args.quiet else (lambda msg: print(msg, flush=True))
     cli_desc = {"output-dir": args.output_dir, "batcmd": args.batcmd, "schedcmd": args.schedcmd,
                 **{k: getattr(args, k.replace("-", "_")) for k in rd.TIMEOUT_KEYS}}
@@ -74,7 +104,11 @@ def main(argv=None) -> int:
         print(f"robin: {exc}", file=sys.stderr)
         return 1
     log(f"robin: running {spec.name} → {spec.output_dir}")
-    outcome = robin_runs.execute(spec, log=log)
+    with stopping_on_signals():
+        outcome = robin_runs.execute(spec, log=log)
+    if robin_process.STOP.is_set():
+        print(f"robin: {spec.name} {robin_process.STOP.reason}", file=sys.stderr)
+        return _stopped_status()
     if outcome.success:
         log(f"robin: {spec.name} succeeded in {outcome.wall_seconds:.1f} s")
         return 0
@@ -83,14 +117,22 @@ def main(argv=None) -> int:
 
 
 def run_sweep(desc: dict, jobs: int, force: bool, report: bool, log) -> int:
+    """Run a sweep description (robin.description); the exit status robin would give."""
+    with stopping_on_signals():
+        return _sweep(desc, jobs, force, report, log)
+
+
+def _sweep(desc: dict, jobs: int, force: bool, report: bool, log) -> int:
     out, specs, baseline = robin_runs.sweep_runs(desc)
     complete = {s.name for s in specs if s.is_complete()}
     todo = [s for s in specs if force or s.name not in complete]
     log(f"robin: sweep of {len(specs)} runs in {out} ({len(complete)} already complete, "
         f"{len(todo)} to run, {max(1, jobs)} at a time)")
-    failed = []
+    failed, finished, not_started = [], 0, 0
 
     def one(spec):
+        if robin_process.STOP.is_set():
+            return spec, None   # stopped before its turn
         robin_runs.bind_commands(spec)
         return spec, robin_runs.execute(spec, log=log)
 
@@ -98,11 +140,18 @@ def run_sweep(desc: dict, jobs: int, force: bool, report: bool, log) -> int:
         futures = [pool.submit(one, s) for s in todo]
         for fut in as_completed(futures):
             spec, outcome = fut.result()
-            if outcome.success:
+            if outcome is None:
+                not_started += 1
+            elif outcome.success:
+                finished += 1
                 log(f"robin: {spec.name} succeeded in {outcome.wall_seconds:.1f} s")
             else:
                 failed.append(spec.name)
                 print(robin_runs.failure_message(spec, outcome), file=sys.stderr, flush=True)
+    if robin_process.STOP.is_set():
+        print(f"robin: sweep {robin_process.STOP.reason}: {finished} run(s) finished and kept, "
+              f"{len(failed)} stopped or failed, {not_started} not started; no report", file=sys.stderr)
+        return _stopped_status()
     if report:
         from batloc.analysis.report import build_report
 

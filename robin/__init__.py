@@ -1,0 +1,7 @@
+"""robin: run Batsim simulations robustly (batexpe robin's format), or sweeps of them.
+
+- ``description`` — the YAML description files: batexpe's single run, batloc's sweep;
+- ``runs``        — from a description to RunSpecs, running one and recording its run.json;
+- ``process``     — one run's two process groups, its timeouts and logs;
+- ``cli``         — the `robin` command.
+"""

@@ -1,0 +1,35 @@
+"""The one platform reader: Batsim 4.2's ids (compute hosts by name, then storages), the schedulers' view."""
+
+import pytest
+
+from batloc.platforms.reader import PlatformError, read_platform, read_resources, read_view
+
+TWO_NODES = "tests/data/schedulers/two_nodes.xml"   # master, lustre, n000/n001 x 2 cores, n000_mem, n001_mem
+
+
+def test_resources_are_numbered_as_batsim_numbers_them():
+    res = read_resources(TWO_NODES)
+    assert [(r["id"], r["name"]) for r in res.compute] == [
+        (0, "n000_c00"), (1, "n000_c01"), (2, "n001_c00"), (3, "n001_c01")]
+    assert [(r["id"], r["name"]) for r in res.storage] == [(4, "lustre"), (5, "n000_mem"), (6, "n001_mem")]
+    assert res.storage[2]["properties"] == {"role": "storage", "node": "n001", "memory_bytes": "100000000000",
+                                            "bandwidth": "1000000000"}
+
+
+def test_view_is_the_schedulers_platform_view():
+    view = read_view(TWO_NODES)
+    n001 = view.by_name["n001"]
+    assert (n001.core_ids, n001.mem_id, n001.memory_bytes, n001.bandwidth) == ((2, 3), 6, 100e9, 1e9)
+    assert view.lustre_id == 4
+    summary = read_platform(TWO_NODES)
+    assert (summary.total_cores, summary.cores_per_node) == (4, 2)
+
+
+def test_a_platform_off_contract_is_one_error_naming_the_file(tmp_path):
+    bad = tmp_path / "nomem.xml"
+    bad.write_text(open(TWO_NODES).read().replace('<prop id="memory_bytes" value="100000000000"/>', ""))
+    with pytest.raises(PlatformError, match=r"nomem.xml: storage 'n000_mem' lacks a numeric 'memory_bytes'"):
+        read_view(bad)
+    with pytest.raises(PlatformError, match=r"broken.xml: cannot read platform"):
+        (tmp_path / "broken.xml").write_text("<platform>")
+        read_resources(tmp_path / "broken.xml")
