@@ -19,32 +19,18 @@ import sys
 import tempfile
 import time
 
-from batloc.processes import CpuLeases, free_port, pin_to, pybatsim_command
+from engine_run import run_pair
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 VARIANTS = ["fcfs", "eft", "lea", "leo", "lem", "fcfs_bf", "eft_bf", "lea_bf", "leo_bf", "lem_bf"]
-CPUS = CpuLeases()  # each variant's engine and scheduler share one CPU, as under robin
 
 
 def run_variant(variant, platform, workload, out, options):
     prefix = os.path.join(out, variant)
-    port = free_port()
-    log = open(prefix + "_sched.log", "w")
-    cpu = CPUS.take()
-    pin = pin_to(cpu)
-    started = time.monotonic()
-    sched = subprocess.Popen(pybatsim_command() + [os.path.join(ROOT, "schedulers", variant + ".py"), "-v", "warning",
-                              "-s", f"tcp://127.0.0.1:{port}", "-o", json.dumps({**options, "export_prefix": prefix})],
-                             stdout=log, stderr=subprocess.STDOUT, cwd=out, preexec_fn=pin)
-    engine = subprocess.run([sys.executable, "-m", "batloc.engine", "-p", platform, "-w", workload, "-e", prefix,
-                             "-s", f"tcp://127.0.0.1:{port}", "--enable-dynamic-jobs", "-q"],
-                            capture_output=True, text=True, preexec_fn=pin)
-    sched.wait()
-    CPUS.give_back(cpu)
-    log.close()
-    wall = time.monotonic() - started
-    if engine.returncode != 0 or sched.returncode != 0:
-        return dict(variant=variant, wall=wall, ok=False, note=(engine.stderr or "scheduler failed")[-300:])
+    r = run_pair(variant, platform, workload, prefix, options)
+    wall = r["wall"]
+    if not r["ok"]:
+        return dict(variant=variant, wall=wall, ok=False, note=r["note"])
     check = subprocess.run([sys.executable, "-m", "batloc.cli.main", "validate", prefix, "--workload", workload,
                             "--platform", platform], capture_output=True, text=True)
     with open(prefix + "_jobs.csv") as f:

@@ -1,0 +1,44 @@
+"""One run of the embedded engine with a batloc scheduler, as robin runs it
+(both processes on one CPU), measured: wall time, the scheduler's CPU time and
+peak RSS, and its own statistics (passes, jobs scanned, pass time)."""
+
+import json
+import os
+import subprocess
+import sys
+import time
+
+from batloc.processes import CpuLeases, free_port, pin_to, pybatsim_command
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+CPUS = CpuLeases()
+
+
+def run_pair(variant, platform, workload, prefix, options):
+    """Returns a dict: ok, wall, sched_cpu, sched_rss_mb, stats (the scheduler's, or {}), note."""
+    port = free_port()
+    stats_path = prefix + "_stats.json"
+    opts = {**options, "export_prefix": prefix, "stats": stats_path}
+    cpu = CPUS.take()
+    pin = pin_to(cpu)
+    started = time.monotonic()
+    with open(prefix + "_sched.log", "w") as log:
+        sched = subprocess.Popen(pybatsim_command() + [os.path.join(ROOT, "schedulers", variant + ".py"),
+                                 "-v", "warning", "-s", f"tcp://127.0.0.1:{port}", "-o", json.dumps(opts)],
+                                 stdout=log, stderr=subprocess.STDOUT, cwd=os.path.dirname(prefix),
+                                 preexec_fn=pin)
+        engine = subprocess.run([sys.executable, "-m", "batloc.engine", "-p", platform, "-w", workload,
+                                 "-e", prefix, "-s", f"tcp://127.0.0.1:{port}", "--enable-dynamic-jobs", "-q"],
+                                capture_output=True, text=True, preexec_fn=pin)
+        _, status, usage = os.wait4(sched.pid, 0)
+        sched.returncode = os.waitstatus_to_exitcode(status)
+    CPUS.give_back(cpu)
+    wall = time.monotonic() - started
+    stats = {}
+    if os.path.exists(stats_path):
+        with open(stats_path) as fh:
+            stats = json.load(fh)
+    ok = engine.returncode == 0 and sched.returncode == 0
+    note = "" if ok else (engine.stderr.strip() or f"scheduler exit {sched.returncode}")[-300:]
+    return dict(ok=ok, wall=wall, sched_cpu=usage.ru_utime + usage.ru_stime,
+                sched_rss_mb=usage.ru_maxrss / 1024.0, stats=stats, note=note)
