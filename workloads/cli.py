@@ -4,6 +4,7 @@
   batloc workload from-sacct sacct.txt -o week.json --sharing consecutive --start 2022-01-03 --length 7d --before 2d --after 2d
   batloc workload from-gonthier 2022-01-03-V10000 -o published.json
   batloc workload synth -o synth.json --load 0.9 --duration 7d --jobs-per-file 4 --seed 1
+  batloc workload synth-khanna -o khanna.json --jobs 1200 --overlap 0.85 --platform khanna.xml
   batloc workload window kth.json -o kth-week.json --start 1996-10-07 --length 7d --before 3d --after 3d
   batloc workload stats synth.json
 """
@@ -17,7 +18,7 @@ from batloc.platforms import rackham
 from batloc.platforms.reader import PlatformError, read_platform
 from batloc.platforms.units import parse_bytes, parse_duration
 
-from . import annotate
+from . import annotate, synth_khanna
 from .errors import WorkloadError
 from .export import read_batsim, write_batsim
 from .gonthier import read_gonthier
@@ -134,6 +135,8 @@ def _parser():
     p.add_argument("--nodes", type=int, help="node count (default: from the platform)")
     p.add_argument("--sessions", type=DURATION, default=300.0, help="user-session window (default 5min; 0 = none)")
     _platform_args(p)
+
+    synth_khanna.add_parser(sub, _platform_args)
 
     p = sub.add_parser("window", help="cut an evaluation window with context out of a Batsim workload")
     p.add_argument("workload")
@@ -259,6 +262,8 @@ def main(argv=None) -> int:
             _convert(args)
         elif args.command == "synth":
             _synth(args)
+        elif args.command == "synth-khanna":
+            synth_khanna.run(args, _Platform(args), write_batsim)
         elif args.command == "window":
             table = read_batsim(args.workload)
             windowed = _window(table, args)

@@ -11,7 +11,7 @@ gives it (issued at the slot's start, through CALL_ME_LATER when later), and
 the job is executed when it completes; a job needing a file that is loading
 there waits for that staging. The reservation window of a job is
 [t, t + walltime) from its transfer slot's start (or its start without a
-transfer); a job that would compute past it is killed there (contract §6).
+transfer, or the slot's start of the load it waits for if later); a job that would compute past it is killed there (contract §6).
 Replications (DLL) are staging jobs that hold no cores.
 """
 
@@ -248,7 +248,8 @@ class FileSharingScheduler(BatsimScheduler):
             self._issue_at(st, now)
         elif case == "wait":
             st = self.stagings.join(node, job.file, job.id)
-            staging, planned = st.id, max(now, st.est_end)
+            # A load booked for later (behind other transfers) opens the window as its own would.
+            staging, window_start, planned = st.id, max(now, st.start), max(now, st.est_end)
         held = Held(job, node, positions, now, window_start + job.walltime, staging,
                     computing=case in ("hit", "none"))
         self.held[job.id] = held
