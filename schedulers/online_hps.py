@@ -87,7 +87,7 @@ class Online_hps(FileSharingScheduler):
         while True:
             heap = []
             for node, group in enumerate(groups):
-                if group and self.free[node].any():
+                if group and self.n_free[node]:
                     best = self.nominee(group, node, now)
                     if best is not None:
                         heap.append((best[0], best[1], node))

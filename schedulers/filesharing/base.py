@@ -61,6 +61,20 @@ class Held:
     deadline: float        # end of the reservation window
     staging: Optional[str]
     computing: bool
+    alloc: Optional[ProcSet] = None
+
+
+def _procset(ids):
+    """A ProcSet from sorted ids, built from their runs: ProcSet(*ids) merges id by id."""
+    runs, start = [], None
+    for prev, cur in zip([None] + ids[:-1], ids):
+        if prev is None or cur != prev + 1:
+            if start is not None:
+                runs.append((start, prev))
+            start = cur
+    if start is not None:
+        runs.append((start, ids[-1]))
+    return ProcSet(*runs)
 
 
 def _warn(message):
@@ -120,6 +134,7 @@ class FileSharingScheduler(BatsimScheduler):
         else:
             self.memories = [NodeCache(n.memory_bytes, self.opts.cache) for n in nodes]
         self.free = [np.ones(len(n.core_ids), dtype=bool) for n in nodes]
+        self.n_free = [len(n.core_ids) for n in nodes]
         self.on_node = [dict() for _ in nodes]      # node -> job id -> Held
         self.chart = TransferChart(self.platform.bandwidth, self.opts.shared_lane)
         self.stagings = StagingBook()
@@ -222,7 +237,7 @@ class FileSharingScheduler(BatsimScheduler):
         return status, None
 
     def free_cores(self, node):
-        return int(self.free[node].sum())
+        return self.n_free[node]
 
     # ---- actions ------------------------------------------------------------
     def start(self, job, node, now, score=None):
@@ -232,6 +247,7 @@ class FileSharingScheduler(BatsimScheduler):
             raise RuntimeError(f"{job.id}: {self.platform.nodes[node].name} has "
                                f"{len(positions)} free cores, {job.cores} needed")
         self.free[node][positions] = False
+        self.n_free[node] -= len(positions)
         memory = self.memories[node]
         absent = job.file is not None and memory.status(job.file) == "absent"
         slot = self.chart.reserve(node, job.size, now) if absent else None
@@ -250,13 +266,12 @@ class FileSharingScheduler(BatsimScheduler):
             st = self.stagings.join(node, job.file, job.id)
             # A load booked for later (behind other transfers) opens the window as its own would.
             staging, window_start, planned = st.id, max(now, st.start), max(now, st.est_end)
+        core_ids = self.platform.nodes[node].core_ids
         held = Held(job, node, positions, now, window_start + job.walltime, staging,
-                    computing=case in ("hit", "none"))
+                    computing=case in ("hit", "none"), alloc=_procset([core_ids[p] for p in positions.tolist()]))
         self.held[job.id] = held
         self.on_node[node][job.id] = held
-        node_info = self.platform.nodes[node]
-        alloc = ProcSet(*(node_info.core_ids[p] for p in positions))
-        self.decision_log.write(now, job.id, self.label, name, str(alloc), job.cores, planned,
+        self.decision_log.write(now, job.id, self.label, name, str(held.alloc), job.cores, planned,
                                 job.file, job.size, case, staging, score)
         if held.computing:
             self._execute(held, now)
@@ -296,8 +311,7 @@ class FileSharingScheduler(BatsimScheduler):
 
     def _execute(self, held, now):
         job = self.jobs[held.job.id]
-        node = self.platform.nodes[held.node]
-        job.allocation = ProcSet(*(node.core_ids[p] for p in held.positions))
+        job.allocation = held.alloc
         self.bs.execute_job(job)
         # The engine counts walltime from the execution; a job that waited for its
         # file must be cut at the end of its window here (contract §6).
@@ -330,6 +344,7 @@ class FileSharingScheduler(BatsimScheduler):
             return
         node = held.node
         self.free[node][held.positions] = True
+        self.n_free[node] += len(held.positions)
         self.on_node[node].pop(job_id, None)
         self.census.drop(self.memories[node].end_job(held.job.file, now), node)
         if held.staging is not None and not held.computing:
