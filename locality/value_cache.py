@@ -9,11 +9,11 @@ files that no running or waiting job on the node uses, by increasing
 holding or loading f), ties least recently used first. Both counts are
 cluster-wide, so every node's ``ValueCache`` reads one shared ``FileCensus``,
 which its owner keeps up to date from what the caches return (the same
-``(case, evicted)`` answers as ``cache.NodeCache``, whose interface this
-class follows so that a scheduler can hold either).
+``(case, evicted)`` answers as ``cache.NodeCache``: a ``ValueCache`` is the
+``lru`` model with another order of eviction, so a scheduler holds either).
 """
 
-from batloc.locality.cache import Resident
+from batloc.locality.cache import NodeCache
 
 
 class FileCensus:
@@ -47,63 +47,15 @@ class FileCensus:
         return self.accesses.get(file, 0) * size / copies
 
 
-class ValueCache:
-    model = "value"
+class ValueCache(NodeCache):
+    """LRU's bookkeeping (a file in use is never evicted), Eq. 7's order of eviction."""
+
+    policy = "value"
 
     def __init__(self, capacity: float, census: FileCensus):
-        self.capacity = float(capacity)
+        # model stays "lru": NodeCache then calls _make_room to admit a file.
+        super().__init__(capacity, "lru")
         self.census = census
-        self.files = {}          # file -> Resident
-        self._seq = 0
-        self.overflows = []      # (time, file, used_bytes) when a load could not fit
-
-    def status(self, file):
-        r = self.files.get(file)
-        if r is None:
-            return "absent"
-        return "loaded" if r.loaded else "loading"
-
-    def used_bytes(self):
-        return sum(r.size for r in self.files.values())
-
-    def orphans(self):
-        return [(f, r.size) for f, r in self.files.items() if r.users == 0 and r.loaded]
-
-    def start_job(self, file, size, now, load_end=None):
-        """As ``NodeCache.start_job``: (case, evicted files)."""
-        if file is None:
-            return "none", []
-        r = self.files.get(file)
-        evicted = []
-        if r is not None:
-            case = "hit" if r.loaded else "wait"
-        else:
-            case = "miss"
-            evicted = self._make_room(float(size), now, file)
-            self._seq += 1
-            r = self.files[file] = Resident(float(size), False, now if load_end is None else load_end,
-                                            0, now, self._seq)
-        r.users += 1
-        r.last_use = now
-        return case, evicted
-
-    def load_done(self, file, now):
-        r = self.files.get(file)
-        if r is not None:
-            r.loaded = True
-            r.load_end = now
-
-    def end_job(self, file, now):
-        r = self.files.get(file) if file is not None else None
-        if r is None:
-            return []
-        r.users = max(0, r.users - 1)
-        if r.users == 0:
-            r.last_use = max(r.last_use, now)
-            if not r.loaded:          # its only user left before the load ended
-                del self.files[file]
-                return [file]
-        return []
 
     def _make_room(self, size, now, file):
         used = self.used_bytes()
