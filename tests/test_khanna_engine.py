@@ -103,12 +103,15 @@ def test_k1_jdp_dll_replicates_at_the_second_mapping(tmp_path):
 
 def test_k1_online_hps(tmp_path):
     # t=2: anchor n1 59, J2 55 (net B alone: Tr = 1), cap 1.1 x 114 / 2 = 62.7: only n2 has room.
-    # t=12: J3 (27.5) fits nowhere (cap 61.3; 49 + 27.5, 35 + 27.5): least cut, n1 (A there).
-    # t=47: J3, J4 both to n2 (cap 37.95, anchors 14 and 0); n2 starts J4 (B loaded: ECT 67 < 77).
-    # t=57: J3 back to n1 (anchor 4, nothing has room, A there), which frees at 61: hit.
+    # t=12: J3 (27.5) fits nowhere (cap 61.325; 49 + 27.5, 35 + 27.5): least overload, n2.
+    # t=13: cap 75.35; J3 has room on n2 only (34 + 27.5); J4 nowhere: least overload n1 (75.5).
+    # t=47: cap 37.95, anchors 14, 0: J3 -> n2 (room), which starts it (loads A [47,57), ends 67);
+    # J4 overloads n1 least (41.5). t=61: J4 alone (W 33.5): n1 (overload 9.1 vs 15.1), loads B
+    # [61,71), ends 81. Responses 60, 45, 55, 68.
     nodes, stagings, response, makespan = khanna_run(tmp_path, "online_hps", K1)
-    assert nodes == ["n1", "n2", "n1", "n2"]
-    assert len(stagings) == 2 and (response, makespan) == (52.0, 71.0)
+    assert nodes == ["n1", "n2", "n2", "n1"]
+    assert [s for s, _ in stagings] == ["stage-w0-1-n000", "stage-w0-2-n001", "stage-w0-3-n001", "stage-w0-4-n000"]
+    assert (response, makespan) == (57.0, 81.0)
 
 
 @pytest.mark.parametrize("policy", ["met", "mct"])

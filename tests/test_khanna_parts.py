@@ -90,6 +90,17 @@ def test_greedy_partition_follows_the_anchor_of_a_cached_file():
     assert list(GreedyPartitioner().partition(hg, np.array([100.0, 100.0]), np.array([1, 1]))) == [1]
 
 
+def test_greedy_partition_without_room_overloads_parts_least():
+    # Three idle parts, caps below one job's weight (a big cluster, few jobs): J1 overloads every
+    # part alike and takes part 0; J2 shares A but would overload part 0 twice: part 1.
+    hg = hypergraph.build([job(1, "A"), job(2, "A"), job(3, "B")], [{}, {}, {}], lambda f: (),
+                          np.array([1.0, 1.0, 1.0]), 0.0)
+    caps = np.full(3, 1.0)
+    assert list(GreedyPartitioner().partition(hg, caps, np.array([1, 1, 1]))) == [0, 1, 2]
+    # with room everywhere, the cut wins: J1, J2 together; J3 to the lighter of the others
+    assert list(GreedyPartitioner().partition(hg, np.full(3, 1e9), np.array([1, 1, 1]))) == [0, 0, 1]
+
+
 def test_sa_balance_index():
     assert balance_index(np.array([0.0, 0.0])) == 1.0
     assert balance_index(np.array([35.0, 49.0])) == pytest.approx(0.714, abs=1e-3)

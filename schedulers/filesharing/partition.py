@@ -7,10 +7,14 @@ net f touches, anchors included) under part weight <= caps[k], with the
 anchors fixed to their nodes; a job only goes to a node with enough cores.
 
 - ``greedy`` (default, tested): deterministic, one pass over the pending jobs
-  in submission order; each goes to the part, among those with room (else
-  among all), that adds least to the cut (the cost of its net when the net
-  already touches other parts but not this one); ties: lighter part, then
-  lower index.
+  in submission order; each goes to the part, among those with room, that
+  adds least to the cut (the cost of its net when the net already touches
+  other parts but not this one); ties: lighter part, then lower index. When
+  no part has room, the candidates are the parts it overloads least (then
+  the same keys), as a partitioner holding its balance constraint as far as
+  it can: taking any part there would pile a burst of jobs sharing a file on
+  one node of a mostly idle cluster (seen on a Rackham day: 486 parts, so a
+  single job outweighs a part's share).
 - ``mtkahypar``: the multilevel partitioner Mt-KaHyPar (optional package
   ``mtkahypar``, deterministic preset, one thread), closer to the paper's
   PaToH; jobs it leaves on a node too small for them are placed greedily.
@@ -38,7 +42,11 @@ class GreedyPartitioner:
             n = hg.job_net[i]
             delta = np.where(touched[n], 0.0, hg.net_cost[n]) if n >= 0 and touched_any[n] else no_cut
             room = hosts & (weight + w <= limit)
-            candidates = room if room.any() else hosts
+            if room.any():
+                candidates = room
+            else:
+                overload = np.where(hosts, weight + w - caps, np.inf)
+                candidates = overload == overload.min()
             cut = np.where(candidates, delta, np.inf)
             lightest = np.where(candidates & (cut == cut.min()), weight, np.inf)
             k = int(np.argmin(lightest))
