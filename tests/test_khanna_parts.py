@@ -101,6 +101,17 @@ def test_greedy_partition_without_room_overloads_parts_least():
     assert list(GreedyPartitioner().partition(hg, np.full(3, 1e9), np.array([1, 1, 1]))) == [0, 0, 1]
 
 
+def test_mtkahypar_option_partitions_k2_like_the_greedy_one():
+    pytest.importorskip("mtkahypar")
+    jobs = [{"id": i, "subtime": 1, "res": 1, "walltime": 20, "profile": "d10", "input_file": f, "input_size": 10.0}
+            for i, f in ((1, "A"), (2, "A"), (3, "B"), (4, "B"))]
+    compute, storage = make_resources({"n000": 1, "n001": 1}, memory_bytes=1e6, bandwidth=1.0)
+    res = DryRun(Online_hps({"partitioner": "mtkahypar"}), compute, storage, wl(jobs)).run()
+    together = {tuple(res[f"w0!{i}"]["alloc"]) for i in (1, 2)}, {tuple(res[f"w0!{i}"]["alloc"]) for i in (3, 4)}
+    assert len(together[0]) == len(together[1]) == 1 and together[0] != together[1]
+    assert sum(1 for k in res if k.startswith("batloc-stage")) == 2
+
+
 def test_sa_balance_index():
     assert balance_index(np.array([0.0, 0.0])) == 1.0
     assert balance_index(np.array([35.0, 49.0])) == pytest.approx(0.714, abs=1e-3)

@@ -8,7 +8,7 @@ Each policy accepts only the options it uses, and an unknown one is an
 error that names the valid ones.
 """
 
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, replace
 from typing import Optional
 
 from batloc.locality.cache import MODELS
@@ -79,6 +79,3 @@ class FileSharingOptions:
         if self.bandwidth is not None and (isinstance(self.bandwidth, bool)
                                            or not isinstance(self.bandwidth, (int, float)) or self.bandwidth <= 0):
             bad("bandwidth", "bytes/s > 0")
-
-
-OPTION_NAMES = tuple(f.name for f in fields(FileSharingOptions))
