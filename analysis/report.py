@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from . import compare, figures, gantt, load, usage
+from . import compare, figures, gantt, khanna, load, usage
 from .report_html import render
 from .runs import Inputs, analyse_run
 
@@ -60,6 +60,7 @@ def build_report(output_dir, baseline: str = "fcfs", inputs: Inputs | None = Non
     if not results:
         raise FileNotFoundError(f"no analysable run (*_jobs.csv) under {output_dir}")
 
+    khanna.add_metrics(results, raw)
     comp = compare.compare(results, baseline)
     figs = _figures(results, raw, comp, fig_dir, gantt_range)
 

@@ -14,6 +14,7 @@ from pathlib import Path
 import pandas as pd
 
 from .compare import EQUAL_BAND, group_label
+from .khanna import html_section as khanna_section
 
 _STYLE = """
 body{font-family:sans-serif;margin:2em;max-width:1200px}
@@ -108,6 +109,7 @@ def render(output_dir: Path, results, comp, summary: pd.DataFrame, figs: dict, f
     out.append("<h2>Per-run metrics</h2>")
     cols = [c for c in _SUMMARY_COLS if c in summary.columns]
     out.append(_table(summary[cols], index=False))
+    out.append(khanna_section(summary))
 
     out.append("<h2>Reduction of time spent waiting for files (transfer + file wait) relative to the baseline, % (Tables I, II)</h2>")
     out.append(_table(comp.transfer_table))

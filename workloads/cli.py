@@ -4,6 +4,7 @@
   batloc workload from-sacct sacct.txt -o week.json --sharing consecutive --start 2022-01-03 --length 7d --before 2d --after 2d
   batloc workload from-gonthier 2022-01-03-V10000 -o published.json
   batloc workload synth -o synth.json --load 0.9 --duration 7d --jobs-per-file 4 --seed 1
+  batloc workload synth-khanna -o khanna.json --jobs 1200 --overlap 0.85 --platform khanna.xml
   batloc workload window kth.json -o kth-week.json --start 1996-10-07 --length 7d --before 3d --after 3d
   batloc workload stats synth.json
 """
@@ -15,7 +16,7 @@ import sys
 from batloc.platforms.reader import PlatformError, read_platform
 from batloc.platforms.units import parse_bytes, parse_duration
 
-from . import annotate, pipeline
+from . import annotate, pipeline, synth_khanna
 from .errors import WorkloadError
 from .export import read_batsim
 from .stats import format_stats, workload_stats
@@ -127,6 +128,8 @@ def _parser():
     p.add_argument("--sessions", type=DURATION, default=annotate.SESSION_WINDOW, help="user-session window (default 5min; 0 = none)")
     _platform_args(p)
 
+    synth_khanna.add_parser(sub, _platform_args)
+
     p = sub.add_parser("window", help="cut an evaluation window with context out of a Batsim workload")
     p.add_argument("workload")
     p.add_argument("-o", "--output", required=True)
@@ -201,6 +204,8 @@ def main(argv=None) -> int:
             _convert(args)
         elif args.command == "synth":
             _synth(args)
+        elif args.command == "synth-khanna":
+            synth_khanna.run(args, _sizes(args), pipeline.write)
         elif args.command == "window":
             table = read_batsim(args.workload)
             windowed = pipeline.cut_window(table, _window(args))

@@ -1,0 +1,81 @@
+"""Options of the file-sharing policies, as passed with pybatsim's ``-o '{...}'`` JSON.
+
+Defaults are the paper's (Khanna et al. §5, §6.4) or the choices of
+seed-schedulers.md §1: SA's thresholds l = 0.3 and h = 0.7, DLL's replication
+threshold 2, Online-HPS's imbalance bound ε = 0.10 and its greedy
+partitioner; the ``value`` memory policy (Eq. 7) except for JDP+DLL (LRU).
+Each policy accepts only the options it uses, and an unknown one is an
+error that names the valid ones.
+"""
+
+from dataclasses import dataclass, replace
+from typing import Optional
+
+from batloc.locality.cache import MODELS
+
+CACHES = ("value",) + MODELS
+PARTITIONERS = ("greedy", "mtkahypar")
+COMMON = ("cache", "shared_lane", "bandwidth", "decisions", "export_prefix", "stats")
+
+
+class OptionsError(ValueError):
+    """An option a policy does not know or cannot use."""
+
+
+@dataclass(frozen=True)
+class FileSharingOptions:
+    cache: str = "value"
+    # One transfer at a time out of Lustre too (a platform whose backbone is one
+    # node link wide); by default only one at a time into each node.
+    shared_lane: bool = False
+    l: float = 0.3                # SA: switch MET -> MCT below this balance index
+    h: float = 0.7                # SA: switch MCT -> MET at or above it
+    threshold: int = 2            # DLL: mappings of a file to a node that trigger a replication
+    epsilon: float = 0.10         # Online-HPS: part weight <= (1 + epsilon) x its share
+    partitioner: str = "greedy"   # Online-HPS: greedy (default, tested) or mtkahypar (optional package)
+    bandwidth: Optional[float] = None
+    decisions: Optional[str] = None
+    export_prefix: Optional[str] = None
+    stats: Optional[str] = None   # JSON file receiving pass timings at the end (benchmarks)
+
+    @property
+    def decisions_path(self) -> Optional[str]:
+        if self.decisions:
+            return self.decisions
+        if self.export_prefix:
+            return f"{self.export_prefix}_decisions.csv"
+        return None
+
+    @classmethod
+    def parse(cls, raw, accepted, policy, **defaults) -> "FileSharingOptions":
+        raw = dict(raw or {})
+        valid = sorted(set(COMMON) | set(accepted))
+        unknown = sorted(set(raw) - set(valid))
+        if unknown:
+            raise OptionsError(f"{policy}: unknown option(s) {', '.join(map(repr, unknown))}; "
+                               f"valid options: {', '.join(valid)}")
+        opts = replace(cls(), **{**defaults, **raw})
+        opts._check(policy)
+        return opts
+
+    def _check(self, policy):
+        def bad(name, what):
+            raise OptionsError(f"{policy}: option {name!r} must be {what}, got {getattr(self, name)!r}")
+
+        if self.cache not in CACHES:
+            bad("cache", "one of " + ", ".join(CACHES))
+        if self.partitioner not in PARTITIONERS:
+            bad("partitioner", "one of " + ", ".join(PARTITIONERS))
+        if not isinstance(self.shared_lane, bool):
+            bad("shared_lane", "true or false")
+        for name in ("l", "h", "epsilon"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+                bad(name, "a number >= 0")
+        if not self.l <= self.h <= 1:
+            raise OptionsError(f"{policy}: options must satisfy l <= h <= 1, got l={self.l!r}, h={self.h!r}")
+        if isinstance(self.threshold, bool) or not isinstance(self.threshold, int) or self.threshold < 1:
+            bad("threshold", "an integer >= 1")
+        if self.bandwidth is not None and (isinstance(self.bandwidth, bool)
+                                           or not isinstance(self.bandwidth, (int, float)) or self.bandwidth <= 0):
+            bad("bandwidth", "bytes/s > 0")
