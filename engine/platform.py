@@ -1,12 +1,14 @@
 """The platform as Batsim resources: SimGrid hosts numbered and classified per the contract.
 
-Hosts are numbered in name order (what SimGrid and Batsim do), skipping the
-master host; `role=storage` hosts are storage resources, the others compute
-resources (cores).
+Numbered as Batsim 4.2 does (``batloc.platforms.numbering``, contract §1):
+compute hosts first by name, then `role=storage` hosts by name; the master
+host gets no id.
 """
 
 import os
 import xml.etree.ElementTree as ET
+
+from batloc.platforms.numbering import MASTER, number_hosts
 
 from .errors import EngineError
 
@@ -70,16 +72,12 @@ def load_platform(engine, path):
         engine.load_platform(path)
     except Exception as e:  # SimGrid raises its own types; the message is what matters
         raise EngineError(f"{path}: SimGrid cannot load this platform: {e}") from None
-    hosts = sorted(engine.all_hosts, key=lambda h: h.name)
-    resources, master = [], None
-    for host in hosts:
-        props = _host_properties(host)
-        role = props.get("role", "compute")
-        if role == "master":
-            master = host
-            continue
-        kind = "storage" if role == "storage" else "compute"
-        resources.append(Resource(len(resources), host.name, host, kind, props))
+    hosts = {host.name: host for host in engine.all_hosts}
+    props = {name: _host_properties(host) for name, host in hosts.items()}
+    masters = [name for name, p in props.items() if p.get("role") == MASTER]
+    master = hosts[min(masters)] if masters else None
+    resources = [Resource(rid, name, hosts[name], kind, props[name])
+                 for rid, name, kind in number_hosts((name, p.get("role", "compute")) for name, p in props.items())]
     if master is None:
         # Batsim needs a master host; a platform without one is not a Batsim platform.
         raise EngineError(f"{path}: no host has the property role=master (Batsim's convention)")

@@ -26,7 +26,7 @@ from .decisions import HANDLERS, DecisionHandlers
 from .errors import EngineError
 from .jobs import JobLifecycle
 from .protocol import decode, encode, simulation_begins
-from .timers import CALL, DEFERRED, INF, PHASE_END, WALLTIME
+from .timers import CALL, DEFERRED, FIRST_SUBMISSION, INF, PHASE_END, WALLTIME
 
 
 class Simulation(DecisionHandlers, JobLifecycle):
@@ -45,6 +45,7 @@ class Simulation(DecisionHandlers, JobLifecycle):
         self.events = []
         order = ((j.subtime, wi, ji, j) for wi, w in enumerate(workloads) for ji, j in enumerate(w.jobs))
         self.static = [t[3] for t in sorted(order, key=lambda t: t[:3])]
+        self.release = [max(j.subtime, FIRST_SUBMISSION) for j in self.static]  # when each is announced
         self.next_static = 0
         self.jobs = {}
         self.unfinished = 0
@@ -67,7 +68,7 @@ class Simulation(DecisionHandlers, JobLifecycle):
     def next_time(self):
         t = self.heap[0][0] if self.heap else INF
         if self.next_static < len(self.static):
-            t = min(t, self.static[self.next_static].subtime)
+            t = min(t, self.release[self.next_static])
         return t
 
     def sync_simgrid(self):
@@ -112,8 +113,8 @@ class Simulation(DecisionHandlers, JobLifecycle):
                 self.emit("REQUESTED_CALL", {})
             else:
                 self.apply_event(data)
-        static = self.static
-        while self.next_static < len(static) and static[self.next_static].subtime <= now:
+        static, release = self.static, self.release
+        while self.next_static < len(static) and release[self.next_static] <= now:
             self.submit(static[self.next_static])
             self.next_static += 1
             if self.next_static == len(static):
