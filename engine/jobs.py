@@ -111,9 +111,9 @@ class JobLifecycle:
             self.progress.job_done()
 
     def write_unfinished(self):
-        """After a fatal error: write every job not yet written, so that none is silently lost."""
-        for job in self.jobs.values():
-            if job.state in ("SUBMITTED", "RUNNING"):
-                self.out.unfinished(job)
-        for job in self.static[self.next_static:]:
+        """After a fatal error: write every job not yet written, so that none is silently lost; returns how many."""
+        left = [job for job in self.jobs.values() if job.state in ("SUBMITTED", "RUNNING")]
+        left += self.static[self.next_static:]
+        for job in left:
             self.out.unfinished(job)
+        return len(left)

@@ -30,7 +30,7 @@ from .timers import CALL, DEFERRED, FIRST_SUBMISSION, INF, PHASE_END, WALLTIME
 
 
 class Simulation(DecisionHandlers, JobLifecycle):
-    def __init__(self, sg, engine, platform, workloads, link, exporter, options, progress=None):
+    def __init__(self, sg, engine, platform, workloads, link, exporter, options, progress=None, stop=None):
         self.sg = sg
         self.engine = engine
         self.platform = platform
@@ -39,6 +39,7 @@ class Simulation(DecisionHandlers, JobLifecycle):
         self.out = exporter
         self.opt = options
         self.progress = progress
+        self.stop = stop  # signals.StopOnSignal: checked once per instant
         self.now = 0.0
         self.heap = []
         self.seq = itertools.count()
@@ -170,9 +171,12 @@ class Simulation(DecisionHandlers, JobLifecycle):
         if not self.static:
             self.emit("NOTIFY", {"type": "no_more_static_job_to_submit"})
         self.flush()
+        stop = self.stop
         while True:
             if self.finished():
                 break
+            if stop is not None and stop.signum is not None:
+                stop.check(self.now)
             t = self.next_time()
             if t == INF and not self.act_count:
                 if self.unfinished == 0 and self.next_static >= len(self.static):
