@@ -25,6 +25,7 @@ import sys
 from .decisions import HANDLERS, DecisionHandlers
 from .errors import EngineError
 from .jobs import JobLifecycle
+from .checks import number, shown
 from .protocol import decode, encode, simulation_begins
 from .timers import CALL, DEFERRED, FIRST_SUBMISSION, INF, PHASE_END, WALLTIME
 
@@ -59,7 +60,7 @@ class Simulation(DecisionHandlers, JobLifecycle):
         self.dynamic_profiles = set()
         self.by_id = {r.id: r for r in platform.resources}
         self.messages = 0
-        self.warned_storage = False
+        self.warned = set()  # kinds of warnings already printed
 
     # ---- time -----------------------------------------------------------
     def push(self, time, kind, job=None, data=None):
@@ -135,30 +136,42 @@ class Simulation(DecisionHandlers, JobLifecycle):
             self.apply_reply(reply)
 
     def apply_reply(self, raw):
+        where = f"the scheduler's answer at t={self.now:.6f}"
         try:
             msg = decode(raw)
-            events = msg["events"]
+            events, now = msg["events"], msg["now"]
             if not isinstance(events, list):
                 raise TypeError
         except (ValueError, KeyError, TypeError):  # JSON decode errors are ValueErrors
-            raise EngineError(
-                f"the scheduler's answer at t={self.now:.6f} is not a Batsim message: {raw[:200]!r}") from None
+            hint = " (it holds NaN or Infinity, which JSON does not allow)" if any(
+                w in raw for w in (b"NaN", b"Infinity")) else ""
+            raise EngineError(f"{where} is not a Batsim message{hint}: {raw[:200]!r}") from None
+        number(now, "'now'", where)
         for event in events:
-            ts = event.get("timestamp", self.now) if isinstance(event, dict) else None
-            if isinstance(ts, (int, float)) and ts > self.now + 1e-9:
-                self.push(float(ts), DEFERRED, data=event)
-            else:
-                self.apply_event(event)
+            ts = event.get("timestamp", self.now) if isinstance(event, dict) else self.now
+            ts = number(ts, "an event's timestamp", where)
+            if ts > self.now + 1e-9:  # a decision dated later (a batloc extension: Batsim refuses them)
+                self.push(ts, DEFERRED, data=event)
+                continue
+            if ts < self.now - 1e-6:
+                self.warn_once("past event", f"{where} dates an event at t={ts:.6f}, in the past: applied now, "
+                                             "as Batsim does")
+            self.apply_event(event)
+
+    def warn_once(self, kind, text):
+        if kind not in self.warned:
+            self.warned.add(kind)
+            print(f"batloc-batsim: warning: {text} (further such warnings are not shown)", file=sys.stderr)
 
     def apply_event(self, event):
-        if not isinstance(event, dict) or "type" not in event:
-            raise EngineError(f"the scheduler sent a malformed event at t={self.now:.6f}: {event!r}")
+        if not isinstance(event, dict) or not isinstance(event.get("type"), str):
+            raise EngineError(f"the scheduler sent a malformed event at t={self.now:.6f}: {shown(event)}")
         handler = HANDLERS.get(event["type"])
         if handler is None:
-            raise EngineError(f"the scheduler sent an unknown event type {event['type']!r} at t={self.now:.6f}")
+            raise EngineError(f"the scheduler sent an unknown event type {shown(event['type'])} at t={self.now:.6f}")
         data = event.get("data", {})
         if not isinstance(data, dict):
-            raise EngineError(f"the scheduler's {event['type']} event has no data object: {event!r}")
+            raise EngineError(f"the scheduler's {event['type']} event has no data object: {shown(event)}")
         handler(self, data)
 
     # ---- the run ------------------------------------------------------------
