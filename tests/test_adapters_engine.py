@@ -241,3 +241,53 @@ def test_port_in_use_and_engine_without_dynamic_jobs(tmp_path):
     _, err = proxy.communicate(timeout=30)
     assert proxy.returncode == 1 and "--enable-dynamic-jobs" in err
     assert engine.returncode != 0 and "--enable-dynamic-jobs" in engine.stderr
+
+
+def test_a_file_larger_than_every_node_memory_is_rejected_with_its_id(tmp_path):
+    # 1.5 GB per node: A (1 GB) loads, B (2 GB) fits nowhere. The wrapped scheduler never sees job 2.
+    platform = write(tmp_path, "p.xml", platform_xml(nodes=2, cores=2, bandwidth=0.1 * GB, memory=1.5 * GB))
+    jobs = [job(1, 1, "A", 1 * GB), job(2, 2, "B", 2 * GB), job(3, 3)]
+    wl = write(tmp_path, "w.json", {"nb_res": 4, "jobs": jobs, "profiles": {"d5": {"type": "delay", "delay": 5}}})
+    sched = Scripted({"1": "0", "2": "1", "3": "1"})
+    engine, rc, err, prefix = run_with_proxy(tmp_path, platform, wl, sched)
+    assert engine.returncode == 0 and rc == 0, engine.stderr + err
+    assert "job w0!2 rejected: its file B (2e+09 bytes) exceeds the memory of every node (largest 1.5e+09 bytes)" in err
+    out = {r["job_id"]: r for r in rows(prefix + "_jobs.csv")}
+    assert out["2"]["final_state"] == "REJECTED" and "stage-w0-2-n000" not in out
+    assert (out["1"]["starting_time"], out["3"]["starting_time"]) == ("11.000000", "3.000000")
+    assert not any("w0!2" in json.dumps(m) for m in sched.seen)
+
+
+def test_a_job_placed_on_a_node_too_small_for_its_file_is_rejected_and_its_cores_freed(tmp_path):
+    # n000 holds 128 GB, n001 only 1.5 GB; the file-unaware scheduler puts job 1 (2 GB file) on n001.
+    xml = platform_xml(nodes=2, cores=2, bandwidth=0.1 * GB)
+    small = xml.replace('<prop id="memory_bytes" value="128000000000"/>', '<prop id="memory_bytes" value="1500000000"/>')
+    small = xml[:xml.index('id="n001_mem"')] + small[small.index('id="n001_mem"'):]
+    platform = write(tmp_path, "p.xml", small)
+    jobs = [job(1, 1, "B", 2 * GB), job(2, 2, "B", 2 * GB)]
+    wl = write(tmp_path, "w.json", {"nb_res": 4, "jobs": jobs, "profiles": {"d5": {"type": "delay", "delay": 5}}})
+    sched = Scripted({"1": "2", "2": "2"})      # core 2 is n001's
+    engine, rc, err, prefix = run_with_proxy(tmp_path, platform, wl, sched)
+    assert engine.returncode == 0 and rc == 0, engine.stderr + err
+    assert ("job w0!1 rejected: the scheduler placed it on node n001, whose memory (1.5e+09 bytes) cannot hold "
+            "its file B (2e+09 bytes)") in err
+    out = {r["job_id"]: r for r in rows(prefix + "_jobs.csv")}
+    assert out["1"]["final_state"] == "REJECTED" and out["2"]["final_state"] == "REJECTED"
+    # the scheduler learnt at t=1 that job 1 failed, so it could place job 2 on the same core at t=2
+    failed = [(m["now"], e["data"]["job_id"], e["data"]["job_state"]) for m in sched.seen for e in m["events"]
+              if e["type"] == "JOB_COMPLETED"]
+    assert failed == [(1, "w0!1", "COMPLETED_FAILED"), (2, "w0!2", "COMPLETED_FAILED")]
+    assert not [r for r in out.values() if r["workload_name"] == "batloc-stage"]
+
+
+def test_oversized_allocation_from_the_wrapped_scheduler_is_refused_not_expanded(tmp_path):
+    platform = write(tmp_path, "p.xml", platform_xml(nodes=2, cores=2, bandwidth=0.1 * GB))
+    wl = write(tmp_path, "w.json", {"nb_res": 4, "jobs": [job(1, 1, "A", GB)],
+                                    "profiles": {"d5": {"type": "delay", "delay": 5}}})
+    def sched(msg):   # not Scripted: it would expand the range itself
+        return [{"type": "EXECUTE_JOB", "data": {"job_id": e["data"]["job_id"], "alloc": "0-2000000000"}}
+                for e in msg["events"] if e["type"] == "JOB_SUBMITTED"]
+
+    engine, rc, err, prefix = run_with_proxy(tmp_path, platform, wl, sched)
+    assert "Traceback" not in err + engine.stderr
+    assert engine.returncode == 1 and "resource 2000000000 does not exist" in engine.stderr, engine.stderr
