@@ -1,6 +1,6 @@
 """`batloc-stage-proxy`: make any Batsim 4 scheduler pay for loading input files.
 
-    batloc-stage-proxy --bind tcp://*:28000 --connect tcp://localhost:28001 \\
+    batloc-stage-proxy --bind tcp://127.0.0.1:28000 --connect tcp://localhost:28001 \\
         [--cache paper|strict|lru] [--decisions PREFIX_decisions.csv | --export-prefix PREFIX] \\
         [-- SCHEDCMD ...]
 
@@ -39,8 +39,10 @@ def parse_args(argv):
         command = []
     p = argparse.ArgumentParser(prog=PROG, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter,
                                 epilog="See docs/contract.md §3 for what a staging is.")
-    p.add_argument("-s", "--bind", default="tcp://*:28000",
-                   help="where the engine connects (default: tcp://*:28000)")
+    # Loopback only unless asked: whoever reaches this port can drive the simulation.
+    p.add_argument("-s", "--bind", default="tcp://127.0.0.1:28000",
+                   help="where the engine connects (default: tcp://127.0.0.1:28000, this machine only; "
+                        "e.g. tcp://0.0.0.0:28000 accepts engines from anywhere)")
     p.add_argument("--connect", default=None,
                    help="where the wrapped scheduler listens (default: tcp://localhost:28001, "
                         "or a free port given to SCHEDCMD)")
