@@ -22,6 +22,8 @@ import subprocess
 import sys
 import threading
 
+from batloc.engine.checks import timeout_seconds
+from batloc.engine.network import REPLY_TIMEOUT
 from batloc.locality.cache import MODELS
 
 from .errors import ProxyError
@@ -54,12 +56,13 @@ def parse_args(argv):
     p.add_argument("--scheduler-registers", action="store_true",
                    help="the wrapped scheduler registers jobs itself: show it the engine's dynamic-job "
                         "config and wait for its own NOTIFY registration_finished")
-    p.add_argument("--ready-timeout", type=float, default=30.0,
-                   help="seconds to wait for the wrapped scheduler's first answer (default: 30)")
-    p.add_argument("--reply-timeout", type=float, default=None,
-                   help="seconds to wait for any later answer (default: no limit)")
-    p.add_argument("--exit-timeout", type=float, default=10.0,
-                   help="seconds a started SCHEDCMD has to exit after the simulation (default: 10)")
+    p.add_argument("--ready-timeout", type=timeout_seconds, default=30.0,
+                   help="seconds to wait for the wrapped scheduler's first answer (default: 30; 0: no limit)")
+    p.add_argument("--reply-timeout", type=timeout_seconds, default=REPLY_TIMEOUT,
+                   help=f"seconds to wait for any later answer (default: {REPLY_TIMEOUT:g}, as the engine; "
+                        "0: no limit)")
+    p.add_argument("--exit-timeout", type=timeout_seconds, default=10.0,
+                   help="seconds a started SCHEDCMD has to exit after the simulation (default: 10; 0: no limit)")
     p.add_argument("-q", "--quiet", action="store_true", help="print nothing but errors")
     args = p.parse_args(argv)
     args.command = command

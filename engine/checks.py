@@ -78,3 +78,16 @@ def non_finite_field(value, path=""):
         if found is not None:
             return found
     return None
+
+
+def timeout_seconds(text):
+    """A command-line timeout: finite seconds >= 0, 0 meaning no limit (returned as None)."""
+    import argparse
+
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value) or value < 0:
+        raise argparse.ArgumentTypeError(f"a timeout is a finite number of seconds >= 0 (0: no limit), got {text!r}")
+    return value or None

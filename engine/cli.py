@@ -7,7 +7,9 @@ import sys
 import time
 from types import SimpleNamespace
 
+from .checks import timeout_seconds
 from .errors import EngineError, Interrupted
+from .network import REPLY_TIMEOUT
 
 VERSION = "batloc-engine-0.1.0"
 
@@ -29,10 +31,11 @@ def parse_args(argv):
                    help="keep dynamic profiles after their first job ends")
     p.add_argument("--forward-profiles-on-submission", action="store_true",
                    help="attach the job's profile to JOB_SUBMITTED")
-    p.add_argument("--ready-timeout", type=float, default=30.0,
-                   help="seconds to wait for the scheduler's first answer (default: 30)")
-    p.add_argument("--reply-timeout", type=float, default=None,
-                   help="seconds to wait for any later answer (default: no limit)")
+    p.add_argument("--ready-timeout", type=timeout_seconds, default=30.0,
+                   help="seconds to wait for the scheduler's first answer (default: 30; 0: no limit)")
+    p.add_argument("--reply-timeout", type=timeout_seconds, default=REPLY_TIMEOUT,
+                   help=f"seconds to wait for any later answer before ending the run, outputs written "
+                        f"(default: {REPLY_TIMEOUT:g}; 0: no limit)")
     p.add_argument("--record-wallclock", action="store_true",
                    help="write wall-clock times into _schedule.csv (makes outputs differ between runs)")
     p.add_argument("-q", "--quiet", action="store_true", help="print nothing but errors")

@@ -14,8 +14,13 @@ from .errors import EngineError
 from .watched_socket import POLL_MS, WatchedSocket
 
 
+# How long a scheduler may think over one message before the run ends (it is hung or lost):
+# far beyond a re-plan of a long saturated queue, far below a week of waiting. --reply-timeout 0 lifts it.
+REPLY_TIMEOUT = 600.0
+
+
 class SchedulerLink(WatchedSocket):
-    def __init__(self, endpoint, ready_timeout=30.0, reply_timeout=None, stop=None):
+    def __init__(self, endpoint, ready_timeout=30.0, reply_timeout=REPLY_TIMEOUT, stop=None):
         self.endpoint = endpoint
         self.ready_timeout = ready_timeout
         self.reply_timeout = reply_timeout

@@ -101,3 +101,36 @@ def test_a_rerun_that_cannot_reach_its_scheduler_keeps_the_earlier_outputs(tmp_p
     assert "nothing simulated, no output written" in err and "Traceback" not in err
     assert {s: first.file(s) for s in SUFFIXES} == before
     assert not [f for f in os.listdir(tmp_path) if f.endswith(".tmp")]
+
+
+def test_a_hung_scheduler_ends_the_run_at_the_reply_timeout_with_outputs_written(tmp_path, platform):
+    from batloc.engine.cli import parse_args
+
+    assert parse_args(["-p", "p", "-w", "w"]).reply_timeout == 600.0     # a default limit, not none
+    wl = write(tmp_path, "w.json", {"nb_res": 4, "jobs": [
+        {"id": i, "subtime": i, "res": 1, "profile": "d"} for i in (1, 2, 3)],
+        "profiles": {"d": {"type": "delay", "delay": 1.5}}})
+    fifo, hang = Fifo(), threading.Event()
+
+    def sched(msg):
+        if msg["now"] >= 3:
+            hang.wait(30)      # thinks forever from t=3 on
+        return fifo(msg)
+
+    try:
+        res = run(tmp_path, platform, [wl], sched, args=["--reply-timeout", "1"])
+    finally:
+        hang.set()
+    assert res.returncode == 1, res.stderr
+    assert "the scheduler did not answer within 1 s at simulated time 3.000000 (see --reply-timeout)" in res.stderr
+    assert "outputs written to" in res.stderr and "Traceback" not in res.stderr
+    assert [(r["job_id"], r["final_state"]) for r in res.jobs_rows()] == [
+        ("1", "COMPLETED_SUCCESSFULLY"), ("2", "RUNNING"), ("3", "SUBMITTED")]
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "-1", "soon"])
+def test_timeouts_must_be_finite_seconds(tmp_path, platform, value):
+    proc = subprocess.run(ENGINE + ["-p", platform, "-w", "w.json", "--reply-timeout", value],
+                          capture_output=True, text=True, timeout=30)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert "a timeout is a finite number of seconds >= 0 (0: no limit)" in proc.stderr
