@@ -1,6 +1,6 @@
 """`batloc-stage-proxy`: make any Batsim 4 scheduler pay for loading input files.
 
-    batloc-stage-proxy --bind tcp://*:28000 --connect tcp://localhost:28001 \\
+    batloc-stage-proxy --bind tcp://127.0.0.1:28000 --connect tcp://localhost:28001 \\
         [--cache paper|strict|lru] [--decisions PREFIX_decisions.csv | --export-prefix PREFIX] \\
         [-- SCHEDCMD ...]
 
@@ -22,6 +22,8 @@ import subprocess
 import sys
 import threading
 
+from batloc.engine.checks import timeout_seconds
+from batloc.engine.network import REPLY_TIMEOUT
 from batloc.locality.cache import MODELS
 
 from .errors import ProxyError
@@ -39,8 +41,10 @@ def parse_args(argv):
         command = []
     p = argparse.ArgumentParser(prog=PROG, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter,
                                 epilog="See docs/contract.md §3 for what a staging is.")
-    p.add_argument("-s", "--bind", default="tcp://*:28000",
-                   help="where the engine connects (default: tcp://*:28000)")
+    # Loopback only unless asked: whoever reaches this port can drive the simulation.
+    p.add_argument("-s", "--bind", default="tcp://127.0.0.1:28000",
+                   help="where the engine connects (default: tcp://127.0.0.1:28000, this machine only; "
+                        "e.g. tcp://0.0.0.0:28000 accepts engines from anywhere)")
     p.add_argument("--connect", default=None,
                    help="where the wrapped scheduler listens (default: tcp://localhost:28001, "
                         "or a free port given to SCHEDCMD)")
@@ -52,12 +56,13 @@ def parse_args(argv):
     p.add_argument("--scheduler-registers", action="store_true",
                    help="the wrapped scheduler registers jobs itself: show it the engine's dynamic-job "
                         "config and wait for its own NOTIFY registration_finished")
-    p.add_argument("--ready-timeout", type=float, default=30.0,
-                   help="seconds to wait for the wrapped scheduler's first answer (default: 30)")
-    p.add_argument("--reply-timeout", type=float, default=None,
-                   help="seconds to wait for any later answer (default: no limit)")
-    p.add_argument("--exit-timeout", type=float, default=10.0,
-                   help="seconds a started SCHEDCMD has to exit after the simulation (default: 10)")
+    p.add_argument("--ready-timeout", type=timeout_seconds, default=30.0,
+                   help="seconds to wait for the wrapped scheduler's first answer (default: 30; 0: no limit)")
+    p.add_argument("--reply-timeout", type=timeout_seconds, default=REPLY_TIMEOUT,
+                   help=f"seconds to wait for any later answer (default: {REPLY_TIMEOUT:g}, as the engine; "
+                        "0: no limit)")
+    p.add_argument("--exit-timeout", type=timeout_seconds, default=10.0,
+                   help="seconds a started SCHEDCMD has to exit after the simulation (default: 10; 0: no limit)")
     p.add_argument("-q", "--quiet", action="store_true", help="print nothing but errors")
     args = p.parse_args(argv)
     args.command = command

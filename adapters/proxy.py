@@ -76,6 +76,10 @@ class StageProxy:
         except (ValueError, TypeError, AttributeError):
             raise ProxyError(f"the wrapped scheduler's answer at t={relay.now:.6f} is not a Batsim message: "
                              f"{sraw[:200]!r}") from None
+        for i, e in enumerate(sreply["events"]):
+            if not isinstance(e, dict) or not isinstance(e.get("type"), str) or not isinstance(e.get("data", {}), dict):
+                raise ProxyError(f"the wrapped scheduler's answer at t={relay.now:.6f}: event #{i} is not a Batsim "
+                                 f"event (an object with a type and a data object): {e!r}"[:400])
         return encode(relay.to_engine(sreply))
 
     def close(self):

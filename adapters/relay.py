@@ -16,6 +16,7 @@ plain dicts. Per engine message:
 """
 
 import heapq
+import sys
 
 from batloc.locality.decision_log import DecisionLog
 from batloc.locality.platform_view import PlatformError, PlatformView
@@ -25,6 +26,13 @@ from .errors import ProxyError
 from .staging_state import StagingState
 
 _TERMINAL = ("COMPLETED_KILLED", "COMPLETED_FAILED", "COMPLETED_SUCCESSFULLY", "COMPLETED_WALLTIME_REACHED")
+
+
+def _names_jobs(data):
+    """The job ids a REJECT_JOB, CHANGE_JOB_STATE or KILL_JOB names are strings, as the protocol says."""
+    if "job_ids" in data:
+        return isinstance(data["job_ids"], list) and all(isinstance(j, str) for j in data["job_ids"])
+    return isinstance(data.get("job_id"), str)
 
 
 def _key(t):
@@ -51,6 +59,8 @@ class Relay:
         self._seq = 0
         self._released = []
         self._due = []
+        self._rejected = []            # job ids to reject in the engine: their file fits no node's memory
+        self._failed = []              # JOB_COMPLETED to show the wrapped scheduler for jobs rejected on execution
 
     # ---- engine -> scheduler --------------------------------------------------
     def from_engine(self, msg):
@@ -75,7 +85,11 @@ class Relay:
                     touched = True
                     continue
                 job = data.get("job") or {}
-                self.state.submitted(job_id, job)
+                reason = self.state.submitted(job_id, job)
+                if reason is not None:           # the wrapped scheduler never sees it
+                    self._reject(job_id, reason)
+                    touched = True
+                    continue
                 self.open_jobs.add(job_id)
                 self.profiles[job_id] = job.get("profile")
             elif etype == "JOB_KILLED":
@@ -87,6 +101,8 @@ class Relay:
                 if self.own_calls.get(key):
                     self.own_calls[key] -= 1
                     touched = True
+                    forward += self._failed      # what this call was asked for, if anything
+                    self._failed = []
                     continue
             elif etype == "NOTIFY" and data.get("type") == "no_more_static_job_to_submit":
                 self.static_done = True
@@ -123,7 +139,8 @@ class Relay:
         except PlatformError as exc:
             raise ProxyError(f"the platform does not fit the staging proxy: {exc}") from None
         log = DecisionLog(self.decisions_path) if self.decisions_path else None
-        self.state = StagingState(platform, self.model, log)
+        nb_resources = len(data.get("compute_resources") or []) + len(data.get("storage_resources") or [])
+        self.state = StagingState(platform, self.model, log, nb_resources)
         if not self.scheduler_registers:
             # The wrapped scheduler must not wait for itself to end the registration.
             config["dynamic-jobs-enabled"] = False
@@ -152,7 +169,8 @@ class Relay:
     def to_engine(self, reply):
         """The reply for the engine: released EXECUTE_JOBs, then the scheduler's events, checked."""
         now = self.now
-        out = []
+        out = [{"timestamp": now, "type": "REJECT_JOB", "data": {"job_id": j}} for j in self._rejected]
+        self._rejected = []
         for ev in self._released:          # their stagings completed: they go as decided
             ev["timestamp"] = now
             out.append(ev)
@@ -167,6 +185,8 @@ class Relay:
                     self._defer(e, ts, out)
                 else:
                     out += self._execute(e, now)
+            elif etype in ("REJECT_JOB", "CHANGE_JOB_STATE", "KILL_JOB") and not _names_jobs(data):
+                out.append(e)                   # malformed: the engine refuses it, with its own message
             elif etype == "KILL_JOB":
                 out += self._kill(e, now)
             elif etype == "REJECT_JOB":
@@ -182,11 +202,14 @@ class Relay:
                 out.append(e)
             elif etype == "REGISTER_JOB":
                 # a job the scheduler adds itself: its file counts like a submitted job's
-                job_id = data.get("job_id")
-                if isinstance(job_id, str) and not is_staging_job(job_id):
-                    self.state.submitted(job_id, data.get("job") or {})
+                job_id, job = data.get("job_id"), data.get("job")
+                if isinstance(job_id, str) and isinstance(job, dict) and not is_staging_job(job_id):
+                    reason = self.state.submitted(job_id, job)
+                    if reason is not None:     # its own job: not ours to reject, but never silently
+                        print(f"batloc-stage-proxy: warning: {reason.replace(' rejected', '')}; registered by the "
+                              "wrapped scheduler itself, it runs without loading it", file=sys.stderr, flush=True)
                     self.open_jobs.add(job_id)
-                    self.profiles[job_id] = (data.get("job") or {}).get("profile")
+                    self.profiles[job_id] = job.get("profile")
                 out.append(e)
             else:
                 out.append(e)
@@ -194,10 +217,27 @@ class Relay:
         return {"now": now, "events": out}
 
     def _execute(self, e, now):
+        reason = self.state.oversized(e)
+        if reason is not None:
+            # Never loaded where it cannot fit: rejected in the engine; the wrapped scheduler, which
+            # holds its cores, learns at once (on the proxy's own call at this instant) that it failed.
+            data = e["data"]
+            self._end(data["job_id"])
+            print(f"batloc-stage-proxy: {reason}", file=sys.stderr, flush=True)
+            self._failed.append({"timestamp": now, "type": "JOB_COMPLETED", "data": {
+                "job_id": data["job_id"], "job_state": "COMPLETED_FAILED", "return_code": 1,
+                "kill_reason": "", "alloc": data.get("alloc", "")}})
+            self.own_calls[_key(now)] = self.own_calls.get(_key(now), 0) + 1
+            return [{"timestamp": now, "type": "REJECT_JOB", "data": {"job_id": data["job_id"]}},
+                    {"timestamp": now, "type": "CALL_ME_LATER", "data": {"timestamp": now}}]
         events = self.state.execute(e, now)
         for ev in events:
             ev["timestamp"] = now
         return events
+
+    def _reject(self, job_id, reason):
+        print(f"batloc-stage-proxy: {reason}", file=sys.stderr, flush=True)
+        self._rejected.append(job_id)
 
     def _defer(self, e, ts, out):
         self._seq += 1
@@ -208,7 +248,7 @@ class Relay:
     def _kill(self, e, now):
         data = e.get("data") or {}
         out = []
-        for job_id in data.get("job_ids", []):
+        for job_id in data["job_ids"]:
             if self.state.is_held(job_id):
                 # Still waiting for its file: the engine has not started it, so end it
                 # there as killed; the engine's JOB_KILLED is completed in from_engine.
@@ -224,7 +264,7 @@ class Relay:
             return []
         if self.scheduler_registers and not self.sched_finished:
             return []
-        if self.open_jobs or self.state.busy() or self.deferred:
+        if self.open_jobs or self.state.busy() or self.deferred or self._failed:
             return []
         self.registration_finished = True
         return [{"timestamp": now, "type": "NOTIFY", "data": {"type": "registration_finished"}}]

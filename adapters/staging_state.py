@@ -12,26 +12,22 @@ that scheduler considers its cores busy, so the job holds them while its file
 loads — the same reservation semantics as batloc's own schedulers.
 """
 
+import math
 import sys
 from dataclasses import dataclass, field
 
+from batloc.engine.errors import EngineError
+from batloc.engine.protocol import parse_intervals
 from batloc.locality.cache import NodeCache
 from batloc.locality.staging import (STAGE_WORKLOAD, StagingBook, staging_job_id,
                                             staging_profile, storage_mapping)
+
+from .errors import ProxyError
 
 POLICY = "proxy"
 # Decision-log rows of a job spread over several nodes: the analysis keeps a
 # job's last row, so the row that explains its delay best (a load) goes last.
 _ROW_ORDER = {"none": 0, "hit": 1, "wait": 2, "miss": 3}
-
-
-def parse_alloc(text):
-    """Batsim interval set '1-3 7' → [1, 2, 3, 7]."""
-    ids = []
-    for part in str(text).replace(",", " ").split():
-        lo, _, hi = part.partition("-")
-        ids.extend(range(int(lo), int(hi or lo) + 1))
-    return ids
 
 
 def _ids_text(ids):
@@ -54,8 +50,9 @@ class JobInfo:
 
 
 class StagingState:
-    def __init__(self, platform, model="paper", decision_log=None):
+    def __init__(self, platform, model="paper", decision_log=None, nb_resources=None):
         self.platform = platform
+        self.nb_resources = nb_resources   # ids are below it: bounds what an allocation may name
         self.caches = [NodeCache(n.memory_bytes, model) for n in platform.nodes]
         self.stagings = StagingBook()
         self.held = {}          # job id -> HeldJob
@@ -67,11 +64,42 @@ class StagingState:
 
     # ---- what the scheduler side sees --------------------------------------
     def submitted(self, job_id, job):
+        """Record a job's file; returns a reason to reject it if no node's memory can hold that file."""
         file, size = job.get("input_file"), job.get("input_size")
         if file is None or size is None:
             self.info[job_id] = JobInfo(None, 0.0)
-        else:
-            self.info[job_id] = JobInfo(str(file), float(size))
+            return None
+        if isinstance(size, bool) or not isinstance(size, (int, float)) or not math.isfinite(size) or size < 0:
+            raise ProxyError(f"job {job_id}: input_size must be a finite number of bytes >= 0, got {size!r}")
+        self.info[job_id] = JobInfo(str(file), float(size))
+        largest = max(n.memory_bytes for n in self.platform.nodes)
+        if size > largest:
+            self.info.pop(job_id)
+            return (f"job {job_id} rejected: its file {file} ({size:.6g} bytes) exceeds the memory of every node "
+                    f"(largest {largest:.6g} bytes)")
+        return None
+
+    def oversized(self, event):
+        """A reason to reject the job of this EXECUTE_JOB if one of its nodes cannot hold its file, else None."""
+        data = event.get("data") or {}
+        info = self.info.get(data.get("job_id")) if isinstance(data.get("job_id"), str) else None
+        if info is None or info.file is None:
+            return None
+        for k in self._nodes_of(data.get("alloc")) or ():
+            node = self.platform.nodes[k]
+            if info.size > node.memory_bytes:
+                return (f"job {data['job_id']} rejected: the scheduler placed it on node {node.name}, whose memory "
+                        f"({node.memory_bytes:.6g} bytes) cannot hold its file {info.file} ({info.size:.6g} bytes)")
+        return None
+
+    def _nodes_of(self, alloc):
+        """Node indexes holding cores of `alloc`, or None if it is not a valid allocation (the engine says why)."""
+        try:
+            ids = parse_intervals(alloc, self.nb_resources)
+        except EngineError:
+            return None
+        node_of = self.platform.node_of_core
+        return sorted({node_of[r] for r in ids if r in node_of})
 
     def busy(self):
         """Something is held or loading: the proxy still needs to register jobs."""
@@ -86,12 +114,13 @@ class StagingState:
         """
         data = event.get("data") or {}
         job_id = data.get("job_id")
-        info = self.info.get(job_id)
-        if info is None:
-            return [event]          # not a job we saw submitted (e.g. its own dynamic job): not ours to judge
-        alloc = parse_alloc(data.get("alloc", ""))
+        info = self.info.get(job_id) if isinstance(job_id, str) else None
+        nodes = self._nodes_of(data.get("alloc"))
+        if info is None or nodes is None:
+            # not a job we saw submitted (e.g. its own dynamic job), or a malformed decision the engine reports
+            return [event]
+        alloc = parse_intervals(data["alloc"], self.nb_resources)
         node_of = self.platform.node_of_core
-        nodes = sorted({node_of[r] for r in alloc if r in node_of})
         if not nodes and info.file is not None and not self.warned_no_node:
             # e.g. pybatsim's easyBackfill numbers every resource, storages included
             self.warned_no_node = True

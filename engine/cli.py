@@ -7,7 +7,9 @@ import sys
 import time
 from types import SimpleNamespace
 
-from .errors import EngineError
+from .checks import timeout_seconds
+from .errors import EngineError, Interrupted
+from .network import REPLY_TIMEOUT
 
 VERSION = "batloc-engine-0.1.0"
 
@@ -29,10 +31,11 @@ def parse_args(argv):
                    help="keep dynamic profiles after their first job ends")
     p.add_argument("--forward-profiles-on-submission", action="store_true",
                    help="attach the job's profile to JOB_SUBMITTED")
-    p.add_argument("--ready-timeout", type=float, default=30.0,
-                   help="seconds to wait for the scheduler's first answer (default: 30)")
-    p.add_argument("--reply-timeout", type=float, default=None,
-                   help="seconds to wait for any later answer (default: no limit)")
+    p.add_argument("--ready-timeout", type=timeout_seconds, default=30.0,
+                   help="seconds to wait for the scheduler's first answer (default: 30; 0: no limit)")
+    p.add_argument("--reply-timeout", type=timeout_seconds, default=REPLY_TIMEOUT,
+                   help=f"seconds to wait for any later answer before ending the run, outputs written "
+                        f"(default: {REPLY_TIMEOUT:g}; 0: no limit)")
     p.add_argument("--record-wallclock", action="store_true",
                    help="write wall-clock times into _schedule.csv (makes outputs differ between runs)")
     p.add_argument("-q", "--quiet", action="store_true", help="print nothing but errors")
@@ -41,16 +44,12 @@ def parse_args(argv):
     return p.parse_args(argv)
 
 
-def run(args):
-    from .export import Exporter
-    from .network import SchedulerLink
+def _load(args):
+    """Check and load every input before SimGrid runs or the socket is touched."""
     from .platform import SIMGRID_CONFIG, check_platform_file, load_platform
-    from .progress import Progress
-    from .server import Simulation
     from .simgrid_loader import import_simgrid
     from .workload import load_workload
 
-    # Check every input before SimGrid or the socket is touched.
     check_platform_file(args.platform)
     for path in args.workload:
         if not os.path.exists(path):
@@ -59,23 +58,10 @@ def run(args):
     engine = sg.Engine(["batloc-batsim"] + SIMGRID_CONFIG)
     platform = load_platform(engine, args.platform)
     workloads = [load_workload(path, f"w{i}", len(platform.compute)) for i, path in enumerate(args.workload)]
-    # Hundreds of thousands of long-lived job objects: keep the cyclic GC from
-    # re-scanning them on every collection (the simulation creates no cycles worth collecting).
-    gc.collect()
-    gc.freeze()
-    gc.set_threshold(50_000, 50, 100)
-    options = SimpleNamespace(
-        dynamic_jobs=args.enable_dynamic_jobs, ack_dynamic=args.acknowledge_dynamic_jobs,
-        profile_reuse=args.enable_profile_reuse, forward_profiles=args.forward_profiles_on_submission)
-    nb_static = sum(len(w.jobs) for w in workloads)
-    horizon = max((j.subtime for w in workloads for j in w.jobs), default=0.0)
-    progress = Progress(horizon, nb_static) if args.progress else None
-    exporter = Exporter(args.export, len(platform.compute), VERSION, args.record_wallclock)
-    link = SchedulerLink(args.socket_endpoint, args.ready_timeout, args.reply_timeout)
-    sim = Simulation(sg, engine, platform, workloads, link, exporter, options, progress)
-    outcome = {}
-    wall_start = time.monotonic()
+    return sg, engine, platform, workloads
 
+
+def _actor(sim, outcome):
     def actor():
         # Exceptions must not escape a SimGrid actor: keep them for the main thread.
         try:
@@ -88,19 +74,84 @@ def run(args):
         except BaseException as e:  # noqa: BLE001
             outcome["error"] = e
 
-    platform.master.add_actor("batloc-engine", actor)
+    return actor
+
+
+def run(args):
+    from .signals import StopOnSignal
+
+    # Before any thread exists, so that SimGrid's and ZeroMQ's threads inherit the blocked signals.
+    stop = StopOnSignal()
     try:
+        sg, engine, platform, workloads = _load(args)
+        exporter, link, sim, outcome = _prepare(args, stop, sg, engine, platform, workloads)
+    except Interrupted as e:
+        e.args = (f"{e}; no output written",)
+        raise
+    wall_start = time.monotonic()
+    try:
+        stop.simulation_starts()
         engine.run()
-        if "error" in outcome:
-            sim.write_unfinished()
+    except BaseException as e:  # noqa: BLE001  (a signal just before the run, or SimGrid failing)
+        outcome.setdefault("error", e)
+    return _finish(args, sim, exporter, link, outcome.get("error"), time.monotonic() - wall_start)
+
+
+def _prepare(args, stop, sg, engine, platform, workloads):
+    from .export import Exporter
+    from .network import SchedulerLink
+    from .progress import Progress
+    from .server import Simulation
+
+    # Hundreds of thousands of long-lived job objects: keep the cyclic GC from
+    # re-scanning them on every collection (the simulation creates no cycles worth collecting).
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(50_000, 50, 100)
+    options = SimpleNamespace(
+        dynamic_jobs=args.enable_dynamic_jobs, ack_dynamic=args.acknowledge_dynamic_jobs,
+        profile_reuse=args.enable_profile_reuse, forward_profiles=args.forward_profiles_on_submission)
+    nb_static = sum(len(w.jobs) for w in workloads)
+    horizon = max((j.subtime for w in workloads for j in w.jobs), default=0.0)
+    progress = Progress(horizon, nb_static) if args.progress else None
+    exporter = Exporter(args.export, len(platform.compute), VERSION, args.record_wallclock)
+    link = None
+    try:
+        link = SchedulerLink(args.socket_endpoint, args.ready_timeout, args.reply_timeout, stop)
+        sim = Simulation(sg, engine, platform, workloads, link, exporter, options, progress, stop)
+        outcome = {}
+        platform.master.add_actor("batloc-engine", _actor(sim, outcome))
+    except BaseException:
+        exporter.discard()
+        if link is not None:
+            link.close()
+        raise
+    return exporter, link, sim, outcome
+
+
+def _finish(args, sim, exporter, link, error, wall):
+    """Write the outputs (unless nothing was simulated) and report the run's end in one line."""
+    unfinished = 0
+    try:
+        if error is not None and not link.answered:
+            exporter.discard()   # nothing was simulated: earlier outputs with this prefix stay
+        else:
+            if error is not None:
+                unfinished = sim.write_unfinished()
+            exporter.close(sim.now, scheduling_time=0.0, simulation_time=wall)
     finally:
-        wall = time.monotonic() - wall_start
-        exporter.close(sim.now, scheduling_time=0.0, simulation_time=wall)
         link.close()
-        if progress is not None:
-            progress.close(sim.now)
-    if "error" in outcome:
-        raise outcome["error"]
+        if sim.progress is not None:
+            sim.progress.close(sim.now)
+    if isinstance(error, (EngineError, Interrupted)):
+        # say what became of the outputs, in the same one line
+        if link.answered:
+            outputs = f"outputs written to {args.export}_*.csv, {unfinished} job(s) unfinished"
+        else:
+            outputs = f"nothing simulated, no output written (earlier {args.export}_*.csv, if any, kept)"
+        error.args = (f"{error}; {outputs}",)
+    if error is not None:
+        raise error
     if not args.quiet:
         c = exporter.counts
         print(f"batloc-batsim: simulation ended at t={sim.now:.6f}: {c['nb_jobs']} jobs "
@@ -113,12 +164,12 @@ def main(argv=None):
     args = parse_args(sys.argv[1:] if argv is None else argv)
     try:
         return run(args)
+    except Interrupted as e:
+        print(f"batloc-batsim: {e}", file=sys.stderr)
+        return e.exit_status
     except EngineError as e:
         print(f"batloc-batsim: error: {e}", file=sys.stderr)
         return 1
-    except KeyboardInterrupt:
-        print("batloc-batsim: interrupted", file=sys.stderr)
-        return 130
 
 
 if __name__ == "__main__":

@@ -1,6 +1,13 @@
-"""Output files in Batsim 4's formats: <prefix>_jobs.csv, _schedule.csv, _machine_states.csv."""
+"""Output files in Batsim 4's formats: <prefix>_jobs.csv, _schedule.csv, _machine_states.csv.
+
+All three are written under temporary names and renamed over the final ones
+only by `close`, so a run that fails before it simulated anything (`discard`)
+or is killed leaves the outputs of an earlier run with the same prefix intact.
+"""
 
 import os
+
+from .errors import EngineError
 
 
 JOBS_HEADER = (
@@ -27,19 +34,21 @@ def _ratio(num, den):
     return num / den
 
 
+SUFFIXES = ("_jobs.csv", "_machine_states.csv", "_schedule.csv")
+
+
 class Exporter:
     """Writes rows as jobs end (completion order, like Batsim) and the summaries at the end."""
 
     def __init__(self, prefix, nb_compute, version, record_wallclock=False):
         self.prefix = prefix
+        self.temp = {s: f"{prefix}{s}.{os.getpid()}.tmp" for s in SUFFIXES}
         parent = os.path.dirname(prefix)
-        if parent:
-            os.makedirs(parent, exist_ok=True)
         try:
-            self.jobs_file = open(prefix + "_jobs.csv", "w", buffering=1 << 20)
+            if parent:
+                os.makedirs(parent, exist_ok=True)
+            self.jobs_file = open(self.temp["_jobs.csv"], "w", buffering=1 << 20)
         except OSError as e:
-            from .errors import EngineError
-
             raise EngineError(f"cannot write outputs with prefix {prefix!r}: {e.strerror}") from None
         self.jobs_file.write(JOBS_HEADER + "\n")
         self.nb_compute = nb_compute
@@ -101,8 +110,15 @@ class Exporter:
             self.states.append((time, nb_computing))
 
     def close(self, end_time, scheduling_time=0.0, simulation_time=0.0):
+        """Write the summaries, then put the three files in place."""
+        try:
+            self._close(end_time, scheduling_time, simulation_time)
+        except OSError as e:
+            raise EngineError(f"cannot write outputs with prefix {self.prefix!r}: {e.strerror}") from None
+
+    def _close(self, end_time, scheduling_time, simulation_time):
         self.jobs_file.close()
-        with open(self.prefix + "_machine_states.csv", "w") as f:
+        with open(self.temp["_machine_states.csv"], "w") as f:
             f.write(MACHINE_STATES_HEADER + "\n")
             last = None
             for time, busy in self.states:
@@ -111,6 +127,17 @@ class Exporter:
                 last = busy
                 f.write(f"{f6(time)},0,0,0,{self.nb_compute - busy},{busy}\n")
         self._write_schedule(end_time, scheduling_time, simulation_time)
+        for suffix, temp in self.temp.items():
+            os.replace(temp, self.prefix + suffix)
+
+    def discard(self):
+        """Nothing was simulated: remove the temporary files, keep whatever the prefix held."""
+        self.jobs_file.close()
+        for temp in self.temp.values():
+            try:
+                os.remove(temp)
+            except FileNotFoundError:
+                pass
 
     def _write_schedule(self, end_time, scheduling_time, simulation_time):
         computing = 0.0
@@ -149,6 +176,6 @@ class Exporter:
             "time_switching_on": f6(0.0),
             "time_unavailable": f6(0.0),
         }
-        with open(self.prefix + "_schedule.csv", "w") as f:
+        with open(self.temp["_schedule.csv"], "w") as f:
             f.write(",".join(values) + "\n")
             f.write(",".join(values.values()) + "\n")

@@ -14,11 +14,17 @@ from .errors import EngineError
 from .watched_socket import POLL_MS, WatchedSocket
 
 
+# How long a scheduler may think over one message before the run ends (it is hung or lost):
+# far beyond a re-plan of a long saturated queue, far below a week of waiting. --reply-timeout 0 lifts it.
+REPLY_TIMEOUT = 600.0
+
+
 class SchedulerLink(WatchedSocket):
-    def __init__(self, endpoint, ready_timeout=30.0, reply_timeout=None):
+    def __init__(self, endpoint, ready_timeout=30.0, reply_timeout=REPLY_TIMEOUT, stop=None):
         self.endpoint = endpoint
         self.ready_timeout = ready_timeout
         self.reply_timeout = reply_timeout
+        self.stop = stop  # signals.StopOnSignal: a signal ends the wait
         self.ctx = zmq.Context()
         super().__init__(self.ctx, zmq.REQ)
         self.sock.setsockopt(zmq.LINGER, 0)
@@ -46,6 +52,8 @@ class SchedulerLink(WatchedSocket):
         limit = self.reply_timeout if self.answered else self.ready_timeout
 
         def check():
+            if self.stop is not None:
+                self.stop.check(now)
             if self.handshake_failed:
                 raise EngineError(
                     f"the program listening on {self.endpoint} does not speak ZeroMQ "

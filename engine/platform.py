@@ -1,12 +1,15 @@
 """The platform as Batsim resources: SimGrid hosts numbered and classified per the contract.
 
-Hosts are numbered in name order (what SimGrid and Batsim do), skipping the
-master host; `role=storage` hosts are storage resources, the others compute
-resources (cores).
+Numbered as Batsim 4.2 does (``batloc.platforms.numbering``, contract §1):
+compute hosts first by name, then `role=storage` hosts by name; the master
+host gets no id.
 """
 
+import math
 import os
 import xml.etree.ElementTree as ET
+
+from batloc.platforms.numbering import COMPUTE, MASTER, STORAGE, number_hosts
 
 from .errors import EngineError
 
@@ -18,6 +21,12 @@ SIMGRID_CONFIG = [
     "--log=root.thresh:warning",
     "--log=xbt_cfg.thresh:warning",
 ]
+
+
+# Batsim's roles ("compute_node" is its own name for a compute host)
+ROLES = (COMPUTE, "compute_node", STORAGE, MASTER)
+# the contract's numeric properties of storage hosts (§6), read by schedulers and the staging proxy
+CONTRACT_NUMBERS = ("memory_bytes", "bandwidth")
 
 
 class Resource:
@@ -50,6 +59,32 @@ def _host_properties(host):
     return {}
 
 
+def _check_numbers(path, engine, hosts, props):
+    """SimGrid accepts NaN, infinite or negative speeds and bandwidths; they would freeze or garble the clock."""
+    for name in sorted(hosts):
+        speed = hosts[name].speed
+        if not (math.isfinite(speed) and speed > 0):
+            raise EngineError(f"{path}: host {name!r}: speed must be a finite number > 0, got {speed!r} flop/s")
+        role = props[name].get("role", COMPUTE)
+        if role not in ROLES:
+            raise EngineError(f"{path}: host {name!r}: unknown role {role!r} (known: {', '.join(ROLES)})")
+        for key in CONTRACT_NUMBERS if role == STORAGE else ():
+            if key in props[name]:
+                try:
+                    value = float(props[name][key])
+                except ValueError:
+                    value = math.nan
+                if not (math.isfinite(value) and value > 0):
+                    raise EngineError(f"{path}: host {name!r}: property {key} must be a finite number > 0, "
+                                      f"got {props[name][key]!r}")
+    for link in sorted(engine.all_links, key=lambda l: l.name):
+        if not (math.isfinite(link.bandwidth) and link.bandwidth > 0):
+            raise EngineError(f"{path}: link {link.name!r}: bandwidth must be a finite number > 0, "
+                              f"got {link.bandwidth!r} B/s")
+        if not (math.isfinite(link.latency) and link.latency >= 0):
+            raise EngineError(f"{path}: link {link.name!r}: latency must be a finite number >= 0, got {link.latency!r} s")
+
+
 def check_platform_file(path):
     """Catch what SimGrid would report badly (or abort on): missing file, malformed XML."""
     if not os.path.exists(path):
@@ -70,19 +105,17 @@ def load_platform(engine, path):
         engine.load_platform(path)
     except Exception as e:  # SimGrid raises its own types; the message is what matters
         raise EngineError(f"{path}: SimGrid cannot load this platform: {e}") from None
-    hosts = sorted(engine.all_hosts, key=lambda h: h.name)
-    resources, master = [], None
-    for host in hosts:
-        props = _host_properties(host)
-        role = props.get("role", "compute")
-        if role == "master":
-            master = host
-            continue
-        kind = "storage" if role == "storage" else "compute"
-        resources.append(Resource(len(resources), host.name, host, kind, props))
-    if master is None:
+    hosts = {host.name: host for host in engine.all_hosts}
+    props = {name: _host_properties(host) for name, host in hosts.items()}
+    _check_numbers(path, engine, hosts, props)
+    masters = sorted(name for name, p in props.items() if p.get("role") == MASTER)
+    if not masters:
         # Batsim needs a master host; a platform without one is not a Batsim platform.
         raise EngineError(f"{path}: no host has the property role=master (Batsim's convention)")
+    if len(masters) > 1:
+        raise EngineError(f"{path}: hosts {', '.join(masters)} all have role=master; Batsim needs exactly one")
+    resources = [Resource(rid, name, hosts[name], kind, props[name])
+                 for rid, name, kind in number_hosts((name, p.get("role", "compute")) for name, p in props.items())]
     if not any(r.kind == "compute" for r in resources):
         raise EngineError(f"{path}: the platform has no compute host")
-    return Platform(os.path.abspath(path), resources, master)
+    return Platform(os.path.abspath(path), resources, hosts[masters[0]])

@@ -5,6 +5,7 @@ A phase is either a `Delay` (kept in the engine's own timer heap) or `Work`
 through their phases with a generator, so `sequence` nests for free.
 """
 
+from .checks import integer, number
 from .errors import EngineError
 
 
@@ -42,28 +43,42 @@ def check_profile(profile, where, profiles):
     if not isinstance(profile, dict) or "type" not in profile:
         raise EngineError(f"{where}: a profile is an object with a 'type'")
     ptype = profile["type"]
-    if ptype not in _FIELDS:
+    if not isinstance(ptype, str) or ptype not in _FIELDS:
         raise EngineError(f"{where}: unknown profile type {ptype!r} (known: {', '.join(KNOWN_TYPES)})")
     for field in _FIELDS[ptype]:
         if field not in profile:
             raise EngineError(f"{where}: a {ptype} profile needs the field {field!r}")
     for field in ("delay", "cpu", "com", "nb_bytes", "bytes_to_read", "bytes_to_write"):
         if field in profile:
-            value = profile[field]
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
-                raise EngineError(f"{where}: {field} must be a non-negative number, got {value!r}")
-    if "ret" in profile and (isinstance(profile["ret"], bool) or not isinstance(profile["ret"], int)):
-        raise EngineError(f"{where}: ret must be an integer return code")
+            number(profile[field], field, where, minimum=0)
+    for field in ("from", "to", "storage"):
+        if field in profile and not isinstance(profile[field], str):
+            raise EngineError(f"{where}: {field} must be a storage label (a string), got {profile[field]!r}")
+    if "ret" in profile:
+        integer(profile["ret"], "ret (the return code)", where)
     if ptype in ("sequence", "composed"):
         seq = profile["seq"]
         if not isinstance(seq, list) or not seq:
             raise EngineError(f"{where}: seq must be a non-empty list of profile names")
         for name in seq:
-            if profiles is not None and name not in profiles:
+            if not isinstance(name, str) or (profiles is not None and name not in profiles):
                 raise EngineError(f"{where}: seq names profile {name!r}, which is not defined")
-        repeat = profile.get("repeat", 1)
-        if isinstance(repeat, bool) or not isinstance(repeat, int) or repeat < 1:
-            raise EngineError(f"{where}: repeat must be a positive integer")
+        integer(profile.get("repeat", 1), "repeat", where, minimum=1)
+        if profiles is not None:
+            _check_acyclic(profile, where, profiles)
+
+
+def _check_acyclic(profile, where, profiles, path=(), done=None):
+    """A sequence that contains itself, directly or not, would never end."""
+    done = set() if done is None else done   # names already known to end
+    for name in profile["seq"]:
+        if name in path:
+            raise EngineError(f"{where}: seq contains itself through {' -> '.join(path + (name,))}")
+        inner = profiles.get(name)
+        if name not in done and isinstance(inner, dict) and inner.get("type") in ("sequence", "composed") \
+                and isinstance(inner.get("seq"), list):
+            _check_acyclic(inner, where, profiles, path + (name,), done)
+        done.add(name)
 
 
 def phases(profile, profiles, hosts, storage):
@@ -93,39 +108,3 @@ def phases(profile, profiles, hosts, storage):
         yield Work(comms=[(src, dst, float(profile["nb_bytes"]))])
     else:  # check_profile rejected it already; kept for profiles registered unchecked
         raise EngineError(f"unknown profile type {ptype!r}")
-
-
-def parse_intervals(text):
-    """'0-3 5 7-8' → [0, 1, 2, 3, 5, 7, 8] (Batsim's interval-set notation)."""
-    if isinstance(text, str):
-        parts = text.split()
-        if parts and all(p.isdigit() for p in parts):  # the common "3 4 5" form, without ranges
-            return [int(p) for p in parts]
-    ids = []
-    try:
-        for part in str(text).replace(",", " ").split():
-            lo, _, hi = part.partition("-")
-            lo = int(lo)
-            hi = int(hi) if hi else lo
-            if hi < lo:
-                raise ValueError
-            ids.extend(range(lo, hi + 1))
-    except ValueError:
-        raise EngineError(f"cannot read allocation {text!r} (expected e.g. '0-3 5')") from None
-    if not ids:
-        raise EngineError("empty allocation")
-    return ids
-
-
-def format_intervals(ids):
-    """[0, 1, 2, 3, 5] → '0-3 5', as Batsim writes allocations."""
-    out = []
-    ids = sorted(ids)
-    i = 0
-    while i < len(ids):
-        j = i
-        while j + 1 < len(ids) and ids[j + 1] == ids[j] + 1:
-            j += 1
-        out.append(str(ids[i]) if i == j else f"{ids[i]}-{ids[j]}")
-        i = j + 1
-    return " ".join(out)

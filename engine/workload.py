@@ -3,6 +3,7 @@
 import json
 import os
 
+from .checks import integer, non_finite_field, number, walltime
 from .errors import EngineError
 from .profiles import check_profile
 
@@ -74,14 +75,6 @@ def _read_json(path):
         raise EngineError(f"{path}:{e.lineno}:{e.colno}: malformed JSON: {e.msg}") from None
 
 
-def _number(value, what, where, minimum=None):
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise EngineError(f"{where}: {what} must be a number, got {value!r}")
-    if minimum is not None and value < minimum:
-        raise EngineError(f"{where}: {what} must be >= {minimum}, got {value!r}")
-    return value
-
-
 def load_workload(path, name, nb_compute):
     """Read one workload file; every problem is reported with the file and the job at fault."""
     data = _read_json(path)
@@ -93,6 +86,9 @@ def load_workload(path, name, nb_compute):
         raise EngineError(f"{path}: 'profiles' must be an object mapping names to profiles")
     for pname, profile in profiles.items():
         check_profile(profile, f"{path}: profile {pname!r}", profiles)
+        field = non_finite_field(profile)
+        if field is not None:   # JSON cannot carry it to the scheduler
+            raise EngineError(f"{path}: profile {pname!r}: {field} must be a finite number")
     workload.profiles = dict(profiles)
     jobs = data.get("jobs")
     if not isinstance(jobs, list):
@@ -108,6 +104,8 @@ def _job_from(desc, index, path, workload, seen, nb_compute):
         raise EngineError(f"{path}: job #{index} must be an object")
     if "id" not in desc:
         raise EngineError(f"{path}: job #{index} has no 'id'")
+    if isinstance(desc["id"], bool) or not isinstance(desc["id"], (int, str)) or desc["id"] == "":
+        raise EngineError(f"{path}: job #{index}: 'id' must be a string or an integer, got {desc['id']!r}")
     local_id = str(desc["id"])
     where = f"{path}: job {local_id!r}"
     if "!" in local_id:
@@ -118,17 +116,15 @@ def _job_from(desc, index, path, workload, seen, nb_compute):
     for key in ("subtime", "res", "profile"):
         if key not in desc:
             raise EngineError(f"{where}: missing field {key!r}")
-    subtime = float(_number(desc["subtime"], "subtime", where, 0))
-    res = desc["res"]
-    if isinstance(res, bool) or not isinstance(res, int) or res < 1:
-        raise EngineError(f"{where}: 'res' must be a positive integer, got {res!r}")
+    subtime = number(desc["subtime"], "subtime", where, minimum=0)
+    res = integer(desc["res"], "'res'", where, minimum=1)
     if nb_compute is not None and res > nb_compute:
         raise EngineError(f"{where}: asks for {res} resources but the platform has only {nb_compute}")
-    walltime = desc.get("walltime", -1)
-    walltime = -1.0 if walltime is None else float(_number(walltime, "walltime", where))
-    if walltime != -1.0 and walltime <= 0:
-        raise EngineError(f"{where}: walltime must be positive (or -1 for none), got {walltime!r}")
+    wall = walltime(desc.get("walltime"), where)
     profile = desc["profile"]
-    if profile not in workload.profiles:
+    if not isinstance(profile, str) or profile not in workload.profiles:
         raise EngineError(f"{where}: profile {profile!r} is not defined in the workload's profiles")
-    return Job(workload.name, local_id, desc, subtime, res, walltime, profile)
+    field = non_finite_field(desc)
+    if field is not None:   # a custom field: JSON cannot carry it to the scheduler
+        raise EngineError(f"{where}: {field} must be a finite number")
+    return Job(workload.name, local_id, desc, subtime, res, wall, profile)

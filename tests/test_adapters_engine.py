@@ -1,8 +1,8 @@
 """The staging proxy between the embedded engine and a scripted scheduler: times computed by hand.
 
 Platform: 2 nodes x 2 cores, 0.1 GB/s per node (FATPIPE), so a 1 GB file
-loads in 10 s and a 2 GB file in 20 s. Resource ids (name order, contract §1):
-lustre 0, n000 cores 1 2, n000_mem 3, n001 cores 4 5, n001_mem 6.
+loads in 10 s and a 2 GB file in 20 s. Resource ids (Batsim 4.2's order, contract §1):
+n000 cores 0 1, n001 cores 2 3, then storages lustre 4, n000_mem 5, n001_mem 6.
 """
 
 import csv
@@ -99,14 +99,14 @@ def job(i, subtime, file=None, size=None, res=1, delay=5):
 
 # job -> (subtime, file, size, cores, alloc). A = 1 GB (10 s), B = 2 GB (20 s); every job computes 5 s.
 SCENARIO = {
-    "1": (1, "A", 1 * GB, 1, "1"),        # n000: miss, staging 1-11, runs 11-16
-    "2": (2, "A", 1 * GB, 1, "2"),        # n000: A is loading, waits for that staging: runs 11-16
-    "3": (3, "A", 1 * GB, 1, "4"),        # n001: miss, staging 3-13, runs 13-18
-    "4": (20, "A", 1 * GB, 1, "1"),       # n000: A kept since 16 (no start since, paper model): hit, 20-25
-    "5": (30, "B", 2 * GB, 1, "1"),       # n000: miss, staging 30-50 (its start evicts A), runs 50-55
-    "6": (60, "A", 1 * GB, 1, "2"),       # n000: A was evicted: miss, 60-70, runs 70-75 (evicts B)
-    "7": (61, None, None, 1, "5"),        # n001: no file, runs at once 61-66 (evicts A there)
-    "8": (80, "B", 2 * GB, 4, "1-2 4-5"),  # both nodes, B on neither: two stagings 80-100, runs 100-105
+    "1": (1, "A", 1 * GB, 1, "0"),        # n000: miss, staging 1-11, runs 11-16
+    "2": (2, "A", 1 * GB, 1, "1"),        # n000: A is loading, waits for that staging: runs 11-16
+    "3": (3, "A", 1 * GB, 1, "2"),        # n001: miss, staging 3-13, runs 13-18
+    "4": (20, "A", 1 * GB, 1, "0"),       # n000: A kept since 16 (no start since, paper model): hit, 20-25
+    "5": (30, "B", 2 * GB, 1, "0"),       # n000: miss, staging 30-50 (its start evicts A), runs 50-55
+    "6": (60, "A", 1 * GB, 1, "1"),       # n000: A was evicted: miss, 60-70, runs 70-75 (evicts B)
+    "7": (61, None, None, 1, "3"),        # n001: no file, runs at once 61-66 (evicts A there)
+    "8": (80, "B", 2 * GB, 4, "0-3"),      # both nodes, B on neither: two stagings 80-100, runs 100-105
 }
 
 
@@ -125,9 +125,9 @@ def test_hits_start_at_once_and_misses_one_staging_later(tmp_path):
     stagings = {k: (float(r["starting_time"]), float(r["finish_time"]), r["allocated_resources"])
                 for (w, k), r in out.items() if w == "batloc-stage"}
     assert stagings == {
-        "stage-w0-1-n000": (1.0, 11.0, "0 3"), "stage-w0-3-n001": (3.0, 13.0, "0 6"),
-        "stage-w0-5-n000": (30.0, 50.0, "0 3"), "stage-w0-6-n000": (60.0, 70.0, "0 3"),
-        "stage-w0-8-n000": (80.0, 100.0, "0 3"), "stage-w0-8-n001": (80.0, 100.0, "0 6"),
+        "stage-w0-1-n000": (1.0, 11.0, "4-5"), "stage-w0-3-n001": (3.0, 13.0, "4 6"),
+        "stage-w0-5-n000": (30.0, 50.0, "4-5"), "stage-w0-6-n000": (60.0, 70.0, "4-5"),
+        "stage-w0-8-n000": (80.0, 100.0, "4-5"), "stage-w0-8-n001": (80.0, 100.0, "4 6"),
     }
     assert all(r["final_state"] == "COMPLETED_SUCCESSFULLY" for r in out.values())
 
@@ -180,7 +180,7 @@ def test_wrapped_scheduler_crash_ends_the_simulation(tmp_path):
     platform = write(tmp_path, "p.xml", platform_xml(nodes=2, cores=2, bandwidth=0.1 * GB))
     wl = write(tmp_path, "w.json", {"nb_res": 4, "jobs": [job(1, 1, "A", GB), job(2, 5, "A", GB)],
                                     "profiles": {"d5": {"type": "delay", "delay": 5}}})
-    sched = Scripted({"1": "1", "2": "2"})
+    sched = Scripted({"1": "0", "2": "1"})
     # answers SIMULATION_BEGINS and the submission at t=1, then vanishes
     engine, rc, err, prefix = run_with_proxy(tmp_path, platform, wl, sched, stop_after=2)
     assert rc == 1
@@ -241,3 +241,53 @@ def test_port_in_use_and_engine_without_dynamic_jobs(tmp_path):
     _, err = proxy.communicate(timeout=30)
     assert proxy.returncode == 1 and "--enable-dynamic-jobs" in err
     assert engine.returncode != 0 and "--enable-dynamic-jobs" in engine.stderr
+
+
+def test_a_file_larger_than_every_node_memory_is_rejected_with_its_id(tmp_path):
+    # 1.5 GB per node: A (1 GB) loads, B (2 GB) fits nowhere. The wrapped scheduler never sees job 2.
+    platform = write(tmp_path, "p.xml", platform_xml(nodes=2, cores=2, bandwidth=0.1 * GB, memory=1.5 * GB))
+    jobs = [job(1, 1, "A", 1 * GB), job(2, 2, "B", 2 * GB), job(3, 3)]
+    wl = write(tmp_path, "w.json", {"nb_res": 4, "jobs": jobs, "profiles": {"d5": {"type": "delay", "delay": 5}}})
+    sched = Scripted({"1": "0", "2": "1", "3": "1"})
+    engine, rc, err, prefix = run_with_proxy(tmp_path, platform, wl, sched)
+    assert engine.returncode == 0 and rc == 0, engine.stderr + err
+    assert "job w0!2 rejected: its file B (2e+09 bytes) exceeds the memory of every node (largest 1.5e+09 bytes)" in err
+    out = {r["job_id"]: r for r in rows(prefix + "_jobs.csv")}
+    assert out["2"]["final_state"] == "REJECTED" and "stage-w0-2-n000" not in out
+    assert (out["1"]["starting_time"], out["3"]["starting_time"]) == ("11.000000", "3.000000")
+    assert not any("w0!2" in json.dumps(m) for m in sched.seen)
+
+
+def test_a_job_placed_on_a_node_too_small_for_its_file_is_rejected_and_its_cores_freed(tmp_path):
+    # n000 holds 128 GB, n001 only 1.5 GB; the file-unaware scheduler puts job 1 (2 GB file) on n001.
+    xml = platform_xml(nodes=2, cores=2, bandwidth=0.1 * GB)
+    small = xml.replace('<prop id="memory_bytes" value="128000000000"/>', '<prop id="memory_bytes" value="1500000000"/>')
+    small = xml[:xml.index('id="n001_mem"')] + small[small.index('id="n001_mem"'):]
+    platform = write(tmp_path, "p.xml", small)
+    jobs = [job(1, 1, "B", 2 * GB), job(2, 2, "B", 2 * GB)]
+    wl = write(tmp_path, "w.json", {"nb_res": 4, "jobs": jobs, "profiles": {"d5": {"type": "delay", "delay": 5}}})
+    sched = Scripted({"1": "2", "2": "2"})      # core 2 is n001's
+    engine, rc, err, prefix = run_with_proxy(tmp_path, platform, wl, sched)
+    assert engine.returncode == 0 and rc == 0, engine.stderr + err
+    assert ("job w0!1 rejected: the scheduler placed it on node n001, whose memory (1.5e+09 bytes) cannot hold "
+            "its file B (2e+09 bytes)") in err
+    out = {r["job_id"]: r for r in rows(prefix + "_jobs.csv")}
+    assert out["1"]["final_state"] == "REJECTED" and out["2"]["final_state"] == "REJECTED"
+    # the scheduler learnt at t=1 that job 1 failed, so it could place job 2 on the same core at t=2
+    failed = [(m["now"], e["data"]["job_id"], e["data"]["job_state"]) for m in sched.seen for e in m["events"]
+              if e["type"] == "JOB_COMPLETED"]
+    assert failed == [(1, "w0!1", "COMPLETED_FAILED"), (2, "w0!2", "COMPLETED_FAILED")]
+    assert not [r for r in out.values() if r["workload_name"] == "batloc-stage"]
+
+
+def test_oversized_allocation_from_the_wrapped_scheduler_is_refused_not_expanded(tmp_path):
+    platform = write(tmp_path, "p.xml", platform_xml(nodes=2, cores=2, bandwidth=0.1 * GB))
+    wl = write(tmp_path, "w.json", {"nb_res": 4, "jobs": [job(1, 1, "A", GB)],
+                                    "profiles": {"d5": {"type": "delay", "delay": 5}}})
+    def sched(msg):   # not Scripted: it would expand the range itself
+        return [{"type": "EXECUTE_JOB", "data": {"job_id": e["data"]["job_id"], "alloc": "0-2000000000"}}
+                for e in msg["events"] if e["type"] == "JOB_SUBMITTED"]
+
+    engine, rc, err, prefix = run_with_proxy(tmp_path, platform, wl, sched)
+    assert "Traceback" not in err + engine.stderr
+    assert engine.returncode == 1 and "resource 2000000000 does not exist" in engine.stderr, engine.stderr

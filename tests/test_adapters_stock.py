@@ -32,9 +32,9 @@ def free_port():
 
 
 def workload(n=40, seed=1):
-    # Jobs of 1, 2 or 4 cores on 4-core nodes: stock FCFS needs consecutive ids, and each node's
-    # _mem id sits between two nodes' cores (contract §1), so no job can span nodes under FCFS;
-    # EASY backfilling numbers all resources and may spread a job, or include storage ids.
+    # Jobs of 1 to 4 cores on 4-core nodes: the stock schedulers take consecutive free ids, which
+    # Batsim's numbering (cores first, contract §1) lets span two nodes; EASY backfilling counts
+    # every resource, so it may also land on the storage ids after the cores.
     rng = random.Random(seed)
     jobs = []
     t = 1.0
@@ -50,11 +50,10 @@ def workload(n=40, seed=1):
 
 
 def resource_nodes(nodes, cores):
-    """Resource id -> node name for cores (storage ids map to None): host name order, master skipped."""
-    names = ["lustre"] + [f"n{n:03d}_{suffix}" for n in range(nodes)
-                          for suffix in [f"c{c:02d}" for c in range(cores)] + ["mem"]]
-    return {i: (None if name == "lustre" or name.endswith("_mem") else name[:4])
-            for i, name in enumerate(sorted(names))}
+    """Resource id -> node name for cores (storage ids map to None): cores by name, then storages."""
+    cores_ = sorted(f"n{n:03d}_c{c:02d}" for n in range(nodes) for c in range(cores))
+    storages = sorted(["lustre"] + [f"n{n:03d}_mem" for n in range(nodes)])
+    return {i: (None if name in storages else name[:4]) for i, name in enumerate(cores_ + storages)}
 
 
 def ids(text):
@@ -143,7 +142,7 @@ def test_stock_scheduler_pays_for_loads_through_the_proxy(tmp_path, scheduler):
     for r in jobs_rows:
         if r["workload_name"] == "batloc-stage":
             _, w, jid, node = r["job_id"].split("-")
-            assert w == "w0" and r["allocated_resources"] == f"0 {5 if node == 'n000' else 10}"
+            assert w == "w0" and r["allocated_resources"] == ("8-9" if node == "n000" else "8 10")
             stagings[(jid, node)] = r
     if scheduler == "easyBackfill":   # this seed makes EASY spread jobs over both nodes
         spread = [j for j, r in own.items()

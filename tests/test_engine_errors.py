@@ -170,7 +170,7 @@ def test_two_jobs_on_one_core_is_refused(tmp_path, platform):
 
     res = run(tmp_path, platform, [wl], sched)
     assert res.returncode == 1
-    assert "resource 1 (n000_c00) is already used by job 'w0!1'" in res.stderr
+    assert "resource 1 (n000_c01) is already used by job 'w0!1'" in res.stderr
 
 
 def test_deadlock_is_reported_and_waiting_jobs_are_still_written(tmp_path, platform):
@@ -186,10 +186,10 @@ def test_a_compute_job_on_a_storage_resource_runs_with_one_warning(tmp_path, pla
         "profiles": {"d": {"type": "delay", "delay": 5}}})
 
     def sched(msg):
-        return [{"type": "EXECUTE_JOB", "data": {"job_id": e["data"]["job_id"], "alloc": str(3 * i)}}
+        return [{"type": "EXECUTE_JOB", "data": {"job_id": e["data"]["job_id"], "alloc": str(4 + i)}}
                 for i, e in enumerate(e for e in msg["events"] if e["type"] == "JOB_SUBMITTED")]
 
     res = run(tmp_path, platform, [wl], sched)
     assert res.returncode == 0, res.stderr
     assert res.stderr.count("runs on storage resource") == 1 and "lustre" in res.stderr
-    assert res.jobs()["1"]["allocated_resources"] == "0"
+    assert res.jobs()["1"]["allocated_resources"] == "4"  # lustre: computes 0-3, then storages

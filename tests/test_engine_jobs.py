@@ -20,7 +20,7 @@ def platform(tmp_path):
     return write(tmp_path, "p.xml", platform_xml(nodes=2, cores=2))
 
 
-def test_resources_are_numbered_by_host_name_and_delay_jobs_run_in_simulated_time(tmp_path, platform):
+def test_resources_are_numbered_as_batsim_and_delay_jobs_run_in_simulated_time(tmp_path, platform):
     wl = write(tmp_path, "w.json", workload(
         [job(1, 1, 2, "d10", user="u1", input_file="f1", input_size=1.5e9, evaluated=True),
          job(2, 2, 2, "d5"), job(3, 3, 2, "d4")],
@@ -29,11 +29,11 @@ def test_resources_are_numbered_by_host_name_and_delay_jobs_run_in_simulated_tim
     res = run(tmp_path, platform, [wl], Fifo())
     assert res.returncode == 0, res.stderr
     begins = res.messages[0]["events"][0]["data"]
-    # lustre(0) n000_c00(1) n000_c01(2) n000_mem(3) n001_c00(4) n001_c01(5) n001_mem(6); master skipped
+    # Batsim 4.2: compute hosts by name, then storages by name; master skipped
     assert [(r["id"], r["name"]) for r in begins["compute_resources"]] == [
-        (1, "n000_c00"), (2, "n000_c01"), (4, "n001_c00"), (5, "n001_c01")]
+        (0, "n000_c00"), (1, "n000_c01"), (2, "n001_c00"), (3, "n001_c01")]
     assert [(r["id"], r["name"]) for r in begins["storage_resources"]] == [
-        (0, "lustre"), (3, "n000_mem"), (6, "n001_mem")]
+        (4, "lustre"), (5, "n000_mem"), (6, "n001_mem")]
     assert begins["storage_resources"][1]["properties"]["memory_bytes"] == "128000000000"
     # custom fields reach the scheduler unchanged, id rewritten to workload!id
     submitted = [e["data"]["job"] for _, e in res.events("JOB_SUBMITTED")]
@@ -42,9 +42,9 @@ def test_resources_are_numbered_by_host_name_and_delay_jobs_run_in_simulated_tim
     rows = res.jobs_rows()
     # j1: 1→11 on 1-2; j2: 2→7 on 4-5; j3 waits for j2: 7→11 on 4-5. Rows in completion order.
     assert [(r["job_id"], r["starting_time"], r["finish_time"], r["allocated_resources"]) for r in rows] == [
-        ("2", "2.000000", "7.000000", "4-5"),
-        ("1", "1.000000", "11.000000", "1-2"),
-        ("3", "7.000000", "11.000000", "4-5")]
+        ("2", "2.000000", "7.000000", "2-3"),
+        ("1", "1.000000", "11.000000", "0-1"),
+        ("3", "7.000000", "11.000000", "2-3")]
     j3 = rows[2]
     assert (j3["waiting_time"], j3["turnaround_time"], j3["stretch"]) == ("4.000000", "8.000000", "2.000000")
     assert j3["final_state"] == "COMPLETED_SUCCESSFULLY" and j3["success"] == "1"
@@ -52,7 +52,7 @@ def test_resources_are_numbered_by_host_name_and_delay_jobs_run_in_simulated_tim
     # Batsim quotes metadata, even empty; and prints every float with six decimals
     assert res.file("_jobs.csv").splitlines()[3] == (
         '3,w0,d4,3.000000,2,-1,1,COMPLETED_SUCCESSFULLY,7.000000,4.000000,11.000000,4.000000,8.000000,'
-        '2.000000,4-5,0.000000,""')
+        '2.000000,2-3,0.000000,""')
     assert res.file("_machine_states.csv").splitlines() == [
         "time,nb_sleeping,nb_switching_on,nb_switching_off,nb_idle,nb_computing",
         "0.000000,0,0,0,4,0", "1.000000,0,0,0,2,2", "2.000000,0,0,0,0,4", "11.000000,0,0,0,4,0"]
@@ -181,13 +181,13 @@ def _dynamic_scheduler(second_job):
                                                                "profile": {"type": "delay", "delay": 5}}},
                         {"type": "REGISTER_JOB", "data": {"job_id": "dyn!a", "job": {
                             "id": "dyn!a", "res": 1, "profile": "p5", "walltime": 9}}},
-                        {"type": "EXECUTE_JOB", "data": {"job_id": "dyn!a", "alloc": "5"}}]
+                        {"type": "EXECUTE_JOB", "data": {"job_id": "dyn!a", "alloc": "3"}}]
             elif t == "JOB_SUBMITTED" and d["job_id"] == "w0!1":
                 out.append({"type": "EXECUTE_JOB", "data": {"job_id": "w0!1", "alloc": "1"}})
             elif t == "JOB_COMPLETED" and d["job_id"] == "dyn!a" and second_job:
                 out += [{"type": "REGISTER_JOB", "data": {"job_id": "dyn!b", "job": {
                             "id": "dyn!b", "res": 1, "profile": "p5"}}},
-                        {"type": "EXECUTE_JOB", "data": {"job_id": "dyn!b", "alloc": "5"}}]
+                        {"type": "EXECUTE_JOB", "data": {"job_id": "dyn!b", "alloc": "3"}}]
             elif t == "JOB_COMPLETED" and d["job_id"] == ("dyn!b" if second_job else "dyn!a"):
                 out.append({"type": "NOTIFY", "data": {"type": "registration_finished"}})
         return out
@@ -230,3 +230,19 @@ def test_outputs_are_byte_identical_for_the_same_inputs(tmp_path, platform):
     for suffix in ("_jobs.csv", "_schedule.csv", "_machine_states.csv"):
         assert a.file(suffix) == b.file(suffix)
     assert len(a.jobs_rows()) == 40
+
+
+def test_jobs_submitted_at_zero_are_announced_one_microsecond_later(tmp_path, platform):
+    # pybatsim's stock schedulers cannot allocate at t=0 (contract §4b): the engine announces
+    # t=0 submissions at the protocol's first instant after 0, with their subtime unchanged.
+    wl = write(tmp_path, "w.json", workload([job(1, 0, 1, "d5"), job(2, 0, 1, "d5"), job(3, 2, 1, "d5")],
+                                            {"d5": {"type": "delay", "delay": 5}}))
+    res = run(tmp_path, platform, [wl], Fifo())
+    assert res.returncode == 0, res.stderr
+    assert [(now, e["type"]) for now, e in res.events()][:3] == [
+        (0, "SIMULATION_BEGINS"), (1e-06, "JOB_SUBMITTED"), (1e-06, "JOB_SUBMITTED")]
+    assert res.events("JOB_SUBMITTED")[0][1]["data"]["job"]["subtime"] == 0
+    rows = res.jobs()
+    assert [(rows[j]["submission_time"], rows[j]["starting_time"], rows[j]["waiting_time"]) for j in "123"] == [
+        ("0.000000", "0.000001", "0.000001"), ("0.000000", "0.000001", "0.000001"),
+        ("2.000000", "2.000000", "0.000000")]

@@ -28,7 +28,7 @@ def test_evalys_loads_jobs_csv_with_rejected_rows(tmp_path):
     ran = js.df[js.df["final_state"] == "COMPLETED_SUCCESSFULLY"]
     assert ran["execution_time"].tolist() == [7.0] * 5
     assert js.df.loc[js.df["final_state"] == "REJECTED", "starting_time"].isna().all()
-    assert js.res_bounds == (1, 5)  # compute ids 1, 2, 4, 5
+    assert js.res_bounds == (0, 3)  # compute ids 0-3, storages after them
 
 
 def pfs_platform():
@@ -46,7 +46,7 @@ def test_parallel_homogeneous_pfs_reads_and_writes_through_the_mapped_storage(tm
                                                         "bytes_to_write": 1e8, "storage": "pfs"}}})
 
     def sched(msg):
-        return [{"type": "EXECUTE_JOB", "data": {"job_id": "w0!1", "alloc": "1-2", "storage_mapping": {"pfs": 0}}}
+        return [{"type": "EXECUTE_JOB", "data": {"job_id": "w0!1", "alloc": "0-1", "storage_mapping": {"pfs": 2}}}
                 for e in msg["events"] if e["type"] == "JOB_SUBMITTED"]
 
     res = run(tmp_path, platform, [wl], sched)

@@ -21,8 +21,9 @@ def free_port():
 
 
 def sample_workload(n=40):
-    # Stock schedulers trip an assertion on submissions at exactly t=0 (contract §4b): start at 1.
-    jobs = [{"id": i, "subtime": 1 + 3 * i, "res": 1 + (i * 5) % 4, "walltime": 50 + (i % 3) * 20,
+    # The first job, submitted at t=0 (which stock schedulers cannot take at exactly 0: contract
+    # §4b), needs every core of the two 2-core nodes.
+    jobs = [{"id": i, "subtime": 3 * i, "res": 4 if i == 0 else 1 + (i * 5) % 4, "walltime": 50 + (i % 3) * 20,
              "profile": f"d{(i * 7) % 5}"} for i in range(n)]
     # one job overruns its walltime, so a killed job goes through the stock code too
     jobs[5]["profile"], jobs[5]["walltime"] = "long", 30
@@ -33,9 +34,9 @@ def sample_workload(n=40):
 
 @pytest.mark.parametrize("scheduler", ["schedFcfs", "easyBackfill"])
 def test_stock_scheduler_runs_to_completion(tmp_path, scheduler):
-    # One 4-core node: the stock schedulers need consecutive ids, and the contract's name order puts
-    # each node's _mem storage between two nodes' cores.
-    platform = write(tmp_path, "p.xml", platform_xml(nodes=1, cores=4))
+    # Two 2-core nodes: the stock schedulers take consecutive free ids, which Batsim's numbering
+    # (cores 0-3, then the storages) lets span both nodes.
+    platform = write(tmp_path, "p.xml", platform_xml(nodes=2, cores=2))
     wl = write(tmp_path, "w.json", sample_workload())
     port = free_port()
     log = open(tmp_path / "sched.log", "w")  # a file, not a pipe: pybatsim logs a lot
@@ -75,5 +76,9 @@ def test_stock_scheduler_runs_to_completion(tmp_path, scheduler):
     for spans in intervals.values():
         spans.sort()
         assert all(a[1] <= b[0] for a, b in zip(spans, spans[1:]))
+    # the t=0 job is announced 1 µs after 0 and starts then, on both nodes' cores
+    first = next(r for r in rows if r["job_id"] == "0")
+    assert (first["submission_time"], first["starting_time"], first["allocated_resources"]) == (
+        "0.000000", "0.000001", "0-3")
     # starts never precede submissions
     assert all(float(r["starting_time"]) >= float(r["submission_time"]) for r in rows)

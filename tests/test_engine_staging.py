@@ -52,7 +52,7 @@ def test_staging_duration_follows_link_bandwidth_and_sharing(tmp_path, sharing, 
     assert len(rows) == n
     for row in rows:
         assert row["workload_name"] == "batloc-stage"
-        assert row["allocated_resources"] == "0 2"  # lustre(0), n000_c00(1), n000_mem(2)
+        assert row["allocated_resources"] == "1-2"  # n000_c00(0), then storages lustre(1), n000_mem(2)
         assert float(row["execution_time"]) == pytest.approx(expected, abs=1e-3)
 
 

@@ -1,0 +1,239 @@
+"""The decisions a scheduler sends, one handler per Batsim event type, each checking its fields.
+
+Handlers run on the `Simulation` (``server``) at the instant the decision
+applies; anything the engine cannot do is an `EngineError` naming the event,
+the job and the field at fault.
+"""
+
+import sys
+
+from .checks import integer, number, shown, string, walltime
+from .errors import EngineError
+from .profiles import check_profile, phases
+from .protocol import format_intervals, parse_intervals
+from .timers import CALL, WALLTIME
+from .workload import Job, Workload
+
+# Batsim's job states, the values CHANGE_JOB_STATE may name
+JOB_STATES = ("NOT_SUBMITTED", "SUBMITTED", "RUNNING", "COMPLETED_SUCCESSFULLY", "COMPLETED_FAILED",
+              "COMPLETED_WALLTIME_REACHED", "COMPLETED_KILLED", "REJECTED")
+
+
+class DecisionHandlers:
+    """The `on_*` methods of `Simulation`, dispatched by `HANDLERS`."""
+
+    def job_named(self, job_id, what):
+        if not isinstance(job_id, str):
+            raise EngineError(f"the scheduler asked to {what} a job at t={self.now:.6f} but its job_id "
+                              f"is not a string: {shown(job_id)}")
+        job = self.jobs.get(job_id)
+        if job is None:
+            raise EngineError(f"the scheduler asked to {what} job {shown(job_id)}, which is unknown to the engine")
+        return job
+
+    def on_execute(self, data):
+        job = self.job_named(data.get("job_id"), "execute")
+        if job.state != "SUBMITTED":
+            raise EngineError(f"the scheduler executed job {job.id!r}, which is {job.state}, not waiting")
+        try:
+            ids = parse_intervals(data.get("alloc", ""), len(self.by_id))
+        except EngineError as e:
+            raise EngineError(f"{self._execute_context(job)}: {e}") from None
+        by_id, busy = self.by_id, self.busy
+        resources = []
+        for rid in ids:
+            r = by_id[rid]
+            if rid in busy:  # holds compute ids only: storages may be shared
+                raise EngineError(f"{self._execute_context(job)}: resource {rid} ({r.name}) is already used by job {busy[rid]!r}")
+            resources.append(r)
+        if len(set(ids)) != len(ids):
+            raise EngineError(f"{self._execute_context(job)}: allocation {shown(data['alloc'])} names a resource twice")
+        if len(resources) != job.res:
+            raise EngineError(f"{self._execute_context(job)}: allocation {shown(data['alloc'])} has {len(resources)} resources, "
+                              f"the job requests {job.res}")
+        mapping = self._storage_mapping(data.get("storage_mapping"), job)
+
+        def storage(label):
+            if label in mapping:
+                return mapping[label].host
+            if len(self.platform.storage) == 1:
+                return self.platform.storage[0].host
+            raise EngineError(f"{self._execute_context(job)}: the profile uses storage {label!r} but storage_mapping does not map it")
+
+        profiles = self.workloads[job.workload].profiles
+        if profiles[job.profile]["type"] != "data_staging" and any(r.kind == "storage" for r in resources):
+            name = next(r.name for r in resources if r.kind == "storage")
+            self.warn_once("storage", f"{self._execute_context(job)}: job runs on storage resource {name} (a "
+                                      "scheduler that ignores storage_resources?); its timing is not meaningful")
+        job.state = "RUNNING"
+        job.start = self.now
+        job.alloc = resources
+        job.alloc_str = format_intervals(ids)
+        computing = 0
+        for r in resources:
+            if r.kind == "compute":
+                busy[r.id] = job.id
+                computing += 1
+        self.nb_computing += computing
+        self.out.machine_state(self.now, self.nb_computing)
+        job.pdata = profiles[job.profile]
+        job.runner = phases(job.pdata, profiles, [r.host for r in resources], storage)
+        if job.walltime > 0:
+            self.push(self.now + job.walltime, WALLTIME, job)
+        self.next_phase(job)
+
+    def _execute_context(self, job):
+        return f"EXECUTE_JOB of {job.id!r} at t={self.now:.6f}"
+
+    def _storage_mapping(self, mapping, job):
+        """{label: Resource} from the event's storage_mapping ({label: resource id})."""
+        if mapping is None:
+            return {}
+        if not isinstance(mapping, dict):
+            raise EngineError(f"{self._execute_context(job)}: storage_mapping must be an object "
+                              f"{{label: resource id}}, got {shown(mapping)}")
+        out = {}
+        for label, rid in mapping.items():
+            r = self.by_id.get(rid) if isinstance(rid, int) and not isinstance(rid, bool) else None
+            if r is None:
+                raise EngineError(f"{self._execute_context(job)}: storage_mapping {label!r} names resource "
+                                  f"{shown(rid)}, which does not exist")
+            out[label] = r
+        return out
+
+    def on_reject(self, data):
+        job = self.job_named(data.get("job_id"), "reject")
+        if job.state != "SUBMITTED":
+            raise EngineError(f"the scheduler rejected job {job.id!r}, which is {job.state}, not waiting")
+        job.state = "REJECTED"
+        self.finish_bookkeeping(job)
+
+    def on_kill(self, data):
+        ids = data.get("job_ids")
+        if not isinstance(ids, list):
+            raise EngineError(f"KILL_JOB at t={self.now:.6f}: job_ids must be a list of job ids, got {shown(ids)}")
+        progress = {}
+        for job_id in ids:
+            job = self.job_named(job_id, "kill")
+            if job.state == "RUNNING":
+                progress[job.id] = {"profile": job.profile, "progress": self.progress_of(job)}
+                self.end_job(job, "COMPLETED_KILLED", -1, announce=False)
+            elif job.state == "SUBMITTED":
+                print(f"batloc-batsim: warning: KILL_JOB of {job.id!r}, which has not started; ignored",
+                      file=sys.stderr)
+        self.emit("JOB_KILLED", {"job_ids": list(ids), "job_progress": progress})
+
+    def on_call_me_later(self, data):
+        ts = number(data.get("timestamp"), "timestamp", f"CALL_ME_LATER at t={self.now:.6f}")
+        if ts < self.now:
+            self.warn_once("past call", f"CALL_ME_LATER at t={self.now:.6f} asks for t={ts:.6f}, which is "
+                                        "already reached: called now, as Batsim does")
+        self.push(max(ts, self.now), CALL)
+
+    def on_register_profile(self, data):
+        self.require_dynamic("REGISTER_PROFILE")
+        wname, pname, profile = data.get("workload_name"), data.get("profile_name"), data.get("profile")
+        if not isinstance(wname, str) or not isinstance(pname, str):
+            raise EngineError(f"REGISTER_PROFILE at t={self.now:.6f} needs workload_name and profile_name")
+        workload = self.workloads.setdefault(wname, Workload(wname))
+        check_profile(profile, f"REGISTER_PROFILE {wname}!{pname}", workload.profiles)
+        if pname in workload.profiles:
+            raise EngineError(f"REGISTER_PROFILE: profile {shown(pname)} already exists in workload {wname!r}")
+        workload.profiles[pname] = profile
+        self.dynamic_profiles.add((wname, pname))
+
+    def on_register_job(self, data):
+        self.require_dynamic("REGISTER_JOB")
+        if not self.registration_open:
+            raise EngineError(f"REGISTER_JOB at t={self.now:.6f} after the scheduler's registration_finished")
+        job_id, desc = data.get("job_id"), data.get("job")
+        if not isinstance(job_id, str):
+            raise EngineError(f"REGISTER_JOB at t={self.now:.6f} without a job_id (a string)")
+        if not isinstance(desc, dict):
+            raise EngineError(f"REGISTER_JOB {shown(job_id)}: 'job' must be an object, got {shown(desc)}")
+        desc = dict(desc)
+        wname, sep, local = job_id.partition("!")
+        if not sep:
+            raise EngineError(f"REGISTER_JOB: job id {shown(job_id)} must read WORKLOAD!JOB")
+        if job_id in self.jobs:
+            raise EngineError(f"REGISTER_JOB: job {shown(job_id)} already exists")
+        workload = self.workloads.get(wname)
+        pname = desc.get("profile")
+        if workload is None or not isinstance(pname, str) or pname not in workload.profiles:
+            hint = "" if self.opt.profile_reuse else (
+                " (without --enable-profile-reuse a dynamic profile is deleted once its first job ends)")
+            raise EngineError(f"REGISTER_JOB {shown(job_id)}: profile {shown(pname)} of workload {wname!r} is unknown{hint}")
+        where = f"REGISTER_JOB {shown(job_id)}"
+        res = integer(desc.get("res"), "'res'", where, minimum=1, maximum=len(self.by_id))
+        wall = walltime(desc.get("walltime"), where)
+        desc["id"] = job_id
+        desc.setdefault("subtime", self.now)
+        job = Job(wname, local, desc, self.now, res, wall, pname)
+        self.submit(job, announce=self.opt.ack_dynamic)
+
+    def on_notify(self, data):
+        kind = data.get("type")
+        if kind == "registration_finished":
+            self.registration_open = False
+        elif kind == "continue_registration":
+            self.registration_open = self.opt.dynamic_jobs
+        else:
+            raise EngineError(f"the scheduler sent an unknown NOTIFY type {shown(kind)} at t={self.now:.6f}")
+
+    def on_set_metadata(self, data):
+        job = self.job_named(data.get("job_id"), "set metadata of")
+        job.metadata = string(data.get("metadata", ""), "metadata", f"SET_JOB_METADATA of {job.id!r}")
+
+    def on_change_job_state(self, data):
+        job = self.job_named(data.get("job_id"), "change the state of")
+        state = data.get("job_state")
+        if state not in JOB_STATES:
+            raise EngineError(f"CHANGE_JOB_STATE of {job.id!r} at t={self.now:.6f}: unknown job_state {shown(state)} "
+                              f"(Batsim's: {', '.join(JOB_STATES)})")
+        if job.state in ("SUBMITTED", "RUNNING") and state in ("COMPLETED_KILLED", "COMPLETED_FAILED",
+                                                              "COMPLETED_SUCCESSFULLY"):
+            if job.state == "RUNNING":
+                self.end_job(job, state, -1, announce=False)
+            else:
+                job.start = job.finish = self.now
+                job.state = state
+                self.finish_bookkeeping(job)
+
+    def on_set_resource_state(self, data):
+        # No power model: acknowledge so that schedulers waiting for it go on.
+        where = f"SET_RESOURCE_STATE at t={self.now:.6f}"
+        resources, state = data.get("resources"), data.get("state")
+        try:
+            parse_intervals(resources, len(self.by_id))
+        except EngineError as e:
+            raise EngineError(f"{where}: {e}") from None
+        if isinstance(state, bool) or not isinstance(state, (str, int)):
+            raise EngineError(f"{where}: state must be a power state number, got {shown(state)}")
+        self.emit("RESOURCE_STATE_CHANGED", {"resources": resources, "state": str(state)})
+
+    def on_query(self, data):
+        requests = data.get("requests")
+        if not isinstance(requests, dict):
+            raise EngineError(f"QUERY at t={self.now:.6f}: requests must be an object, got {shown(requests)}")
+        if "consumed_energy" in requests:
+            self.emit("ANSWER", {"consumed_energy": 0.0})
+
+    def require_dynamic(self, what):
+        if not self.opt.dynamic_jobs:
+            raise EngineError(f"the scheduler sent {what} at t={self.now:.6f}, but dynamic jobs are disabled "
+                              "(run the engine with --enable-dynamic-jobs)")
+
+
+HANDLERS = {
+    "EXECUTE_JOB": DecisionHandlers.on_execute,
+    "REJECT_JOB": DecisionHandlers.on_reject,
+    "KILL_JOB": DecisionHandlers.on_kill,
+    "CALL_ME_LATER": DecisionHandlers.on_call_me_later,
+    "REGISTER_PROFILE": DecisionHandlers.on_register_profile,
+    "REGISTER_JOB": DecisionHandlers.on_register_job,
+    "NOTIFY": DecisionHandlers.on_notify,
+    "SET_JOB_METADATA": DecisionHandlers.on_set_metadata,
+    "CHANGE_JOB_STATE": DecisionHandlers.on_change_job_state,
+    "SET_RESOURCE_STATE": DecisionHandlers.on_set_resource_state,
+    "QUERY": DecisionHandlers.on_query,
+}

@@ -1,0 +1,15 @@
+"""The engine's timing conventions: the entries of its timer heap and their order, the first submission instant.
+
+An entry is (time, kind, seq, job, token, data). At equal times: ends of
+phases before walltime kills (a job that ends exactly at its walltime
+succeeded), then requested calls, then deferred decisions; `seq` keeps the
+order of insertion among the rest, so runs are deterministic.
+"""
+
+INF = float("inf")
+PHASE_END, WALLTIME, CALL, DEFERRED = 0, 1, 2, 3
+# Jobs submitted at t = 0 are announced at the protocol's first instant after 0
+# (its clock has six decimals): pybatsim 3.2.1's stock schedulers assert that an
+# allocation starts at t > 0, and Batsim 4.2 too delivers them just after 0
+# (contract §4b). Their subtime, in jobs.csv and JOB_SUBMITTED, stays 0.
+FIRST_SUBMISSION = 1e-6
