@@ -17,6 +17,7 @@ import itertools
 import sys
 
 from .errors import EngineError
+from .io_gate import exclusive_io
 from .protocol import decode, encode
 from .profiles import Delay, check_profile, format_intervals, parse_intervals, phases
 from .workload import Job, Workload
@@ -56,6 +57,7 @@ class Simulation:
         self.by_id = {r.id: r for r in platform.resources}
         self.messages = 0
         self.warned_storage = False
+        self.io = exclusive_io(platform, self.next_phase)  # None unless a storage is pfs_access=exclusive
 
     # ---- time -----------------------------------------------------------
     def push(self, time, kind, job=None, data=None):
@@ -346,6 +348,8 @@ class Simulation:
             self.emit("JOB_SUBMITTED", data)
 
     def next_phase(self, job):
+        if self.io is not None:
+            self.io.leave(job)
         try:
             phase = next(job.runner)
         except StopIteration:
@@ -361,6 +365,8 @@ class Simulation:
             self.push(job.phase_end, PHASE_END, job)
             return
         job.phase_end = None
+        if self.io is not None and not self.io.admit(job, phase):
+            return  # waits for exclusive file-system access; the gate resumes it
         self.sync_simgrid()
         acts = []
         try:
@@ -395,6 +401,8 @@ class Simulation:
         return 0.0
 
     def end_job(self, job, state, return_code, announce=True):
+        if self.io is not None:
+            self.io.forget(job)
         if job.activities:
             for a in job.activities:
                 self.act_owner.pop(a, None)
