@@ -1,0 +1,120 @@
+"""The per-node plan of CONS + Tabu search, as compiled kernels (seed-schedulers.md §3).
+
+A node's plan is an ordered list of not-yet-started jobs, evaluated in order
+with the no-backfill core availability rule: the node's cores are a sorted
+vector of availability times (running jobs hold theirs until start +
+walltime); a job of c cores starts at max(now, c-th smallest availability)
+and takes the c cores available longest, which then become available at its
+end. So starts never decrease along a list, and a hole can only be used by
+placing a job before the jobs that follow it ("positions").
+
+For every list position p the node keeps ``rows[p]``, the availability
+vector seen by the job at p (row 0: running jobs only), and for every planned
+job its start and its ``slack``: the cores still free at its start once it
+has started. A job X (c_X cores, walltime w_X) placed at position p starts at
+t = max(now, rows[p][c_X - 1]); it delays no planned job iff t ≤ start of the
+job at p and every job at p' ≥ p starting before t + w_X has slack ≥ c_X.
+This makes rule 1 (the earliest start that delays nobody) a scan of the
+positions that skips past any job blocking a position, O(list length).
+
+Arrays shared by the kernels (one slot per planned job): ``cores``, ``wall``,
+``start``, ``slack``, ``pos``; per node k: ``rows[k]`` (capacity+1 rows, the
+first ``node_cores[k]`` columns used), ``lists[k]`` (slots in order),
+``length[k]``. Plain arrays padded to the widest node and the longest list,
+so that the compiled code is cached and nothing is compiled at start-up.
+"""
+
+import numpy as np
+from numba import njit
+
+
+@njit(cache=True)
+def evaluate_from(row_block, ncores, order, length, p0, cores, wall, start, slack, pos, now):
+    """Recompute rows p0+1..length and the starts/slacks of the jobs at p0.. of one node."""
+    for p in range(p0, length):
+        j = order[p]
+        c = cores[j]
+        a = row_block[p]
+        t = a[c - 1]
+        if t < now:
+            t = now
+        free = c
+        while free < ncores and a[free] <= t:
+            free += 1
+        start[j] = t
+        slack[j] = free - c
+        pos[j] = p
+        end = t + wall[j]
+        out = row_block[p + 1]
+        # the c smallest leave; c copies of `end` are merged into the rest
+        q = c
+        w = 0
+        while q < ncores and a[q] <= end:
+            out[w] = a[q]
+            w += 1
+            q += 1
+        for _ in range(c):
+            out[w] = end
+            w += 1
+        while q < ncores:
+            out[w] = a[q]
+            w += 1
+            q += 1
+
+
+@njit(cache=True)
+def first_fit(row_block, order, length, c, w, start, slack, now, t_max):
+    """Rule 1 on one node: (position, start) of the earliest start of a job of `c` cores and
+    walltime `w` that delays no planned job (appending always qualifies), or (-1, inf) when
+    that start would exceed `t_max`."""
+    p = 0
+    while p <= length:
+        t = row_block[p][c - 1]
+        if t < now:
+            t = now
+        if t > t_max:
+            return -1, np.inf
+        if p == length:
+            return p, t
+        if t <= start[order[p]]:
+            end = t + w
+            q = p
+            blocked = -1
+            while q < length and start[order[q]] < end:
+                if slack[order[q]] < c:
+                    blocked = q
+                    break
+                q += 1
+            if blocked < 0:
+                return p, t
+            p = blocked + 1   # every position up to the blocking job would delay it too
+        else:
+            p += 1
+    return -1, np.inf
+
+
+@njit(cache=True)
+def remove_at(order, length, p):
+    for i in range(p, length - 1):
+        order[i] = order[i + 1]
+
+
+@njit(cache=True)
+def insert_at(order, length, p, j):
+    for i in range(length, p, -1):
+        order[i] = order[i - 1]
+    order[p] = j
+
+
+@njit(cache=True)
+def cons_place(rows, lists, length, node_cores, c, w, start, slack, now):
+    """Rule 1 over every node: (node, position, start) of the earliest start that delays no
+    planned job; ties to the lowest node (then, on it, the earliest position)."""
+    best_k, best_p, best_t = -1, -1, np.inf
+    for k in range(length.shape[0]):
+        if node_cores[k] < c:
+            continue
+        p, t = first_fit(rows[k], lists[k], length[k], c, w, start, slack, now, best_t)
+        if p >= 0 and t < best_t:
+            best_k, best_p, best_t = k, p, t
+    return best_k, best_p, best_t
