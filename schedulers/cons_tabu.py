@@ -20,22 +20,12 @@ gives plain CONS. Jobs never use their input files (no staging).
 import math
 import sys
 
-import numpy as np
-
 from batloc.schedulers.plain.base import PlainScheduler, Rejected, planned_end
 from batloc.schedulers.plain.options import boolean, number
 from batloc.schedulers.tabu.plan import Plan
-from batloc.schedulers.tabu.search_kernel import tabu_round
+from batloc.schedulers.tabu.search import optimise, seed_state
 
 LOG_HEADER = "time,job_id,from_node,to_node,gain\n"
-
-
-def _seed_state(seed):
-    # splitmix64 of the seed: a non-zero xorshift state whatever the seed
-    z = (seed + 0x9E3779B97F4A7C15) & 0xFFFFFFFFFFFFFFFF
-    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & 0xFFFFFFFFFFFFFFFF
-    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & 0xFFFFFFFFFFFFFFFF
-    return np.array([(z ^ (z >> 31)) or 1], dtype=np.uint64)
 
 
 class Cons_tabu(PlainScheduler):
@@ -66,7 +56,7 @@ class Cons_tabu(PlainScheduler):
         self.tabu_due = False
         self.next_tabu = self.opts.tabu_period
         self.calls = set()
-        self.rng = _seed_state(self.opts.seed)
+        self.rng = seed_state(self.opts.seed)
         self.rounds = 0
         self.moves = []            # (time, job id, from node, to node, gain)
         self.log = None
@@ -150,36 +140,11 @@ class Cons_tabu(PlainScheduler):
             self.bs.wake_me_up_at(t)
 
     def _tabu(self, now):
-        plan = self.plan
-        slots = plan.planned_slots()
-        n_users = len(self.users)
-        wsum = np.array(self.fixed_wait, dtype=float)
-        den = np.array(self.fixed_den, dtype=float)
-        np.add.at(wsum, plan.user[slots], plan.start[slots] - plan.sub[slots])
-        np.add.at(den, plan.user[slots], plan.cores[slots] * plan.wall[slots])
-        den = np.maximum(1.0, den)
-        iterations = self.opts.iterations_per_job * len(slots)
-        log_job = np.zeros(iterations, dtype=np.int64)
-        log_from = np.zeros(iterations, dtype=np.int64)
-        log_to = np.zeros(iterations, dtype=np.int64)
-        log_gain = np.zeros(iterations)
-        before = {int(s): plan.items[s].id for s in slots}
-        tabu = np.full(min(10, len(slots) // 2), -1, dtype=np.int64)
-        tabu_next = np.zeros(1, dtype=np.int64)
-        done, moves = 0, 0
-        while done < iterations:
-            done, moves = tabu_round(plan.rows, plan.lists, plan.length, plan.node_cores, plan.cores, plan.wall,
-                                     plan.sub, plan.user, plan.start, plan.slack, plan.pos, wsum[:n_users],
-                                     den[:n_users], done, iterations, tabu, tabu_next,
-                                     float(self.opts.fairness_weight), float(now), self.rng,
-                                     log_job, log_from, log_to, log_gain, moves)
-            if done < iterations:
-                plan.ensure_room(2)   # a move wanted a list longer than the arrays
-        plan.sync_nodes()
+        moves = optimise(self.plan, self.fixed_wait, self.fixed_den, now, self.rng,
+                         self.opts.iterations_per_job, self.opts.fairness_weight)
         self.rounds += 1
-        for i in range(moves):
-            row = (now, before[int(log_job[i])], self.node_names[log_from[i]], self.node_names[log_to[i]],
-                   float(log_gain[i]))
+        for item, src, dst, gain in moves:
+            row = (now, item.id, self.node_names[src], self.node_names[dst], gain)
             self.moves.append(row)
             if self.log is not None:
-                self.log.write(f"{row[0]:.6f},{row[1]},{row[2]},{row[3]},{row[4]:.6f}\n")
+                self.log.write(f"{now:.6f},{item.id},{row[2]},{row[3]},{gain:.6f}\n")

@@ -11,15 +11,14 @@ import numpy as np
 
 from .plan_kernels import cons_place, evaluate_from, insert_at, remove_at
 
-_INITIAL = 16
+_INITIAL = 64
 
 
 class Plan:
     def __init__(self, node_cores):
         self.node_cores = np.asarray(node_cores, dtype=np.int64)
-        n, widest = len(self.node_cores), int(self.node_cores.max())
-        self.rows = np.zeros((n, _INITIAL + 1, widest))
-        self.lists = np.zeros((n, _INITIAL), dtype=np.int64)
+        n, self.widest = len(self.node_cores), int(self.node_cores.max())
+        self.base = np.zeros((n, self.widest))
         self.length = np.zeros(len(self.node_cores), dtype=np.int64)
         self.size = 0
         self.items = []
@@ -28,6 +27,12 @@ class Plan:
 
     def _alloc(self, cap):
         old = len(self.items)
+        after = np.zeros((cap, self.widest))
+        lists = np.zeros((len(self.node_cores), cap + 1), dtype=np.int64)
+        if old:
+            after[:old] = self.after
+            lists[:, :old + 1] = self.lists
+        self.after, self.lists = after, lists
         self.items.extend([None] * (cap - old))
         self.free_slots.extend(range(cap - 1, old - 1, -1))
         for name, dtype in (("cores", np.int64), ("wall", float), ("sub", float), ("user", np.int64),
@@ -43,31 +48,15 @@ class Plan:
     # ---- nodes ------------------------------------------------------------
     def set_available(self, k, availability, now):
         """Node k's cores are free from these times on (running jobs' ends; `now` when idle)."""
-        self.rows[k, 0, :self.node_cores[k]] = np.sort(np.asarray(availability, dtype=float))
+        self.base[k, :self.node_cores[k]] = np.sort(np.asarray(availability, dtype=float))
         self.evaluate(k, 0, now)
 
-    def evaluate(self, k, p0, now):
-        evaluate_from(self.rows[k], self.node_cores[k], self.lists[k], self.length[k], p0, self.cores, self.wall,
-                      self.start, self.slack, self.pos, float(now))
+    def evaluate(self, k, p0, now, inserted=False):
+        evaluate_from(self.base[k], self.after, self.node_cores[k], self.lists[k], self.length[k], p0, inserted,
+                      self.cores, self.wall, self.start, self.slack, self.pos, float(now))
 
     def order(self, k):
         return self.lists[k][:self.length[k]]
-
-    @property
-    def capacity(self):
-        return self.lists.shape[1]
-
-    def ensure_room(self, extra=1):
-        """Room for `extra` more jobs on the longest list (every list has the same capacity)."""
-        need = int(self.length.max()) + extra
-        if need <= self.capacity:
-            return
-        cap = max(need, 2 * self.capacity)
-        rows = np.zeros((self.rows.shape[0], cap + 1, self.rows.shape[2]))
-        rows[:, :self.rows.shape[1]] = self.rows
-        lists = np.zeros((self.lists.shape[0], cap), dtype=np.int64)
-        lists[:, :self.capacity] = self.lists
-        self.rows, self.lists = rows, lists
 
     # ---- jobs -------------------------------------------------------------
     def place(self, item, user_index, now):
@@ -78,8 +67,7 @@ class Plan:
         slot = self.free_slots.pop()
         self.cores[slot], self.wall[slot], self.sub[slot] = item.cores, item.walltime, item.subtime
         self.user[slot] = user_index
-        self.ensure_room()
-        k, p, t = cons_place(self.rows, self.lists, self.length, self.node_cores, int(item.cores),
+        k, p, t = cons_place(self.base, self.after, self.lists, self.length, self.node_cores, int(item.cores),
                              float(item.walltime), self.start, self.slack, float(now))
         if k < 0 or not math.isfinite(t):
             self.free_slots.append(slot)
@@ -87,7 +75,7 @@ class Plan:
         insert_at(self.lists[k], self.length[k], p, slot)
         self.length[k] += 1
         self.node[slot] = k
-        self.evaluate(k, p, now)
+        self.evaluate(k, p, now, inserted=True)
         self.items[slot] = item
         self.size += 1
         return slot

@@ -8,20 +8,27 @@ and takes the c cores available longest, which then become available at its
 end. So starts never decrease along a list, and a hole can only be used by
 placing a job before the jobs that follow it ("positions").
 
-For every list position p the node keeps ``rows[p]``, the availability
-vector seen by the job at p (row 0: running jobs only), and for every planned
-job its start and its ``slack``: the cores still free at its start once it
-has started. A job X (c_X cores, walltime w_X) placed at position p starts at
-t = max(now, rows[p][c_X - 1]); it delays no planned job iff t ≤ start of the
-job at p and every job at p' ≥ p starting before t + w_X has slack ≥ c_X.
-This makes rule 1 (the earliest start that delays nobody) a scan of the
-positions that skips past any job blocking a position, O(list length).
+Each planned job keeps ``after[j]``, the node's availability vector once it
+has started (the vector seen by the job at position 0 is the node's
+``base``: running jobs only), its start and its ``slack``: the cores still
+free at its start once it has started. A job X (c_X cores, walltime w_X)
+placed at position p starts at t = max(now, row[c_X - 1]) of the row before
+p; it delays no planned job iff t ≤ start of the job at p and every job at
+p' ≥ p starting before t + w_X has slack ≥ c_X. This makes rule 1 (the
+earliest start that delays nobody) a scan of the positions that skips past
+any job blocking a position, O(list length).
+
+Re-evaluating a list after a change stops at the first job whose start and
+row come out as they were (and were computed from the same predecessor): the
+rest of the list cannot have changed. So a move costs the jobs it actually
+shifts, not the list's length.
 
 Arrays shared by the kernels (one slot per planned job): ``cores``, ``wall``,
-``start``, ``slack``, ``pos``; per node k: ``rows[k]`` (capacity+1 rows, the
-first ``node_cores[k]`` columns used), ``lists[k]`` (slots in order),
-``length[k]``. Plain arrays padded to the widest node and the longest list,
-so that the compiled code is cached and nothing is compiled at start-up.
+``start``, ``slack``, ``pos``, ``after`` (slots × widest node); per node k:
+``base[k]`` (the first ``node_cores[k]`` columns used), ``lists[k]`` (slots in
+order; as long as the slot arrays, so a list never overflows), ``length[k]``.
+Plain arrays, so that the compiled code is cached and nothing is compiled at
+start-up.
 """
 
 import numpy as np
@@ -29,47 +36,62 @@ from numba import njit
 
 
 @njit(cache=True)
-def evaluate_from(row_block, ncores, order, length, p0, cores, wall, start, slack, pos, now):
-    """Recompute rows p0+1..length and the starts/slacks of the jobs at p0.. of one node."""
+def evaluate_from(base, after, ncores, order, length, p0, inserted, cores, wall, start, slack, pos, now):
+    """Re-evaluate the jobs at positions p0.. of one node's list (`base`: that node's row).
+
+    `inserted`: the job at p0 was just put there; its stored row was not seen by the job
+    after it, so it may not end the evaluation early."""
+    tmp = np.empty(ncores)
+    prev = base if p0 == 0 else after[order[p0 - 1]]
     for p in range(p0, length):
         j = order[p]
+        pos[j] = p
         c = cores[j]
-        a = row_block[p]
+        a = prev
         t = a[c - 1]
         if t < now:
             t = now
         free = c
         while free < ncores and a[free] <= t:
             free += 1
-        start[j] = t
-        slack[j] = free - c
-        pos[j] = p
         end = t + wall[j]
-        out = row_block[p + 1]
         # the c smallest leave; c copies of `end` are merged into the rest
         q = c
         w = 0
         while q < ncores and a[q] <= end:
-            out[w] = a[q]
+            tmp[w] = a[q]
             w += 1
             q += 1
         for _ in range(c):
-            out[w] = end
+            tmp[w] = end
             w += 1
         while q < ncores:
-            out[w] = a[q]
+            tmp[w] = a[q]
             w += 1
             q += 1
+        row = after[j]
+        same = t == start[j] and not (inserted and p == p0)
+        for i in range(ncores):
+            if row[i] != tmp[i]:
+                same = False
+            row[i] = tmp[i]
+        start[j] = t
+        slack[j] = free - c
+        if same:
+            for r in range(p + 1, length):
+                pos[order[r]] = r
+            return
+        prev = row
 
 
 @njit(cache=True)
-def first_fit(row_block, order, length, c, w, start, slack, now, t_max):
+def first_fit(base, after, order, length, c, w, start, slack, now, t_max):
     """Rule 1 on one node: (position, start) of the earliest start of a job of `c` cores and
     walltime `w` that delays no planned job (appending always qualifies), or (-1, inf) when
     that start would exceed `t_max`."""
     p = 0
     while p <= length:
-        t = row_block[p][c - 1]
+        t = base[c - 1] if p == 0 else after[order[p - 1]][c - 1]
         if t < now:
             t = now
         if t > t_max:
@@ -107,14 +129,14 @@ def insert_at(order, length, p, j):
 
 
 @njit(cache=True)
-def cons_place(rows, lists, length, node_cores, c, w, start, slack, now):
+def cons_place(base, after, lists, length, node_cores, c, w, start, slack, now):
     """Rule 1 over every node: (node, position, start) of the earliest start that delays no
     planned job; ties to the lowest node (then, on it, the earliest position)."""
     best_k, best_p, best_t = -1, -1, np.inf
     for k in range(length.shape[0]):
         if node_cores[k] < c:
             continue
-        p, t = first_fit(rows[k], lists[k], length[k], c, w, start, slack, now, best_t)
+        p, t = first_fit(base[k], after, lists[k], length[k], c, w, start, slack, now, best_t)
         if p >= 0 and t < best_t:
             best_k, best_p, best_t = k, p, t
     return best_k, best_p, best_t

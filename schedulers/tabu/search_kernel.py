@@ -70,14 +70,9 @@ def _gain(t, sx, wx, rx, ux, M, sum_w, sum_wall, sum_s, Q, SN, U, wsum, den, W0,
 
 
 @njit(cache=True)
-def tabu_round(rows, lists, length, node_cores, cores, wall, sub, user, start, slack, pos,
-               wsum, den, first, iterations, tabu, tabu_next, wF, now, rng, log_job, log_from, log_to, log_gain,
-               moves):
-    """Run iterations `first`..`iterations`-1, logging accepted moves from index `moves` on.
-
-    Returns (next iteration, moves): next iteration < `iterations` when a move needs a longer
-    list than the arrays hold — that iteration was undone (random draws and tabu list
-    included); the caller grows the arrays and calls again from it."""
+def tabu_round(base, after, lists, length, node_cores, cores, wall, sub, user, start, slack, pos,
+               wsum, den, iterations, tabu_size, wF, now, rng, log_job, log_from, log_to, log_gain):
+    """Run `iterations` iterations; returns the number of accepted moves (logged in log_*)."""
     N = length.shape[0]
     U = wsum.shape[0]
     M = 0
@@ -92,26 +87,25 @@ def tabu_round(rows, lists, length, node_cores, cores, wall, sub, user, start, s
             sum_wall += wall[j]
             sum_s += slowdown_term(start[j], wall[j], sub[j])
     if M == 0:
-        return iterations, moves
+        return 0
     Q = 0.0
     SN = 0.0
     for u in range(U):
         n = wsum[u] / den[u]
         Q += (1.0 - n) ** 2
         SN += n
-    tabu_size = tabu.shape[0]
-    capacity = lists.shape[1]
+    tabu = np.full(max(tabu_size, 1), -1, dtype=np.int64)
+    tabu_next = 0
     perm = np.arange(N)
     old_start = np.empty(M)
     saved_user = np.empty(M, dtype=np.int64)
     saved_wsum = np.empty(M)
-    for it in range(first, iterations):
-        rng_at_start = rng[0]
+    moves = 0
+    for _ in range(iterations):
         k = rand_below(rng, N)
         while length[k] == 0:
             k = rand_below(rng, N)
         x = lists[k][rand_below(rng, length[k])]
-        tabu_slot, tabu_old = -1, -1
         if tabu_size > 0:
             is_tabu = False
             for i in range(tabu_size):
@@ -119,10 +113,8 @@ def tabu_round(rows, lists, length, node_cores, cores, wall, sub, user, start, s
                     is_tabu = True
             if is_tabu:
                 continue
-            tabu_slot = tabu_next[0]
-            tabu_old = tabu[tabu_slot]
-            tabu[tabu_slot] = x
-            tabu_next[0] = (tabu_slot + 1) % tabu_size
+            tabu[tabu_next] = x
+            tabu_next = (tabu_next + 1) % tabu_size
         W0 = sum_w / M
         R0 = (sum_w + sum_wall) / M
         S0 = max(1.0, sum_s / M)
@@ -136,7 +128,7 @@ def tabu_round(rows, lists, length, node_cores, cores, wall, sub, user, start, s
             old_start[q - px - 1] = start[order[q]]
         remove_at(order, L, px)
         length[k] = L - 1
-        evaluate_from(rows[k], node_cores[k], order, L - 1, px, cores, wall, start, slack, pos, now)
+        evaluate_from(base[k], after, node_cores[k], order, L - 1, px, False, cores, wall, start, slack, pos, now)
         nsaved = 0
         for q in range(px, L - 1):
             j = order[q]
@@ -156,7 +148,7 @@ def tabu_round(rows, lists, length, node_cores, cores, wall, sub, user, start, s
         # the starts X could take that improve the objective: [t_lo, t_hi] (D concave)
         horizon = now
         for kk in range(N):
-            last = rows[kk][length[kk]][node_cores[kk] - 1]
+            last = base[kk][node_cores[kk] - 1] if length[kk] == 0 else after[lists[kk][length[kk] - 1]][node_cores[kk] - 1]
             if last > horizon:
                 horizon = last
         wx, rx, ux = wall[x], sub[x], user[x]
@@ -174,7 +166,6 @@ def tabu_round(rows, lists, length, node_cores, cores, wall, sub, user, start, s
                 hi = m2
         best_t = lo
         accepted = False
-        grow = False
         if _gain(best_t, sx, wx, rx, ux, M, sum_w, sum_wall, sum_s, Q, SN, U, wsum, den, W0, R0, S0, F0, wF) > EPS:
             t_hi = horizon
             if _gain(horizon, sx, wx, rx, ux, M, sum_w, sum_wall, sum_s, Q, SN, U, wsum, den, W0, R0, S0, F0, wF) <= EPS:
@@ -196,18 +187,15 @@ def tabu_round(rows, lists, length, node_cores, cores, wall, sub, user, start, s
                 k2 = perm[i]
                 if node_cores[k2] < cores[x]:
                     continue
-                p, t = first_fit(rows[k2], lists[k2], length[k2], cores[x], wx, start, slack, now, t_hi)
+                p, t = first_fit(base[k2], after, lists[k2], length[k2], cores[x], wx, start, slack, now, t_hi)
                 if p < 0:
                     continue
                 g = _gain(t, sx, wx, rx, ux, M, sum_w, sum_wall, sum_s, Q, SN, U, wsum, den, W0, R0, S0, F0, wF)
                 if g > EPS:
-                    if length[k2] + 1 > capacity:
-                        grow = True
-                        break
                     insert_at(lists[k2], length[k2], p, x)
                     length[k2] += 1
-                    evaluate_from(rows[k2], node_cores[k2], lists[k2], length[k2], p, cores, wall, start, slack,
-                                  pos, now)
+                    evaluate_from(base[k2], after, node_cores[k2], lists[k2], length[k2], p, True, cores, wall,
+                                  start, slack, pos, now)
                     d = t - sx
                     sum_w += d
                     sum_s += slowdown_term(t, wx, rx) - slowdown_term(sx, wx, rx)
@@ -227,14 +215,9 @@ def tabu_round(rows, lists, length, node_cores, cores, wall, sub, user, start, s
             order = lists[k]
             insert_at(order, length[k], px, x)
             length[k] += 1
-            evaluate_from(rows[k], node_cores[k], order, length[k], px, cores, wall, start, slack, pos, now)
+            evaluate_from(base[k], after, node_cores[k], order, length[k], px, True, cores, wall, start, slack,
+                          pos, now)
             sum_w, sum_s, Q, SN = keep
             for i in range(nsaved - 1, -1, -1):
                 wsum[saved_user[i]] = saved_wsum[i]
-            if grow:
-                rng[0] = rng_at_start
-                if tabu_slot >= 0:
-                    tabu[tabu_slot] = tabu_old
-                    tabu_next[0] = tabu_slot
-                return it, moves
-    return iterations, moves
+    return moves
