@@ -61,21 +61,25 @@ def simulate(tmp_path, policy, platform, workload, options=None, check=True, eng
     else:
         wl_path = Path(workload)
     opts = json.dumps({"export_prefix": prefix, **(options or {})})
+    log_path = Path(f"{prefix}_scheduler.log")
     for _ in range(5):
         port = _free_port()
-        sched = subprocess.Popen(["pybatsim", str(REPO / "schedulers" / f"{policy}.py"), "-s", f"tcp://127.0.0.1:{port}",
-                                  "-o", opts], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        # to a file: pybatsim logs every message, which would fill a pipe read only at the end
+        with open(log_path, "w") as log:
+            sched = subprocess.Popen(["pybatsim", str(REPO / "schedulers" / f"{policy}.py"), "-s",
+                                      f"tcp://127.0.0.1:{port}", "-o", opts], stdout=log, stderr=subprocess.STDOUT)
         time.sleep(0.8)
-        if sched.poll() is not None and "Address already in use" in (sched.stdout.read() or ""):
+        if sched.poll() is not None and "Address already in use" in log_path.read_text():
             continue
         eng = subprocess.run([sys.executable, "-m", "batloc.engine", "-p", str(platform), "-w", str(wl_path),
                               "-e", prefix, "-s", f"tcp://127.0.0.1:{port}", "--enable-dynamic-jobs", "-q",
                               *engine_args], capture_output=True, text=True, timeout=600)
         try:
-            out, _ = sched.communicate(timeout=60)
+            sched.wait(timeout=60)
         except subprocess.TimeoutExpired:
             sched.kill()
-            out, _ = sched.communicate()
+            sched.wait()
+        out = log_path.read_text()
         outcome = Outcome(eng, out, prefix)
         if check:
             assert eng.returncode == 0 and sched.returncode == 0, eng.stderr + out

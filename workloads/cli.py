@@ -24,6 +24,7 @@ from .gonthier import read_gonthier
 from .sacct import read_sacct
 from .stats import format_stats, workload_stats
 from .swf import read_swf
+from . import synth_io
 from .synth import SynthSpec, default_core_mix, generate
 from .table import split_wide_jobs
 from .window import extract_window
@@ -134,6 +135,7 @@ def _parser():
     p.add_argument("--nodes", type=int, help="node count (default: from the platform)")
     p.add_argument("--sessions", type=DURATION, default=300.0, help="user-session window (default 5min; 0 = none)")
     _platform_args(p)
+    synth_io.add_arguments(p)
 
     p = sub.add_parser("window", help="cut an evaluation window with context out of a Batsim workload")
     p.add_argument("workload")
@@ -234,6 +236,8 @@ def _convert(args):
 
 
 def _synth(args):
+    if args.io:
+        return synth_io.run(args)
     platform = _Platform(args)
     spec = SynthSpec(nodes=platform.nodes, cores_per_node=platform.cores_per_node,
                      node_memory=platform.node_memory, duration=args.duration, load=args.load,
