@@ -1,6 +1,6 @@
 """The seed schedulers' metrics in the report: NUWT fairness, idle ratio, Jeannot's stretch and α.
 
-Adds columns to every run's summary (idle_ratio, users, nuwt_mean, nuwt_std,
+Adds columns to every run's summary (idle_ratio, steady_utilisation, users, nuwt_mean, nuwt_std,
 nuwt_max; alpha, io_max_stretch, io_mean_stretch, io_mean_flow_stretch when
 the workload carries I/O truths) and, per platform/workload group, two
 figures: utilisation over time and NUWT per user sorted, one line per run.
@@ -19,9 +19,9 @@ import matplotlib.pyplot as plt  # noqa: E402
 from .compare import group_label  # noqa: E402
 from .fairness import nuwt_per_user, nuwt_summary  # noqa: E402
 from .io_stretch import io_truths, stretch_summary, stretches  # noqa: E402
-from .utilisation import idle_ratio, utilisation_over_time  # noqa: E402
+from .utilisation import idle_ratio, steady_utilisation, utilisation_over_time  # noqa: E402
 
-COLUMNS = ["idle_ratio", "users", "nuwt_mean", "nuwt_std", "nuwt_max",
+COLUMNS = ["idle_ratio", "steady_utilisation", "users", "nuwt_mean", "nuwt_std", "nuwt_max",
            "alpha", "io_max_stretch", "io_mean_stretch", "io_mean_flow_stretch"]
 
 
@@ -31,6 +31,7 @@ def extend_summary(result, workload_path) -> None:
     cores = meta.get("platform_cores")
     if cores:
         result.summary["idle_ratio"] = idle_ratio(jobs, cores)
+        result.summary["steady_utilisation"] = steady_utilisation(jobs, cores)
     io = io_truths(workload_path) if workload_path else None
     if io is not None:
         result.summary.update(stretch_summary(io, stretches(jobs, io)))

@@ -43,3 +43,20 @@ def idle_ratio(jobs: pd.DataFrame, total_cores: float) -> float:
         return float("nan")
     start, finish, cores = _allocations(jobs)
     return float(1.0 - (cores * (finish - start)).sum() / (total_cores * (end - begin)))
+
+
+def steady_utilisation(jobs: pd.DataFrame, total_cores: float) -> float:
+    """Utilisation from the first submission until half of the jobs have completed.
+
+    A static workload (all jobs released together) has a start-up and an exhaustion;
+    its first half is the closest it comes to the steady state of a dynamic one."""
+    done = jobs[jobs["completed"]]
+    if done.empty:
+        return float("nan")
+    begin = float(jobs["submission_time"].min())
+    half = float(done["finish_time"].median())
+    if half <= begin:
+        return float("nan")
+    start, finish, cores = _allocations(jobs)
+    busy = (cores * np.clip(np.minimum(finish, half) - start, 0.0, None)).sum()
+    return float(busy / (total_cores * (half - begin)))

@@ -11,7 +11,7 @@ from batloc.analysis.fairness import nuwt_per_user, nuwt_summary
 from batloc.analysis.io_stretch import stretch_summary, stretches
 from batloc.analysis.report import build_report
 from batloc.analysis.runs import Inputs
-from batloc.analysis.utilisation import idle_ratio, utilisation_over_time
+from batloc.analysis.utilisation import idle_ratio, steady_utilisation, utilisation_over_time
 from batloc.platforms.generator import PlatformSpec, write
 from io_sim import engine_ready, simulate
 
@@ -34,6 +34,10 @@ def test_utilisation_and_idle_ratio():
     u = utilisation_over_time(jobs, 4, windows=2)
     assert list(u["utilisation"]) == pytest.approx([0.5, 1.0])
     assert list(u["begin"]) == [0.0, 5.0]
+    # half of the jobs have completed at the median finish, 10: the whole run here
+    assert steady_utilisation(jobs, 4) == pytest.approx(0.75)
+    three = table([("1", "a", 4, 0.0, 0.0, 4.0), ("2", "a", 2, 0.0, 4.0, 8.0), ("3", "a", 1, 0.0, 8.0, 20.0)])
+    assert steady_utilisation(three, 4) == pytest.approx((16 + 8) / (4 * 8))
 
 
 def test_nuwt_per_user_and_spread():
