@@ -80,5 +80,5 @@ def test_report_shows_the_fairness_of_scenario_kl(tmp_path):
     assert float(summary["cons"]["nuwt_std"]) == pytest.approx(9.7)
     assert float(summary["tabu"]["nuwt_std"]) == pytest.approx((9.9 - 0.525) / 2)
     assert float(summary["cons"]["idle_ratio"]) == pytest.approx(1 - 410 / (2 * 210), abs=1e-6)
-    assert (tmp_path / "runs" / "figures").glob("nuwt_*.png")
+    assert list((tmp_path / "runs" / "figures").glob("nuwt_*.png"))
     assert "NUWT per user" in (tmp_path / "runs" / "report.html").read_text()
