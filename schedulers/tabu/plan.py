@@ -12,6 +12,7 @@ import numpy as np
 from .plan_kernels import cons_place, evaluate_from, insert_at, remove_at
 
 _INITIAL = 64
+_NO_ROWS, _NO_TIMES, _NO_SLACK = np.zeros((1, 1)), np.zeros(1), np.zeros(1, dtype=np.int64)
 
 
 class Plan:
@@ -53,7 +54,8 @@ class Plan:
 
     def evaluate(self, k, p0, now, inserted=False):
         evaluate_from(self.base[k], self.after, self.node_cores[k], self.lists[k], self.length[k], p0, inserted,
-                      self.cores, self.wall, self.start, self.slack, self.pos, float(now))
+                      self.cores, self.wall, self.start, self.slack, self.pos, float(now), False, _NO_ROWS, _NO_TIMES,
+                      _NO_SLACK)
 
     def order(self, k):
         return self.lists[k][:self.length[k]]

@@ -36,11 +36,15 @@ from numba import njit
 
 
 @njit(cache=True)
-def evaluate_from(base, after, ncores, order, length, p0, inserted, cores, wall, start, slack, pos, now):
-    """Re-evaluate the jobs at positions p0.. of one node's list (`base`: that node's row).
+def evaluate_from(base, after, ncores, order, length, p0, inserted, cores, wall, start, slack, pos, now,
+                  keep, kept_rows, kept_start, kept_slack):
+    """Re-evaluate the jobs at positions p0.. of one node's list (`base`: that node's row);
+    returns how many jobs were evaluated.
 
     `inserted`: the job at p0 was just put there; its stored row was not seen by the job
-    after it, so it may not end the evaluation early."""
+    after it, so it may not end the evaluation early. `keep`: copy each evaluated job's
+    previous row, start and slack to kept_*[0], [1], … first, so that a rejected change can
+    be undone by copying them back (``restore``) instead of evaluating again."""
     tmp = np.empty(ncores)
     prev = base if p0 == 0 else after[order[p0 - 1]]
     for p in range(p0, length):
@@ -70,6 +74,11 @@ def evaluate_from(base, after, ncores, order, length, p0, inserted, cores, wall,
             w += 1
             q += 1
         row = after[j]
+        if keep:
+            n = p - p0
+            kept_start[n] = start[j]
+            kept_slack[n] = slack[j]
+            kept_rows[n, :ncores] = row[:ncores]
         same = t == start[j] and not (inserted and p == p0)
         for i in range(ncores):
             if row[i] != tmp[i]:
@@ -80,8 +89,21 @@ def evaluate_from(base, after, ncores, order, length, p0, inserted, cores, wall,
         if same:
             for r in range(p + 1, length):
                 pos[order[r]] = r
-            return
+            return p - p0 + 1
         prev = row
+    return length - p0
+
+
+@njit(cache=True)
+def restore(after, ncores, order, length, p0, count, start, slack, pos, kept_rows, kept_start, kept_slack):
+    """Undo an evaluation of `count` jobs from position p0 (``evaluate_from`` with keep)."""
+    for n in range(count):
+        j = order[p0 + n]
+        start[j] = kept_start[n]
+        slack[j] = kept_slack[n]
+        after[j, :ncores] = kept_rows[n, :ncores]
+    for r in range(p0, length):
+        pos[order[r]] = r
 
 
 @njit(cache=True)

@@ -20,7 +20,7 @@ with no improving start scans nothing.
 import numpy as np
 from numba import njit
 
-from .plan_kernels import evaluate_from, first_fit, insert_at, remove_at
+from .plan_kernels import evaluate_from, first_fit, insert_at, remove_at, restore
 
 EPS = 1e-12
 DELTA = 1e-13
@@ -100,6 +100,9 @@ def tabu_round(base, after, lists, length, node_cores, cores, wall, sub, user, s
     old_start = np.empty(M)
     saved_user = np.empty(M, dtype=np.int64)
     saved_wsum = np.empty(M)
+    kept_rows = np.empty((M, after.shape[1]))
+    kept_start = np.empty(M)
+    kept_slack = np.empty(M, dtype=np.int64)
     moves = 0
     for _ in range(iterations):
         k = rand_below(rng, N)
@@ -128,7 +131,8 @@ def tabu_round(base, after, lists, length, node_cores, cores, wall, sub, user, s
             old_start[q - px - 1] = start[order[q]]
         remove_at(order, L, px)
         length[k] = L - 1
-        evaluate_from(base[k], after, node_cores[k], order, L - 1, px, False, cores, wall, start, slack, pos, now)
+        evaluated = evaluate_from(base[k], after, node_cores[k], order, L - 1, px, False, cores, wall, start, slack,
+                                  pos, now, True, kept_rows, kept_start, kept_slack)
         nsaved = 0
         for q in range(px, L - 1):
             j = order[q]
@@ -195,7 +199,7 @@ def tabu_round(base, after, lists, length, node_cores, cores, wall, sub, user, s
                     insert_at(lists[k2], length[k2], p, x)
                     length[k2] += 1
                     evaluate_from(base[k2], after, node_cores[k2], lists[k2], length[k2], p, True, cores, wall,
-                                  start, slack, pos, now)
+                                  start, slack, pos, now, False, kept_rows, kept_start, kept_slack)
                     d = t - sx
                     sum_w += d
                     sum_s += slowdown_term(t, wx, rx) - slowdown_term(sx, wx, rx)
@@ -215,8 +219,9 @@ def tabu_round(base, after, lists, length, node_cores, cores, wall, sub, user, s
             order = lists[k]
             insert_at(order, length[k], px, x)
             length[k] += 1
-            evaluate_from(base[k], after, node_cores[k], order, length[k], px, True, cores, wall, start, slack,
-                          pos, now)
+            restore(after, node_cores[k], order, length[k], px + 1, evaluated, start, slack, pos,
+                    kept_rows, kept_start, kept_slack)
+            pos[x] = px
             sum_w, sum_s, Q, SN = keep
             for i in range(nsaved - 1, -1, -1):
                 wsum[saved_user[i]] = saved_wsum[i]
