@@ -55,7 +55,8 @@ def build_report(output_dir, baseline: str = "fcfs", inputs: Inputs | None = Non
             log(f"batloc report: skipping run {run.name}: {failed[run.name]}")
             log(traceback.format_exc(limit=3))
             continue
-        seed_metrics.extend_summary(result, run.input_path("workload") or (inputs.workload if inputs else None))
+        seed_metrics.extend_summary(result, run.input_path("workload") or (inputs.workload if inputs else None),
+                                    jobs_csv)
         results.append(result)
         raw[result.name] = jobs_csv
     if not results:

@@ -1,6 +1,6 @@
 """The seed schedulers' metrics in the report: NUWT fairness, idle ratio, Jeannot's stretch and α.
 
-Adds columns to every run's summary (idle_ratio, steady_utilisation, users, nuwt_mean, nuwt_std,
+Adds columns to every run's summary (killed, idle_ratio, steady_utilisation, users, nuwt_mean, nuwt_std,
 nuwt_max; alpha, io_max_stretch, io_mean_stretch, io_mean_flow_stretch when
 the workload carries I/O truths) and, per platform/workload group, two
 figures: utilisation over time and NUWT per user sorted, one line per run.
@@ -18,15 +18,19 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 from .compare import group_label  # noqa: E402
 from .fairness import nuwt_per_user, nuwt_summary  # noqa: E402
+from .load import STAGING_WORKLOAD  # noqa: E402
 from .io_stretch import io_truths, stretch_summary, stretches  # noqa: E402
 from .utilisation import idle_ratio, steady_utilisation, utilisation_over_time  # noqa: E402
 
-COLUMNS = ["idle_ratio", "steady_utilisation", "users", "nuwt_mean", "nuwt_std", "nuwt_max",
+COLUMNS = ["killed", "idle_ratio", "steady_utilisation", "users", "nuwt_mean", "nuwt_std", "nuwt_max",
            "alpha", "io_max_stretch", "io_mean_stretch", "io_mean_flow_stretch"]
 
 
-def extend_summary(result, workload_path) -> None:
+def extend_summary(result, workload_path, jobs_csv) -> None:
     jobs, meta = result.jobs, result.meta or {}
+    # cut at their walltime (I/O workloads: walltime = 2 x run time alone, contention may exceed it)
+    own = jobs_csv[jobs_csv["workload_name"] != STAGING_WORKLOAD]
+    result.summary["killed"] = int(own["final_state"].isin(["COMPLETED_WALLTIME_REACHED", "COMPLETED_KILLED"]).sum())
     result.summary.update(nuwt_summary(nuwt_per_user(jobs)))
     cores = meta.get("platform_cores")
     if cores:
