@@ -55,35 +55,22 @@ def evaluate_from(base, after, ncores, order, length, p0, inserted, cores, wall,
         t = a[c - 1]
         if t < now:
             t = now
-        free = c
-        while free < ncores and a[free] <= t:
-            free += 1
+        # rows are sorted: binary searches for the cores free by t and the place of `end`
+        free = c + np.searchsorted(a[c:ncores], t, side="right")
         end = t + wall[j]
+        q = c + np.searchsorted(a[c:ncores], end, side="right")
         # the c smallest leave; c copies of `end` are merged into the rest
-        q = c
-        w = 0
-        while q < ncores and a[q] <= end:
-            tmp[w] = a[q]
-            w += 1
-            q += 1
-        for _ in range(c):
-            tmp[w] = end
-            w += 1
-        while q < ncores:
-            tmp[w] = a[q]
-            w += 1
-            q += 1
+        tmp[:q - c] = a[c:q]
+        tmp[q - c:q] = end
+        tmp[q:ncores] = a[q:ncores]
         row = after[j]
         if keep:
             n = p - p0
             kept_start[n] = start[j]
             kept_slack[n] = slack[j]
             kept_rows[n, :ncores] = row[:ncores]
-        same = t == start[j] and not (inserted and p == p0)
-        for i in range(ncores):
-            if row[i] != tmp[i]:
-                same = False
-            row[i] = tmp[i]
+        same = t == start[j] and not (inserted and p == p0) and np.array_equal(row[:ncores], tmp)
+        row[:ncores] = tmp
         start[j] = t
         slack[j] = free - c
         if same:
