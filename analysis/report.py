@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from . import compare, figures, gantt, khanna, load, usage
+from . import compare, figures, gantt, khanna, load, seed_metrics, usage
 from .report_html import render
 from .runs import Inputs, analyse_run
 
@@ -55,6 +55,8 @@ def build_report(output_dir, baseline: str = "fcfs", inputs: Inputs | None = Non
             log(f"batloc report: skipping run {run.name}: {failed[run.name]}")
             log(traceback.format_exc(limit=3))
             continue
+        seed_metrics.extend_summary(result, run.input_path("workload") or (inputs.workload if inputs else None),
+                                    jobs_csv)
         results.append(result)
         raw[result.name] = jobs_csv
     if not results:
@@ -63,6 +65,7 @@ def build_report(output_dir, baseline: str = "fcfs", inputs: Inputs | None = Non
     khanna.add_metrics(results, raw)
     comp = compare.compare(results, baseline)
     figs = _figures(results, raw, comp, fig_dir, gantt_range)
+    figs.update(seed_metrics.figures(results, fig_dir))
 
     summary = _summary_frame(results, comp)
     summary_csv = output_dir / "summary.csv"

@@ -15,6 +15,7 @@ import pandas as pd
 
 from .compare import EQUAL_BAND, group_label
 from .khanna import html_section as khanna_section
+from .seed_metrics import COLUMNS as SEED_COLUMNS
 
 _STYLE = """
 body{font-family:sans-serif;margin:2em;max-width:1200px}
@@ -90,7 +91,7 @@ def _metadata_rows(results) -> pd.DataFrame:
 _SUMMARY_COLS = ["run", "scheduler", "platform", "workload", "jobs_evaluated", "jobs_not_completed",
                  "mean_stretch", "max_stretch", "mean_session_stretch", "sessions", "mean_bsld",
                  "total_transfer_time", "total_file_wait", "total_load_time", "total_core_time",
-                 "loads", "hits", "reuses", "makespan"]
+                 "loads", "hits", "reuses", "makespan", *SEED_COLUMNS]
 
 
 def render(output_dir: Path, results, comp, summary: pd.DataFrame, figs: dict, failed: dict, baseline: str) -> str:
@@ -126,6 +127,9 @@ def render(output_dir: Path, results, comp, summary: pd.DataFrame, figs: dict, f
     for key in ("sessions_faster_slower", "improvement_boxplot", "improvement_boxplot_bf", "improvement_ecdf"):
         if key in figs:
             out.append(_img(figs[key], output_dir, key.replace("_", " ")))
+
+    out.append("<h2>Utilisation over time and NUWT per user (seed schedulers)</h2>")
+    out += [_img(path, output_dir, key) for key, path in figs.items() if key.split(":")[0] in ("utilisation", "nuwt")]
 
     out.append("<h2>Cluster usage (Figs. 3, 6) and Gantt charts</h2>")
     for r in results:

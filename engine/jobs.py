@@ -27,6 +27,8 @@ class JobLifecycle:
             self.emit("JOB_SUBMITTED", data)
 
     def next_phase(self, job):
+        if self.io is not None:
+            self.io.leave(job)
         try:
             phase = next(job.runner)
         except StopIteration:
@@ -42,6 +44,8 @@ class JobLifecycle:
             self.push(job.phase_end, PHASE_END, job)
             return
         job.phase_end = None
+        if self.io is not None and not self.io.admit(job, phase):
+            return  # waits for exclusive file-system access; the gate resumes it
         self.sync_simgrid()
         acts = []
         try:
@@ -76,6 +80,8 @@ class JobLifecycle:
         return 0.0
 
     def end_job(self, job, state, return_code, announce=True):
+        if self.io is not None:
+            self.io.forget(job)
         if job.activities:
             for a in job.activities:
                 self.act_owner.pop(a, None)

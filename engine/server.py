@@ -24,6 +24,7 @@ import sys
 
 from .decisions import HANDLERS, DecisionHandlers
 from .errors import EngineError
+from .io_gate import exclusive_io
 from .jobs import JobLifecycle
 from .checks import number, shown
 from .protocol import decode, encode, simulation_begins
@@ -61,6 +62,7 @@ class Simulation(DecisionHandlers, JobLifecycle):
         self.by_id = {r.id: r for r in platform.resources}
         self.messages = 0
         self.warned = set()  # kinds of warnings already printed
+        self.io = exclusive_io(platform, self.next_phase)  # None unless a storage is pfs_access=exclusive
 
     # ---- time -----------------------------------------------------------
     def push(self, time, kind, job=None, data=None):

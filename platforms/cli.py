@@ -10,7 +10,7 @@ import argparse
 import sys
 
 from . import rackham
-from .generator import SHARING_POLICIES, PlatformSpec, write
+from .generator import PFS_ACCESS, SHARING_POLICIES, PlatformSpec, write
 from .reader import PlatformError, read_platform
 from .units import parse_bandwidth, parse_bytes, parse_duration
 
@@ -45,6 +45,10 @@ def _parser():
     gen.add_argument("--sharing", default="FATPIPE", type=str.upper, choices=SHARING_POLICIES,
                      help="node-link policy: FATPIPE = the paper's model, SHARED = concurrent loads share")
     gen.add_argument("--name", default="cluster", help="zone id (default cluster)")
+    gen.add_argument("--io-routes", action="store_true",
+                     help="routes from lustre to every core, for jobs doing I/O phases (docs/contract.md §7)")
+    gen.add_argument("--pfs-access", default="shared", choices=PFS_ACCESS,
+                     help="shared: concurrent I/O shares the links; exclusive: one job's I/O at a time, FIFO")
 
     rk = sub.add_parser("rackham", help="write the four Rackham variants")
     rk.add_argument("-d", "--directory", default=".", help="where to write (default .)")
@@ -66,7 +70,8 @@ def _generate(args):
                     else parse_bandwidth(args.backbone_bw))
     spec = PlatformSpec(memory_mix=mix, cores=args.cores, node_bandwidth=node_bw,
                         backbone_bandwidth=backbone, latency=parse_duration(args.latency),
-                        sharing=args.sharing, name=args.name)
+                        sharing=args.sharing, name=args.name, io_routes=args.io_routes,
+                        pfs_access=args.pfs_access)
     write(spec, args.output)
     print(f"wrote {args.output}: {spec.nodes} nodes x {spec.cores} cores")
 

@@ -14,6 +14,9 @@ from dataclasses import dataclass, field
 from xml.sax.saxutils import quoteattr
 
 SHARING_POLICIES = ("FATPIPE", "SHARED")
+# How jobs share the parallel file system (lustre's `pfs_access`, contract §7):
+# max-min sharing as SimGrid computes it, or one job's I/O at a time, FIFO.
+PFS_ACCESS = ("shared", "exclusive")
 
 
 @dataclass(frozen=True)
@@ -32,6 +35,10 @@ class PlatformSpec:
     sharing: str = "FATPIPE"  # node links
     name: str = "cluster"
     core_speed: str = "1Gf"
+    # Routes lustre -> every core (node link, then backbone), for profiles that
+    # do I/O from the job's own cores (parallel_homogeneous_pfs; contract §7).
+    io_routes: bool = False
+    pfs_access: str = "shared"
     description: str = field(default="", compare=False)
 
     @property
@@ -58,6 +65,8 @@ class PlatformSpec:
             raise ValueError("latency must be >= 0")
         if self.sharing not in SHARING_POLICIES:
             raise ValueError(f"sharing policy must be one of {', '.join(SHARING_POLICIES)}")
+        if self.pfs_access not in PFS_ACCESS:
+            raise ValueError(f"pfs access must be one of {', '.join(PFS_ACCESS)}")
 
 
 def _num(value: float) -> str:
@@ -97,7 +106,7 @@ def render(spec: PlatformSpec) -> str:
         '<platform version="4.1">',
         f"  <zone id={quoteattr(spec.name)} routing=\"Dijkstra\">",
         host("master", [("role", "master")]),
-        host("lustre", [("role", "storage")]),
+        host("lustre", _lustre_properties(spec)),
     ]
     for name in names:
         for core in range(spec.cores):
@@ -116,8 +125,25 @@ def render(spec: PlatformSpec) -> str:
     backbone = '<link_ctn id="backbone"/>' if spec.backbone_bandwidth else ""
     for name in names:
         lines.append(f"    <route src=\"lustre\" dst=\"{name}_mem\"><link_ctn id=\"{name}_link\"/>{backbone}</route>")
+    if spec.io_routes:
+        for name in names:
+            for core in range(spec.cores):
+                lines.append(f"    <route src=\"lustre\" dst=\"{core_name(name, core, spec.cores)}\">"
+                             f"<link_ctn id=\"{name}_link\"/>{backbone}</route>")
     lines += ["  </zone>", "</platform>", ""]
     return "\n".join(lines)
+
+
+def _lustre_properties(spec: PlatformSpec):
+    # Schedulers see host properties, not links: on a platform made for I/O
+    # phases lustre carries the backbone's bandwidth (as node memories carry
+    # their link's), and the access mode.
+    props = [("role", "storage")]
+    if spec.io_routes and spec.backbone_bandwidth:
+        props.append(("bandwidth", _num(spec.backbone_bandwidth)))
+    if spec.pfs_access != "shared":
+        props.append(("pfs_access", spec.pfs_access))
+    return props
 
 
 def write(spec: PlatformSpec, path) -> None:

@@ -16,7 +16,7 @@ import sys
 from batloc.platforms.reader import PlatformError, read_platform
 from batloc.platforms.units import parse_bytes, parse_duration
 
-from . import annotate, pipeline, synth_khanna
+from . import annotate, pipeline, synth_io, synth_khanna
 from .errors import WorkloadError
 from .export import read_batsim
 from .stats import format_stats, workload_stats
@@ -127,6 +127,7 @@ def _parser():
     p.add_argument("--nodes", type=int, help="node count (default: from the platform)")
     p.add_argument("--sessions", type=DURATION, default=annotate.SESSION_WINDOW, help="user-session window (default 5min; 0 = none)")
     _platform_args(p)
+    synth_io.add_arguments(p)
 
     synth_khanna.add_parser(sub, _platform_args)
 
@@ -183,6 +184,8 @@ def _convert(args):
 
 
 def _synth(args):
+    if args.io:
+        return synth_io.run(args)
     sizes = _sizes(args)
     spec = pipeline.synth_spec(sizes, args.core_mix, duration=args.duration, load=args.load,
                                jobs_per_file=args.jobs_per_file, burstiness=args.burstiness,

@@ -1,0 +1,1 @@
+"""What the schedulers without input files share: pybatsim callbacks, options, one-line fatal errors."""
