@@ -18,7 +18,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 from .compare import group_label  # noqa: E402
 from .fairness import nuwt_per_user, nuwt_summary  # noqa: E402
-from .load import STAGING_WORKLOAD  # noqa: E402
+from batloc.locality.staging import STAGE_WORKLOAD as STAGING_WORKLOAD  # noqa: E402
 from .io_stretch import io_truths, stretch_summary, stretches  # noqa: E402
 from .utilisation import idle_ratio, steady_utilisation, utilisation_over_time  # noqa: E402
 
