@@ -22,11 +22,12 @@ V, T) stay out of the jobs, in the workload's `batloc.io` (contract §7).
 
 import json
 import math
-import xml.etree.ElementTree as ET
 from dataclasses import asdict, dataclass
 from statistics import NormalDist
 
 import numpy as np
+
+from batloc.platforms.reader import read_resources
 
 from .errors import WorkloadError
 
@@ -160,22 +161,15 @@ def generate(spec):
 
 def platform_io(path, need_bandwidth=True):
     """(cores, file-system bandwidth) of a platform made for I/O phases (contract §7)."""
-    try:
-        root = ET.parse(path).getroot()
-    except (OSError, ET.ParseError) as exc:
-        raise WorkloadError(f"{path}: cannot read platform: {exc}") from None
-    cores, bandwidth = 0, None
-    for host in root.iter("host"):
-        props = {p.get("id"): p.get("value") for p in host.findall("prop")}
-        if host.get("id") == "lustre":
-            bandwidth = props.get("bandwidth")
-        elif props.get("role") not in ("storage", "master"):
-            cores += int(host.get("core", "1"))
+    resources = read_resources(path)
+    lustre = next((r for r in resources.storage if r["name"] == "lustre"), None)
+    bandwidth = None if lustre is None else lustre["properties"].get("bandwidth")
     if bandwidth is None and need_bandwidth:
         raise WorkloadError(f"{path}: the platform has no backbone link for I/O phases (storage 'lustre' has no "
                             "'bandwidth' property): generate it with `batloc platform generate --io-routes "
                             "--backbone-bw B`, or give --io-bandwidth")
-    return cores, None if bandwidth is None else float(bandwidth)
+    # one Batsim resource per compute host: P counts hosts, as the scheduler's allocations do
+    return len(resources.compute), None if bandwidth is None else float(bandwidth)
 
 
 def add_arguments(parser):
