@@ -7,31 +7,15 @@ scheduler's and the engine's outputs.
 
 import csv
 import json
-import shutil
-import socket
 import subprocess
 import sys
 import time
 from pathlib import Path
 
+from batloc.processes import free_port, pybatsim_command
+from test_schedulers_engine import _engine_ready as engine_ready  # noqa: F401 (the tests' skip condition)
+
 REPO = Path(__file__).parent.parent
-
-
-def engine_ready():
-    if shutil.which("pybatsim") is None:
-        return False
-    try:
-        from batloc.engine.simgrid_loader import import_simgrid
-        import_simgrid()
-        return True
-    except BaseException:
-        return False
-
-
-def _free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 class Outcome:
@@ -63,10 +47,10 @@ def simulate(tmp_path, policy, platform, workload, options=None, check=True, eng
     opts = json.dumps({"export_prefix": prefix, **(options or {})})
     log_path = Path(f"{prefix}_scheduler.log")
     for _ in range(5):
-        port = _free_port()
+        port = free_port()
         # to a file: pybatsim logs every message, which would fill a pipe read only at the end
         with open(log_path, "w") as log:
-            sched = subprocess.Popen(["pybatsim", str(REPO / "schedulers" / f"{policy}.py"), "-s",
+            sched = subprocess.Popen([*pybatsim_command(), str(REPO / "schedulers" / f"{policy}.py"), "-s",
                                       f"tcp://127.0.0.1:{port}", "-o", opts], stdout=log, stderr=subprocess.STDOUT)
         time.sleep(0.8)
         if sched.poll() is not None and "Address already in use" in log_path.read_text():
