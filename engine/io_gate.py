@@ -16,9 +16,9 @@ a job ends (killed while waiting or holding).
 import itertools
 from collections import deque
 
-from .errors import EngineError
+from batloc.platforms.generator import PFS_ACCESS as MODES
 
-MODES = ("shared", "exclusive")
+from .errors import EngineError
 
 
 def exclusive_io(platform, resume):
