@@ -3,11 +3,11 @@
     score(Node_k) = t_k
 """
 
-from batloc.schedulers.core.jit import njit
+from batloc.schedulers.core.jit import inline
 from batloc.schedulers.planning_scheduler import PlanningScheduler
 
 
-@njit
+@inline
 def fcfs_score(t_k):
     return t_k
 

@@ -5,11 +5,11 @@
     score(Node_k)   = t_k + W x LoadOverhead + EvictionPenalty        (W = 500 by default)
 """
 
-from batloc.schedulers.core.jit import njit
+from batloc.schedulers.core.jit import inline
 from batloc.schedulers.planning_scheduler import PlanningScheduler
 
 
-@njit
+@inline
 def lea_score(t_k, overhead, penalty, W):
     return t_k + W * overhead + penalty
 

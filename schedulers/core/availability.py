@@ -14,106 +14,237 @@ Two readings of the same reservations (semantics note, "Node availability"):
 
 Chosen cores: the lowest positions free for the window. A job running at or
 past its planned end (its completion not yet received) never offers its cores
-at now.
+at now. Arrays are those of ``flat_state`` and ``scratch``, passed one by one.
 """
 
 import numpy as np
 
-from batloc.schedulers.core.jit import njit
-from batloc.schedulers.core.scratch import IV_COUNT, MAX_FREE
+from batloc.schedulers.core.flat_state import END, MIN_END
+from batloc.schedulers.core.jit import inline, njit
+from batloc.schedulers.core.scratch import (BUSY, FREE, HEAD, IV_COUNT, IV_END, IV_NEXT, IV_START, MAX_FREE, P_NEXT,
+                                            TAIL, TOUCHED, TOUCHED_FLAG, VALID)
 
 INF = np.inf
 
 
-@njit
-def _sort_row(S, k, row):
-    """Row ``row`` of node k changed: its sorted copy into ``cols[:, k]``; cores free now."""
-    m = row.shape[0]
-    buf = S.cand_times
+@inline
+def at(x, now):
+    """A time read from the availability rows: free cores hold -inf."""
+    return x if x > now else now
+
+
+@inline
+def _sort_row(rows, k, cols, buf):
+    """Node k's row of ``rows`` changed: its sorted copy into ``cols[:, k]``."""
+    m = rows.shape[1]
     for i in range(m):
-        x = row[i]
+        x = rows[k, i]
         j = i - 1
         while j >= 0 and buf[j] > x:
             buf[j + 1] = buf[j]
             j -= 1
         buf[j + 1] = x
     for i in range(m):
-        S.cols[i, k] = buf[i]
+        cols[i, k] = buf[i]
 
 
-@njit
-def _count_free(row, now):
+@inline
+def _resort(rows, k, cols, tree, buf):
+    """As _sort_row, and the trees of the columns whose value changed."""
+    m = rows.shape[1]
+    for i in range(m):
+        x = rows[k, i]
+        j = i - 1
+        while j >= 0 and buf[j] > x:
+            buf[j + 1] = buf[j]
+            j -= 1
+        buf[j + 1] = x
+    for c in range(m):
+        if cols[c, k] != buf[c]:
+            cols[c, k] = buf[c]
+            tree_fix(tree, cols, c, k)
+
+
+@inline
+def _count_free(rows, k, now):
     free = 0
-    for x in row:
-        if x <= now:
+    for p in range(rows.shape[1]):
+        if rows[k, p] <= now:
             free += 1
     return free
 
 
+# ---- nodes in increasing t_k: one tournament tree per core count ---------------
+# tree[c, i] is the node of least (cols[c, node], node) under tree node i; the
+# leaves are i = L + k (L a power of two >= n), unused leaves hold the sentinel
+# node n (cols[c, n] = +inf), and the root is i = 1.
+
+@inline
+def _better(cols, c, a, b):
+    va, vb = cols[c, a], cols[c, b]
+    if va < vb or (va == vb and a < b):
+        return a
+    return b
+
+
+@inline
+def tree_fix(tree, cols, c, k):
+    """Node k's value (or leaf) in tree c changed: recompute its ancestors, up
+    to the first whose winner stays the same and is not k (nothing above it
+    can change then)."""
+    i = (tree.shape[1] // 2 + k) >> 1
+    while i >= 1:
+        old = tree[c, i]
+        new = _better(cols, c, tree[c, 2 * i], tree[c, 2 * i + 1])
+        if new == old and old != k:
+            break
+        tree[c, i] = new
+        i >>= 1
+
+
 @njit
-def _refresh(S, k, row, now):
-    """After a reservation on k: its sorted column and cores free now; the
-    largest count free now is recomputed lazily when k held it and lost cores."""
-    _sort_row(S, k, row)
-    old = S.free_now[k]
-    new = _count_free(row, now)
-    S.free_now[k] = new
-    best = S.ints[MAX_FREE]
+def _tree_build(tree, cols, n):
+    leaves = tree.shape[1] // 2
+    for c in range(tree.shape[0]):
+        for k in range(leaves):
+            tree[c, leaves + k] = k if k < n else n
+        for i in range(leaves - 1, 0, -1):
+            tree[c, i] = _better(cols, c, tree[c, 2 * i], tree[c, 2 * i + 1])
+
+
+@inline
+def set_aside(tree, cols, c, k):
+    """Take node k out of tree c for the current job (``put_back`` restores it)."""
+    tree[c, tree.shape[1] // 2 + k] = cols.shape[1] - 1
+    tree_fix(tree, cols, c, k)
+
+
+@inline
+def put_back(tree, cols, c, k):
+    tree[c, tree.shape[1] // 2 + k] = k
+    tree_fix(tree, cols, c, k)
+
+
+@njit
+def _refresh(rows, k, now, cols, tree, node_i, cand_times, ints):
+    """After a reservation on k: its sorted column, its place in the trees and
+    cores free now; the largest count free now is recomputed lazily when k
+    held it and lost cores."""
+    _resort(rows, k, cols, tree, cand_times)
+    old = node_i[k, FREE]
+    new = _count_free(rows, k, now)
+    node_i[k, FREE] = new
+    best = ints[MAX_FREE]
     if best >= 0:
         if new > best:
-            S.ints[MAX_FREE] = new
+            ints[MAX_FREE] = new
         elif new < old and old == best:
-            S.ints[MAX_FREE] = -1
+            ints[MAX_FREE] = -1
 
 
 @njit
-def max_free_now(S):
-    if S.ints[MAX_FREE] < 0:
-        S.ints[MAX_FREE] = S.free_now.max()
-    return S.ints[MAX_FREE]
+def max_free_now(node_i, ints):
+    if ints[MAX_FREE] < 0:
+        ints[MAX_FREE] = node_i[:, FREE].max()
+    return ints[MAX_FREE]
 
+
+@inline
+def _touch(node_i, touched, ints, k):
+    """Node k gets a reservation in this pass: reload it at the next one."""
+    if node_i[k, TOUCHED_FLAG] == 0:
+        node_i[k, TOUCHED_FLAG] = 1
+        touched[ints[TOUCHED]] = k
+        ints[TOUCHED] += 1
+
+
+# ---- the pass's starting point ----------------------------------------------------
 
 @njit
-def begin_pass(A, S, now, backfilling):
-    n, m = A.core_end.shape
+def _load_node(k, backfilling, now, mapped, core_end, core_held, base, first_free, core_iv, cols, tree, node_i,
+               cand_times, fix_trees):
+    """Node k's rows as the actual state has them, its sorted column, its count
+    free now and whether it is busy. Free cores hold -inf (read as now); with
+    ``mapped``, every time is read at now instead and a job at or past its
+    planned end (its completion not yet received) keeps its cores until just
+    after now (only for passes where such a job exists)."""
+    m = core_end.shape[1]
     soon = np.nextafter(now, INF)
-    best = 0
-    for k in range(n):
-        busy = False
-        for p in range(m):
-            e = A.core_end[k, p]
-            if A.core_held[k, p]:
-                busy = True
-                v = soon if e <= now else e
-            else:
-                v = e if e > now else now
-            S.base[k, p] = v
-            if backfilling:
-                S.first_free[k, p] = v
-                S.core_iv[k, p] = -1
-        S.busy[k] = busy
-        _sort_row(S, k, S.base[k])
-        free = _count_free(S.base[k], now)
-        S.free_now[k] = free
-        if free > best:
-            best = free
-    S.ints[MAX_FREE] = best
-    S.ints[IV_COUNT] = 0
+    busy = 0
+    for p in range(m):
+        e = core_end[k, p]
+        if core_held[k, p]:
+            busy = 1
+            if mapped and e <= now:
+                e = soon
+        elif mapped and not e > now:
+            e = now
+        base[k, p] = e
+        if backfilling:
+            first_free[k, p] = e
+            core_iv[k, p] = -1
+    node_i[k, BUSY] = busy
+    node_i[k, FREE] = _count_free(base, k, now)
+    node_i[k, HEAD] = -1
+    node_i[k, TAIL] = -1
+    if fix_trees:
+        _resort(base, k, cols, tree, cand_times)
+    else:
+        _sort_row(base, k, cols, cand_times)
+
+
+@njit
+def overrun_at(node_f, now):
+    """Does a job still hold cores at or past its planned end?"""
+    for k in range(node_f.shape[0]):
+        if node_f[k, MIN_END] <= now:
+            return True
+    return False
+
+
+@njit
+def begin_pass(node_f, core_end, core_held, base, first_free, core_iv, cols, tree, node_i, touched, cand_times,
+               ints, dirty, now, backfilling):
+    """The pass's starting point: the actual state's availability.
+
+    Kept from pass to pass, now-free: free cores hold -inf (read as now), held
+    cores their planned end; only the nodes an event changed (``dirty``) and
+    the nodes the previous pass reserved on (``touched``) are reloaded. A pass
+    that sees a job past its planned end reads every node at now instead
+    and leaves the next pass to reload everything."""
+    n, m = core_end.shape
+    for i in range(ints[TOUCHED]):
+        node_i[touched[i], TOUCHED_FLAG] = 0
+    mapped = overrun_at(node_f, now)
+    if mapped or ints[VALID] == 0:
+        for k in range(n):
+            _load_node(k, backfilling, now, mapped, core_end, core_held, base, first_free, core_iv, cols, tree,
+                       node_i, cand_times, False)
+        _tree_build(tree, cols, n)
+        ints[VALID] = 0 if mapped else 1
+    else:
+        for i in range(ints[TOUCHED] + dirty.shape[0]):
+            k = touched[i] if i < ints[TOUCHED] else dirty[i - ints[TOUCHED]]
+            _load_node(k, backfilling, now, False, core_end, core_held, base, first_free, core_iv, cols, tree,
+                       node_i, cand_times, True)
+    ints[TOUCHED] = 0
+    ints[MAX_FREE] = -1
+    ints[IV_COUNT] = 0
 
 
 # ---- without backfilling ------------------------------------------------------
 
-@njit
-def t_exact(S, k, cores):
-    """t_k on node k and its cores in ``S.pos`` (count ``cores``); +inf if it never has them."""
-    t = S.cols[cores - 1, k]
+@inline
+def t_exact(k, cores, now, cols, base, pos):
+    """t_k on node k and its cores in ``pos[0]`` (count ``cores``); +inf if it never has them."""
+    t = cols[cores - 1, k]
     if not t < INF:
         return INF
-    row = S.base[k]
+    t = at(t, now)
     c = 0
-    for p in range(row.shape[0]):
-        if row[p] <= t:
-            S.pos[c] = p
+    for p in range(base.shape[1]):
+        if base[k, p] <= t:
+            pos[0, c] = p
             c += 1
             if c == cores:
                 break
@@ -121,49 +252,47 @@ def t_exact(S, k, cores):
 
 
 @njit
-def reserve(S, k, pos, cores, start, walltime, now):
-    row = S.base[k]
+def reserve(k, cores, start, walltime, now, base, cols, tree, node_i, touched, cand_times, pos, ints):
+    """Cores ``pos[1, :cores]`` of node k taken from start for walltime."""
+    _touch(node_i, touched, ints, k)
     for i in range(cores):
-        row[pos[i]] = start + walltime
-    _refresh(S, k, row, now)
+        base[k, pos[1, i]] = start + walltime
+    _refresh(base, k, now, cols, tree, node_i, cand_times, ints)
 
 
 # ---- conservative backfilling ---------------------------------------------------
 
 @njit
-def _free_over(S, k, p, x, x_end):
-    """Is core p of node k free over [x, x_end) (actual jobs and reservations)?"""
-    if S.base[k, p] > x:
-        return False
-    j = S.core_iv[k, p]
-    while j >= 0 and S.iv_end[j] <= x:       # intervals on a core are disjoint and sorted
-        j = S.iv_next[j]
-    return not (j >= 0 and S.iv_start[j] < x_end)
-
-
-@njit
-def _candidates(S, k, now, lower):
+def _candidates(k, now, lower, base, cand_times, node_i, plan):
     """Sorted distinct candidate instants >= lower for node k: now, the actual
     jobs' ends and the ends of the pass's reservations on k; their count."""
-    buf = S.cand_times
+    buf = cand_times
     c = 0
     if now >= lower:
         buf[c] = now
         c += 1
-    m = S.base.shape[1]
-    for p in range(m):
-        x = S.base[k, p]
+    for p in range(base.shape[1]):
+        x = base[k, p]
         if now < x < INF and x >= lower:
             buf[c] = x
             c += 1
-    j = S.node_pw_head[k]
+    j = node_i[k, HEAD]
     while j >= 0:
-        x = S.pw_end[j]
+        x = plan[j, END]
         if now < x < INF and x >= lower:
             buf[c] = x
             c += 1
-        j = S.pw_next[j]
-    buf[:c].sort()
+        j = int(plan[j, P_NEXT])
+    if c > 32:
+        buf[:c].sort()
+    else:
+        for i in range(1, c):
+            x = buf[i]
+            j = i - 1
+            while j >= 0 and buf[j] > x:
+                buf[j + 1] = buf[j]
+                j -= 1
+            buf[j + 1] = x
     u = 0
     for i in range(c):
         if u == 0 or buf[i] != buf[u - 1]:
@@ -172,69 +301,80 @@ def _candidates(S, k, now, lower):
     return u
 
 
-@njit
-def t_exact_bf(S, k, cores, walltime, lower, now):
-    """Backfilling t_k >= ``lower`` on node k and its cores in ``S.pos``; +inf if none."""
-    m = S.base.shape[1]
-    if S.node_pw_head[k] < 0:
+@inline
+def t_exact_bf(k, cores, walltime, lower, now, cols, base, pos, cand_times, core_iv, iv, node_i, plan):
+    """Backfilling t_k >= ``lower`` on node k and its cores in ``pos[0]``; +inf if none."""
+    m = base.shape[1]
+    if node_i[k, HEAD] < 0:
         # Nothing reserved on k yet in this pass: a core is free from its base
         # availability on, so t_k is the c-th smallest one.
-        t = S.cols[cores - 1, k]
+        t = at(cols[cores - 1, k], now)
         if lower <= t:
             if not t < INF:
                 return INF
             c = 0
             for p in range(m):
-                if S.base[k, p] <= t:
-                    S.pos[c] = p
+                if base[k, p] <= t:
+                    pos[0, c] = p
                     c += 1
                     if c == cores:
                         break
             return t
-    count = _candidates(S, k, now, lower)
+    count = _candidates(k, now, lower, base, cand_times, node_i, plan)
     for i in range(count):
-        x = S.cand_times[i]
+        x = cand_times[i]
         x_end = x + walltime
         c = 0
         for p in range(m):
-            if _free_over(S, k, p, x, x_end):
-                S.pos[c] = p
-                c += 1
-                if c == cores:
-                    return x
+            # Core p free over [x, x_end): not held by an actual job at x, and
+            # the first of its intervals ending after x (they are disjoint and
+            # sorted) starts at or after x_end.
+            if base[k, p] > x:
+                continue
+            j = core_iv[k, p]
+            while j >= 0 and iv[j, IV_END] <= x:
+                j = int(iv[j, IV_NEXT])
+            if j >= 0 and iv[j, IV_START] < x_end:
+                continue
+            pos[0, c] = p
+            c += 1
+            if c == cores:
+                return x
     return INF
 
 
 @njit
-def reserve_bf(S, k, pos, cores, start, walltime, now):
+def reserve_bf(k, cores, start, walltime, now, first_free, cols, tree, node_i, touched, cand_times, pos,
+               core_iv, iv, ints):
+    """Cores ``pos[1, :cores]`` of node k reserved over [start, start + walltime)."""
+    _touch(node_i, touched, ints, k)
     end = start + walltime
-    row = S.first_free[k]
     for i in range(cores):
-        p = pos[i]
+        p = pos[1, i]
         # Insert [start, end) before the first interval starting at or after start.
-        new = S.ints[IV_COUNT]
-        S.ints[IV_COUNT] = new + 1
-        S.iv_start[new] = start
-        S.iv_end[new] = end
-        prev, j = -1, S.core_iv[k, p]
-        while j >= 0 and S.iv_start[j] < start:
-            prev, j = j, S.iv_next[j]
-        S.iv_next[new] = j
+        new = ints[IV_COUNT]
+        ints[IV_COUNT] = new + 1
+        iv[new, IV_START] = start
+        iv[new, IV_END] = end
+        prev, j = -1, core_iv[k, p]
+        while j >= 0 and iv[j, IV_START] < start:
+            prev, j = j, int(iv[j, IV_NEXT])
+        iv[new, IV_NEXT] = j
         if prev < 0:
-            S.core_iv[k, p] = new
+            core_iv[k, p] = new
         else:
-            S.iv_next[prev] = new
+            iv[prev, IV_NEXT] = new
         # The core's earliest free instant was in no interval; if the new one
         # covers it, it moves to the end of the run of back-to-back intervals.
-        ff = row[p]
+        ff = at(first_free[k, p], now)
         if start <= ff < end:
             ff = end
-            j = S.core_iv[k, p]
+            j = core_iv[k, p]
             while j >= 0:
-                if S.iv_start[j] == ff:
-                    ff = S.iv_end[j]
-                elif S.iv_start[j] > ff:
+                if iv[j, IV_START] == ff:
+                    ff = iv[j, IV_END]
+                elif iv[j, IV_START] > ff:
                     break
-                j = S.iv_next[j]
-            row[p] = ff
-    _refresh(S, k, row, now)
+                j = int(iv[j, IV_NEXT])
+            first_free[k, p] = ff
+    _refresh(first_free, k, now, cols, tree, node_i, cand_times, ints)

@@ -19,7 +19,11 @@ order against the node's memory; under ``strict`` it goes with its last user.
 
 import numpy as np
 
-from batloc.schedulers.core.jit import njit
+from batloc.schedulers.core.flat_state import (AVAIL, BW, END, FILE, LOADING, M_FILE, M_LAST, M_LOADED, M_SEQ,
+                                               M_SIZE, M_USERS, MEM, N_HELD, N_MEM, SIZE, START)
+from batloc.schedulers.core.jit import inline, njit
+from batloc.schedulers.core.scratch import (B_ALIVE, B_FILE, B_LAST, B_ORDER, B_SEQ, B_SIZE, B_VICTIM, HEAD,
+                                            P_NEXT)
 
 PAPER, STRICT, LRU = range(3)
 MODEL_CODES = {"paper": PAPER, "strict": STRICT, "lru": LRU}
@@ -27,83 +31,74 @@ NONE, HIT, WAIT, MISS = range(4)
 CASE_NAMES = ("none", "hit", "wait", "miss")
 INF = np.inf
 
+# Arguments, in this order wherever they appear: k (the node), the job's
+# file and instants, then node_f, held, mem (the actual state), node_i, plan
+# (windows planned in the pass) and buf (see flat_state and scratch).
 
-@njit
-def _survives_paper(S, k, fid, since, t):
-    """No job planned on k starts in [since, t] with another file."""
-    j = S.node_pw_head[k]
+
+@inline
+def _survives_paper(j, plan, fid, since, t):
+    """No job planned on the node (its windows from ``j`` on) starts in [since, t] with another file."""
     while j >= 0:
-        s = S.pw_start[j]
-        if since <= s and s <= t and S.pw_file[j] != fid:
+        s = plan[j, START]
+        if since <= s and s <= t and plan[j, FILE] != fid:
             return False
-        j = S.pw_next[j]
+        j = int(plan[j, P_NEXT])
     return True
 
 
-@njit
-def _in_use(A, S, k, fid, t):
+@inline
+def _in_use(k, fid, t, node_f, held, node_i, plan):
     """Does a window over t (start <= t < end) on k use file ``fid``?"""
-    for i in range(A.aw_count[k]):
-        if A.aw_file[k, i] == fid and A.aw_start[k, i] <= t and t < A.aw_end[k, i]:
+    for i in range(int(node_f[k, N_HELD])):
+        if held[k, i, FILE] == fid and held[k, i, START] <= t and t < held[k, i, END]:
             return True
-    j = S.node_pw_head[k]
+    j = node_i[k, HEAD]
     while j >= 0:
-        if S.pw_file[j] == fid and S.pw_start[j] <= t and t < S.pw_end[j]:
+        if plan[j, FILE] == fid and plan[j, START] <= t and t < plan[j, END]:
             return True
-        j = S.pw_next[j]
+        j = int(plan[j, P_NEXT])
     return False
 
 
 @njit
-def _lru_resident(A, S, k, t):
-    """Files the LRU memory of k holds at t once planned loads up to t made room:
-    (file ids, sizes, count), in the memory's order (new files last)."""
-    nf = A.cf_count[k]
-    # Planned windows starting by t, with a file, in start order (ties: planning order).
-    npw = 0
-    j = S.node_pw_head[k]
-    while j >= 0:
-        npw += 1
-        j = S.pw_next[j]
-    cap = nf + npw
-    files = np.empty(cap, dtype=np.int64)
-    sizes = np.empty(cap)
-    last = np.empty(cap)
-    seqs = np.empty(cap, dtype=np.int64)
-    alive = np.zeros(cap, dtype=np.bool_)
-    seq, used = 0, 0.0
+def _lru_resident(k, t, node_f, held, mem, node_i, plan, buf):
+    """Files the LRU memory of k holds at t once planned loads up to t made room,
+    into buf's B_FILE / B_SIZE columns in the memory's order (new files last);
+    their count."""
+    nf = int(node_f[k, N_MEM])
+    seq, used = 0.0, 0.0
     for i in range(nf):
-        files[i] = A.cf_file[k, i]
-        sizes[i] = A.cf_size[k, i]
-        last[i] = A.cf_last_use[k, i]
-        seqs[i] = A.cf_seq[k, i]
-        alive[i] = True
-        if seqs[i] > seq:
-            seq = seqs[i]
-        used += sizes[i]
+        buf[i, B_FILE] = mem[k, i, M_FILE]
+        buf[i, B_SIZE] = mem[k, i, M_SIZE]
+        buf[i, B_LAST] = mem[k, i, M_LAST]
+        buf[i, B_SEQ] = mem[k, i, M_SEQ]
+        buf[i, B_ALIVE] = 1.0
+        if buf[i, B_SEQ] > seq:
+            seq = buf[i, B_SEQ]
+        used += buf[i, B_SIZE]
     count = nf
-    order = np.empty(npw, dtype=np.int64)
+    # Planned windows starting by t, with a file, in start order (ties: planning order).
     no = 0
-    j = S.node_pw_head[k]
+    j = node_i[k, HEAD]
     while j >= 0:
-        if S.pw_start[j] <= t and S.pw_file[j] >= 0:
-            x = S.pw_start[j]
+        if plan[j, START] <= t and plan[j, FILE] >= 0:
+            x = plan[j, START]
             i = no - 1
-            while i >= 0 and S.pw_start[order[i]] > x:
-                order[i + 1] = order[i]
+            while i >= 0 and plan[int(buf[i, B_ORDER]), START] > x:
+                buf[i + 1, B_ORDER] = buf[i, B_ORDER]
                 i -= 1
-            order[i + 1] = j
+            buf[i + 1, B_ORDER] = j
             no += 1
-        j = S.pw_next[j]
-    victims = np.empty(cap, dtype=np.int64)
-    capacity = A.mem[k]
+        j = int(plan[j, P_NEXT])
+    capacity = node_f[k, MEM]
     for o in range(no):
-        w = order[o]
-        f, start, size = S.pw_file[w], S.pw_start[w], S.pw_size[w]
+        w = int(buf[o, B_ORDER])
+        f, start, size = plan[w, FILE], plan[w, START], plan[w, SIZE]
         found = False
         for i in range(count):
-            if alive[i] and files[i] == f:
-                last[i] = start
+            if buf[i, B_ALIVE] != 0.0 and buf[i, B_FILE] == f:
+                buf[i, B_LAST] = start
                 found = True
                 break
         if found:
@@ -111,178 +106,169 @@ def _lru_resident(A, S, k, t):
         # Least recently used first (last use, then sequence), never a file in use at start.
         nv = 0
         for i in range(count):
-            if alive[i]:
+            if buf[i, B_ALIVE] != 0.0:
                 v = nv - 1
-                while v >= 0 and (last[victims[v]] > last[i]
-                                  or (last[victims[v]] == last[i] and seqs[victims[v]] > seqs[i])):
-                    victims[v + 1] = victims[v]
-                    v -= 1
-                victims[v + 1] = i
+                while v >= 0:
+                    q = int(buf[v, B_VICTIM])
+                    if buf[q, B_LAST] > buf[i, B_LAST] or (buf[q, B_LAST] == buf[i, B_LAST]
+                                                           and buf[q, B_SEQ] > buf[i, B_SEQ]):
+                        buf[v + 1, B_VICTIM] = q
+                        v -= 1
+                    else:
+                        break
+                buf[v + 1, B_VICTIM] = i
                 nv += 1
         for v in range(nv):
             if used + size <= capacity:
                 break
-            i = victims[v]
-            if not _in_use(A, S, k, files[i], start):
-                used -= sizes[i]
-                alive[i] = False
-        seq += 1
-        files[count] = f
-        sizes[count] = size
-        last[count] = start
-        seqs[count] = seq
-        alive[count] = True
+            i = int(buf[v, B_VICTIM])
+            if not _in_use(k, buf[i, B_FILE], start, node_f, held, node_i, plan):
+                used -= buf[i, B_SIZE]
+                buf[i, B_ALIVE] = 0.0
+        seq += 1.0
+        buf[count, B_FILE] = f
+        buf[count, B_SIZE] = size
+        buf[count, B_LAST] = start
+        buf[count, B_SEQ] = seq
+        buf[count, B_ALIVE] = 1.0
         count += 1
         used += size
     out = 0
     for i in range(count):
-        if alive[i]:
-            files[out] = files[i]
-            sizes[out] = sizes[i]
+        if buf[i, B_ALIVE] != 0.0:
+            buf[out, B_FILE] = buf[i, B_FILE]
+            buf[out, B_SIZE] = buf[i, B_SIZE]
             out += 1
-    return files, sizes, out
+    return out
+
+
+@inline
+def _put(buf, count, f, size):
+    for i in range(count):
+        if buf[i, B_FILE] == f:
+            buf[i, B_SIZE] = size
+            return count
+    buf[count, B_FILE] = f
+    buf[count, B_SIZE] = size
+    return count + 1
 
 
 @njit
-def _unused_bytes(A, S, k, fid, t, now, model):
+def _unused_bytes(k, fid, t, now, model, node_f, held, mem, node_i, plan, buf):
     """Bytes of files in memory on k at t, other than ``fid``, that no window
     over t uses (summed in the memory's order, as the Python oracle does)."""
     if model == STRICT:
         return 0.0
     if model == LRU:
-        files, sizes, count = _lru_resident(A, S, k, t)
-        total = 0.0
-        for i in range(count):
-            f = files[i]
-            if f != fid and not _in_use(A, S, k, f, t):
-                total += sizes[i]
-        return total
-    # paper: orphans of the memory that survive until t, then files of windows
-    # ended by t that survive until t, each file once (first position kept).
-    nf = A.cf_count[k]
-    na = A.aw_count[k]
-    cap = nf + na
-    j = S.node_pw_head[k]
-    while j >= 0:
-        cap += 1
-        j = S.pw_next[j]
-    files = np.empty(cap, dtype=np.int64)
-    sizes = np.empty(cap)
-    count = 0
-    for i in range(nf):
-        f = A.cf_file[k, i]
-        if A.cf_users[k, i] == 0 and A.cf_loaded[k, i] and _survives_paper(S, k, f, now, t):
-            files[count] = f
-            sizes[count] = A.cf_size[k, i]
-            count += 1
-    for i in range(na):
-        f = A.aw_file[k, i]
-        if f >= 0 and A.aw_end[k, i] <= t and _survives_paper(S, k, f, A.aw_end[k, i], t):
-            count = _put(files, sizes, count, f, A.aw_size[k, i])
-    j = S.node_pw_head[k]
-    while j >= 0:
-        f = S.pw_file[j]
-        if f >= 0 and S.pw_end[j] <= t and _survives_paper(S, k, f, S.pw_end[j], t):
-            count = _put(files, sizes, count, f, S.pw_size[j])
-        j = S.pw_next[j]
+        count = _lru_resident(k, t, node_f, held, mem, node_i, plan, buf)
+    else:
+        # paper: orphans of the memory that survive until t, then files of
+        # windows ended by t that survive until t, each file once (first
+        # position kept).
+        head = node_i[k, HEAD]
+        count = 0
+        for i in range(int(node_f[k, N_MEM])):
+            f = mem[k, i, M_FILE]
+            if mem[k, i, M_USERS] == 0 and mem[k, i, M_LOADED] != 0 and _survives_paper(head, plan, f, now, t):
+                buf[count, B_FILE] = f
+                buf[count, B_SIZE] = mem[k, i, M_SIZE]
+                count += 1
+        for i in range(int(node_f[k, N_HELD])):
+            f = held[k, i, FILE]
+            e = held[k, i, END]
+            if f >= 0 and e <= t and _survives_paper(head, plan, f, e, t):
+                count = _put(buf, count, f, held[k, i, SIZE])
+        j = head
+        while j >= 0:
+            f = plan[j, FILE]
+            e = plan[j, END]
+            if f >= 0 and e <= t and _survives_paper(head, plan, f, e, t):
+                count = _put(buf, count, f, plan[j, SIZE])
+            j = int(plan[j, P_NEXT])
     total = 0.0
     for i in range(count):
-        f = files[i]
-        if f != fid and not _in_use(A, S, k, f, t):
-            total += sizes[i]
+        f = buf[i, B_FILE]
+        if f != fid and not _in_use(k, f, t, node_f, held, node_i, plan):
+            total += buf[i, B_SIZE]
     return total
 
 
-@njit
-def _put(files, sizes, count, f, size):
+@inline
+def _has(buf, count, fid):
     for i in range(count):
-        if files[i] == f:
-            sizes[i] = size
-            return count
-    files[count] = f
-    sizes[count] = size
-    return count + 1
+        if buf[i, B_FILE] == fid:
+            return True
+    return False
 
 
 @njit
-def evaluate(A, S, k, fid, size, t, now, model, penalty):
+def _kept(k, fid, since, t, model, lru, node_f, held, mem, node_i, plan, buf):
+    """Does the memory model keep ``fid``, unused since ``since``, until t?
+    ``lru`` caches the LRU replay at t (-1: not yet done); returns (kept, lru)."""
+    if model == PAPER:
+        return _survives_paper(node_i[k, HEAD], plan, fid, since, t), lru
+    if model == LRU:
+        if lru < 0:
+            lru = _lru_resident(k, t, node_f, held, mem, node_i, plan, buf)
+        return _has(buf, lru, fid), lru
+    return False, lru
+
+
+@inline
+def evaluate(k, fid, size, t, now, model, penalty, node_f, held, mem, node_i, plan, buf):
     """(case, t'_k, t'_k - t_k, penalty bytes) of a job with file ``fid`` >= 0
     starting on k at t; ``penalty=False`` skips the penalty (0.0)."""
     soon = np.nextafter(now, INF)
     present = False
     have_load = False
     load_end = INF
-    lru_files = np.empty(0, dtype=np.int64)
-    lru_count = -1
-    for i in range(A.aw_count[k]):
-        if A.aw_file[k, i] != fid or A.aw_start[k, i] > t:
+    lru = -1
+    for i in range(int(node_f[k, N_HELD])):
+        if held[k, i, FILE] != fid or held[k, i, START] > t:
             continue
-        avail = A.aw_avail[k, i]
-        if A.aw_loading[k, i] and avail < soon:
+        avail = held[k, i, AVAIL]
+        if held[k, i, LOADING] != 0 and avail < soon:
             avail = soon
         if avail <= t:
-            if t < A.aw_end[k, i]:
+            if t < held[k, i, END]:
                 present = True
                 break
-            if model == PAPER:
-                if _survives_paper(S, k, fid, A.aw_end[k, i], t):
-                    present = True
-                    break
-            elif model == LRU:
-                if lru_count < 0:
-                    lru_files, _s, lru_count = _lru_resident(A, S, k, t)
-                if _has(lru_files, lru_count, fid):
-                    present = True
-                    break
+            kept, lru = _kept(k, fid, held[k, i, END], t, model, lru, node_f, held, mem, node_i, plan, buf)
+            if kept:
+                present = True
+                break
         elif not have_load or avail < load_end:
             load_end = avail
             have_load = True
     if not present:
-        j = S.node_pw_head[k]
+        j = node_i[k, HEAD]
         while j >= 0:
-            if S.pw_file[j] == fid and S.pw_start[j] <= t:
-                avail = S.pw_avail[j]
+            if plan[j, FILE] == fid and plan[j, START] <= t:
+                avail = plan[j, AVAIL]
                 if avail <= t:
-                    if t < S.pw_end[j]:
+                    if t < plan[j, END]:
                         present = True
                         break
-                    if model == PAPER:
-                        if _survives_paper(S, k, fid, S.pw_end[j], t):
-                            present = True
-                            break
-                    elif model == LRU:
-                        if lru_count < 0:
-                            lru_files, _s, lru_count = _lru_resident(A, S, k, t)
-                        if _has(lru_files, lru_count, fid):
-                            present = True
-                            break
+                    kept, lru = _kept(k, fid, plan[j, END], t, model, lru, node_f, held, mem, node_i, plan, buf)
+                    if kept:
+                        present = True
+                        break
                 elif not have_load or avail < load_end:
                     load_end = avail
                     have_load = True
-            j = S.pw_next[j]
+            j = int(plan[j, P_NEXT])
     if not present and not have_load:
-        for i in range(A.cf_count[k]):
-            if A.cf_file[k, i] == fid:
-                if A.cf_loaded[k, i] and A.cf_users[k, i] == 0:
-                    if model == PAPER:
-                        present = _survives_paper(S, k, fid, now, t)
-                    elif model == LRU:
-                        if lru_count < 0:
-                            lru_files, _s, lru_count = _lru_resident(A, S, k, t)
-                        present = _has(lru_files, lru_count, fid)
+        for i in range(int(node_f[k, N_MEM])):
+            if mem[k, i, M_FILE] == fid:
+                if mem[k, i, M_LOADED] != 0 and mem[k, i, M_USERS] == 0:
+                    present, lru = _kept(k, fid, now, t, model, lru, node_f, held, mem, node_i, plan, buf)
                 break
-    pen = _unused_bytes(A, S, k, fid, t, now, model) if penalty else 0.0
+    pen = 0.0
+    if penalty:
+        pen = _unused_bytes(k, fid, t, now, model, node_f, held, mem, node_i, plan, buf)
     if present:
         return HIT, t, 0.0, pen
     if have_load:
         return WAIT, load_end, load_end - t, pen
-    overhead = size / A.bw[k]
+    overhead = size / node_f[k, BW]
     return MISS, t + overhead, overhead, pen
-
-
-@njit
-def _has(files, count, fid):
-    for i in range(count):
-        if files[i] == fid:
-            return True
-    return False

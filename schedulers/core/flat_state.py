@@ -3,31 +3,37 @@
 ``ClusterState`` (``state.py``) stays the one place where events change the
 state, through the shared locality model (``NodeCache``, ``StagingBook``); after
 each event it copies what changed on that node here (``hold``/``release`` for
-cores, ``mirror`` for the node's windows and memory). Per node:
+cores, ``mirror`` for the node's windows and memory). Per node k:
 
+- ``node_f[k]``: bandwidth, memory, earliest planned end of a held core,
+  earliest estimated end of a load in flight, number of windows, number of
+  files in memory, number of free cores (columns ``BW, MEM, MIN_END,
+  MIN_LOADING, N_HELD, N_MEM, N_FREE``);
 - cores: ``core_end`` the planned end of the job holding each core (-inf: free;
   +inf: padding past the node's core count), ``core_held``;
-- windows of the jobs holding cores (``aw_*``, in start order): start, file
-  available, end, file id, size, and whether that file is still loading;
-- memory (``cf_*``, in the cache's insertion order): file id, size, loaded,
-  users, last use, LRU sequence number;
+- ``held[k, i]``: the windows of the jobs holding cores, in start order:
+  start, file available, end, size, file id, file still loading (``START,
+  AVAIL, END, SIZE, FILE, LOADING``);
+- ``mem[k, i]``: the files in memory, in the cache's insertion order: size,
+  last use, file id, loaded, users, LRU sequence (``M_SIZE, M_LAST, M_FILE,
+  M_LOADED, M_USERS, M_SEQ``);
 - ``file_bits[f]``: a bitmap of the nodes whose memory holds or loads file f.
 
+Records are rows of float arrays (ids and counts are exact in a float)
+rather than one array per field: CPython passes a call of more than 30
+arguments as ``f(*args)``, and numba then builds a tuple and counts a
+reference per array at every call; the compiled functions take few arrays.
 Files are numbered in order of first appearance (``FileIds``). Arrays that
-grow (files per node, file ids) are reallocated, never resized in place, so
-``arrays()`` must be called again after an event.
+grow (files per node, file ids) are reallocated: ``arrays()`` must be called
+again after an event.
 """
-
-from collections import namedtuple
 
 import numpy as np
 
-Actual = namedtuple("Actual", [
-    "ncores", "bw", "mem",
-    "core_end", "core_held",
-    "aw_start", "aw_avail", "aw_end", "aw_size", "aw_file", "aw_loading", "aw_count",
-    "cf_file", "cf_size", "cf_loaded", "cf_users", "cf_last_use", "cf_seq", "cf_count",
-    "file_bits"])
+# Columns of node_f, held, mem.
+BW, MEM, MIN_END, MIN_LOADING, N_HELD, N_MEM, N_FREE = range(7)
+START, AVAIL, END, SIZE, FILE, LOADING = range(6)
+M_SIZE, M_LAST, M_FILE, M_LOADED, M_USERS, M_SEQ = range(6)
 
 
 class FileIds:
@@ -56,34 +62,29 @@ class FlatState:
         self.n, self.m = n, m
         self.words = (n + 63) // 64
         self.files = FileIds()
+        self.node_f = np.zeros((n, 7))
+        self.node_f[:, BW] = platform.bandwidth
+        self.node_f[:, MEM] = platform.memory
+        self.node_f[:, MIN_END] = np.inf
+        self.node_f[:, MIN_LOADING] = np.inf
+        self.bw_max = float(np.max(platform.bandwidth))
         ncores = np.array([len(nd.core_ids) for nd in platform.nodes], dtype=np.int64)
-        self.ncores = ncores
-        self.bw = np.ascontiguousarray(platform.bandwidth, dtype=np.float64)
-        self.mem = np.ascontiguousarray(platform.memory, dtype=np.float64)
+        self.node_f[:, N_FREE] = ncores
         pad = np.arange(m)[None, :] >= ncores[:, None]
         self.core_end = np.where(pad, np.inf, -np.inf)
         self.core_held = np.zeros((n, m), dtype=np.bool_)
-        # At most one window per held core.
-        self.aw_start, self.aw_avail, self.aw_end, self.aw_size = (np.zeros((n, m)) for _ in range(4))
-        self.aw_file = np.full((n, m), -1, dtype=np.int64)
-        self.aw_loading = np.zeros((n, m), dtype=np.bool_)
-        self.aw_count = np.zeros(n, dtype=np.int64)
-        self._alloc_cache(max(4, 2 * m))
-        self.cf_count = np.zeros(n, dtype=np.int64)
+        self.held = np.zeros((n, m, 6))              # at most one window per held core
+        self.mem_cap = 0
+        self._grow_memory(max(4, 2 * m))
         self.file_bits = np.zeros((64, self.words), dtype=np.uint64)
-        self._arrays = None
+        self.dirty = []                               # nodes changed since the last pass
+        self._is_dirty = np.zeros(n, dtype=np.bool_)
 
-    def _alloc_cache(self, cap, old=None):
-        n = self.n
-        new = {"cf_file": np.full((n, cap), -1, dtype=np.int64), "cf_size": np.zeros((n, cap)),
-               "cf_loaded": np.zeros((n, cap), dtype=np.bool_), "cf_users": np.zeros((n, cap), dtype=np.int64),
-               "cf_last_use": np.zeros((n, cap)), "cf_seq": np.zeros((n, cap), dtype=np.int64)}
-        for name, arr in new.items():
-            if old is not None:
-                arr[:, :old] = getattr(self, name)[:, :old]
-            setattr(self, name, arr)
-        self.cf_cap = cap
-        self._arrays = None
+    def _grow_memory(self, cap):
+        mem = np.zeros((self.n, cap, 6))
+        if self.mem_cap:
+            mem[:, :self.mem_cap] = self.mem
+        self.mem, self.mem_cap = mem, cap
 
     def ensure_files(self, count):
         """Room in the file bitmaps for ids below ``count``."""
@@ -92,49 +93,65 @@ class FlatState:
             bits = np.zeros((max(count, 2 * rows), self.words), dtype=np.uint64)
             bits[:rows] = self.file_bits
             self.file_bits = bits
-            self._arrays = None
 
     def arrays(self):
-        if self._arrays is None:
-            self._arrays = Actual(*(getattr(self, f) for f in Actual._fields))
-        return self._arrays
+        """The arrays the compiled pass takes, in its order."""
+        return self.node_f, self.core_end, self.core_held, self.held, self.mem, self.file_bits
+
+    def take_dirty(self):
+        """The nodes changed since the last call, as an array (and forget them)."""
+        nodes = np.array(self.dirty, dtype=np.int64)
+        self._is_dirty[nodes] = False
+        self.dirty = []
+        return nodes
+
+    def _changed(self, node):
+        if not self._is_dirty[node]:
+            self._is_dirty[node] = True
+            self.dirty.append(node)
 
     # ---- events (called by ClusterState) --------------------------------
     def hold(self, node, positions, end):
         self.core_end[node, positions] = end
         self.core_held[node, positions] = True
+        self._min_end(node)
 
     def release(self, node, positions):
         self.core_end[node, positions] = -np.inf
         self.core_held[node, positions] = False
+        self._min_end(node)
+
+    def _min_end(self, node):
+        held = self.core_held[node]
+        self.node_f[node, MIN_END] = self.core_end[node][held].min() if held.any() else np.inf
+        self.node_f[node, N_FREE] = np.count_nonzero(self.core_end[node] == -np.inf)
+        self._changed(node)
 
     def mirror(self, node, windows, cache):
         """Copy node's windows (jobs holding cores, in start order) and memory."""
         fid = self.files.id_of
         files = cache.files
+        loading_end = np.inf
+        rows = self.held[node]
         for i, w in enumerate(windows):
-            self.aw_start[node, i] = w.start
-            self.aw_avail[node, i] = w.avail
-            self.aw_end[node, i] = w.end
-            self.aw_size[node, i] = w.size
-            self.aw_file[node, i] = fid(w.file)
             r = files.get(w.file) if w.file is not None else None
-            self.aw_loading[node, i] = r is not None and not r.loaded
-        self.aw_count[node] = len(windows)
+            loading = r is not None and not r.loaded
+            rows[i] = (w.start, w.avail, w.end, w.size, fid(w.file), loading)
+            if loading and w.avail < loading_end:
+                loading_end = w.avail
+        self.node_f[node, N_HELD] = len(windows)
+        self.node_f[node, MIN_LOADING] = loading_end
 
         word, bit = node >> 6, np.uint64(1 << (node & 63))
-        for f in self.cf_file[node, :self.cf_count[node]].tolist():
-            self.file_bits[f, word] &= ~bit
-        if len(files) > self.cf_cap:
-            self._alloc_cache(max(len(files), 2 * self.cf_cap), old=self.cf_cap)
+        for f in self.mem[node, :int(self.node_f[node, N_MEM]), M_FILE].tolist():
+            self.file_bits[int(f), word] &= ~bit
+        if len(files) > self.mem_cap:
+            self._grow_memory(max(len(files), 2 * self.mem_cap))
         ids = [fid(f) for f in files]
         self.ensure_files(len(self.files))
+        rows = self.mem[node]
         for i, (f, r) in enumerate(zip(ids, files.values())):
-            self.cf_file[node, i] = f
-            self.cf_size[node, i] = r.size
-            self.cf_loaded[node, i] = r.loaded
-            self.cf_users[node, i] = r.users
-            self.cf_last_use[node, i] = r.last_use
-            self.cf_seq[node, i] = r.seq
+            rows[i] = (r.size, r.last_use, f, r.loaded, r.users, r.seq)
             self.file_bits[f, word] |= bit
-        self.cf_count[node] = len(ids)
+        self.node_f[node, N_MEM] = len(ids)
+        self._changed(node)

@@ -19,13 +19,16 @@ import os
 import numba
 from numba.core import config
 
-_SCHEDULERS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_CORE = os.path.dirname(os.path.abspath(__file__))
+# The files the compiled pass is built from: the core and the five policies' formulas.
+_POLICIES = ("fcfs", "eft", "lea", "leo", "lem")
 
 
 def _source_hash():
     h = hashlib.sha1(numba.__version__.encode())
-    for path in sorted(glob.glob(os.path.join(_SCHEDULERS, "*.py"))
-                       + glob.glob(os.path.join(_SCHEDULERS, "core", "*.py"))):
+    sources = glob.glob(os.path.join(_CORE, "*.py")) + [
+        os.path.join(os.path.dirname(_CORE), f"{p}.py") for p in _POLICIES]
+    for path in sorted(sources):
         h.update(os.path.basename(path).encode())
         with open(path, "rb") as fh:
             h.update(fh.read())
@@ -47,3 +50,10 @@ config.CACHE_DIR = cache_dir()
 def njit(fn):
     """Compiled, cached; IEEE arithmetic as in Python (no fastmath), no bounds checks."""
     return numba.njit(cache=True, error_model="numpy", nogil=True)(fn)
+
+
+def inline(fn):
+    """As ``njit``, and inlined into its callers: numba calls between compiled
+    functions are not inlined by LLVM, and a call costs about 10 ns, more than
+    the small helpers of the hot loops (a comparison, a formula) themselves."""
+    return numba.njit(cache=True, error_model="numpy", nogil=True, inline="always")(fn)

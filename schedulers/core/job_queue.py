@@ -21,6 +21,7 @@ class QueuedJob:
 class JobQueue:
     def __init__(self):
         self.jobs = []
+        self.removals = 0       # how many times jobs left the queue (appends only, in between)
         self._cap = 0
         self._grow(256)
 
@@ -53,6 +54,7 @@ class JobQueue:
         """Drop the jobs at these queue positions (the rest keep their order)."""
         if not indices:
             return
+        self.removals += 1
         n = len(self.jobs)
         keep = np.ones(n, dtype=np.bool_)
         keep[list(indices)] = False

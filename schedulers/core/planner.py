@@ -26,10 +26,13 @@ from typing import Optional
 import numpy as np
 
 from batloc.schedulers.core import availability as av
-from batloc.schedulers.core.file_outlook import CASE_NAMES, MISS, MODEL_CODES, NONE, evaluate
-from batloc.schedulers.core.jit import njit
-from batloc.schedulers.core.policies import CODES, needs_penalty, score
-from batloc.schedulers.core.scratch import PF_COUNT, PW_COUNT, SCANNED, SCORED, allocate
+from batloc.schedulers.core.file_outlook import CASE_NAMES, MODEL_CODES, NONE, evaluate
+from batloc.schedulers.core.jit import inline, njit
+from batloc.schedulers.core.policies import CODES, bound, needs_penalty, score
+from batloc.schedulers.core.flat_state import AVAIL, BW, END, FILE, MEM, MIN_LOADING, N_FREE, SIZE, START
+from batloc.schedulers.core.scratch import (BUSY, C_BACKFILL, C_BW_MAX, C_MODEL, C_NOW, C_POLICY, C_W, HEAD, O_CASE,
+                                            O_JOB, O_NODE, O_SCORE, O_START, O_TFILE, P_NEXT, PF_COUNT, PW_COUNT,
+                                            RESUME_AT, SCANNED, SCORED, TAIL, VALID, allocate)
 
 INF = np.inf
 
@@ -47,159 +50,334 @@ class Decision:
     index: int = -1       # the job's position in the queue
 
 
-@njit
-def _has_bit(bits, k):
+@inline
+def _has_bit(bits, row, k):
+    return (bits[row, k >> 6] >> np.uint64(k & 63)) & np.uint64(1) != 0
+
+
+@inline
+def _bit(bits, k):
     return (bits[k >> 6] >> np.uint64(k & 63)) & np.uint64(1) != 0
 
 
-@njit
-def _score_node(A, S, k, cores, walltime, fid, size, lower, now, policy, W, saturated, model, backfilling):
-    """Exact (score, case, t_k, t'_k) of the job on node k, its cores in S.pos;
+@inline
+def _lowest_bit(x):
+    """Index of the lowest set bit of x (x != 0)."""
+    i = 0
+    if x & np.uint64(0xFFFFFFFF) == 0:
+        x >>= np.uint64(32)
+        i += 32
+    if x & np.uint64(0xFFFF) == 0:
+        x >>= np.uint64(16)
+        i += 16
+    if x & np.uint64(0xFF) == 0:
+        x >>= np.uint64(8)
+        i += 8
+    if x & np.uint64(0xF) == 0:
+        x >>= np.uint64(4)
+        i += 4
+    if x & np.uint64(0x3) == 0:
+        x >>= np.uint64(2)
+        i += 2
+    if x & np.uint64(0x1) == 0:
+        i += 1
+    return i
+
+
+# The compiled functions below take the arrays of flat_state and scratch one
+# by one, always in the order of ``FlatState.arrays()`` then ``Scratch``,
+# each function taking those it uses, and the pass's settings in ``cfg``:
+# CPython turns a call of more than 30 arguments into ``f(*args)``, which
+# numba pays for per array at every call.
+
+@inline
+def _score_node(k, cores, walltime, fid, size, lower, saturated, cfg, node_f, held, mem, base, cols, node_i,
+                cand_times, pos, core_iv, iv, plan, buf, ints):
+    """Exact (score, case, t_k, t'_k) of the job on node k, its cores in pos[0];
     score +inf when k never has the cores."""
-    if backfilling:
-        t = av.t_exact_bf(S, k, cores, walltime, lower, now)
+    now, W, policy, model = cfg[C_NOW], cfg[C_W], int(cfg[C_POLICY]), int(cfg[C_MODEL])
+    if cfg[C_BACKFILL] != 0:
+        t = av.t_exact_bf(k, cores, walltime, lower, now, cols, base, pos, cand_times, core_iv, iv, node_i, plan)
     else:
-        t = av.t_exact(S, k, cores)
+        t = av.t_exact(k, cores, now, cols, base, pos)
     if not t < INF:
         return INF, NONE, INF, INF
-    S.ints[SCORED] += 1
+    ints[SCORED] += 1
     if fid < 0:
         return score(policy, t, 0.0, 0.0, now, saturated, W), NONE, t, t
     need = needs_penalty(policy, t, now, saturated)
-    case, t_file, overhead, pen_bytes = evaluate(A, S, k, fid, size, t, now, model, need)
+    case, t_file, overhead, pen_bytes = evaluate(k, fid, size, t, now, model, need, node_f, held, mem, node_i,
+                                                 plan, buf)
     pen = 0.0
     if need and pen_bytes != 0.0:
-        pen = pen_bytes * size / A.mem[k] / A.bw[k]
+        pen = pen_bytes * size / node_f[k, MEM] / node_f[k, BW]
     return score(policy, t, overhead, pen, now, saturated, W), case, t, t_file
 
 
 @njit
-def plan_pass(A, S, q_cores, q_wall, q_file, q_size, qlen, now, policy, W, saturation, model, backfilling):
-    """Places the first ``qlen`` queued jobs; the starts are in S.d_* (returns their count)."""
-    n = A.ncores.shape[0]
-    words = S.known.shape[0]
-    av.begin_pass(A, S, now, backfilling)
-    S.ints[PW_COUNT] = 0
-    S.ints[PF_COUNT] = 0
-    for k in range(n):
-        S.node_pw_head[k] = -1
-        S.node_pw_tail[k] = -1
+def _choose(c, w, fid, size, saturated, cfg, node_f, held, mem, file_bits, base, cols, tree, node_i, cand_times,
+            pos, core_iv, iv, plan, lb, cand, stack, known, pf_bits, buf, ints):
+    """The node of least (score, index) for the job, its cores in pos[1]:
+    (score, node, case, t_k, t'_k); node n when no node can ever hold it.
+
+    Exact scores are computed in increasing order of a lower bound, until the
+    bound exceeds the best score: first the nodes whose memory holds, loads
+    or is planned to load the file (load overhead 0 at best: a list), then the
+    others (overhead size/BW_k) as the tournament tree yields them by t_k.
+    Once the tree's next node has the best score as bound and a larger index,
+    nodes further along can only matter if their bound rounds to the same
+    value and their index is smaller: a depth-first search of the tree for
+    those ends its part."""
+    n = node_f.shape[0]
+    tc = c - 1
+    now, W, policy = cfg[C_NOW], cfg[C_W], int(cfg[C_POLICY])
+    # Nodes that know the file, by (bound, index).
+    nf = 0
+    if fid >= 0:
+        for x in range(known.shape[0]):
+            bits = file_bits[fid, x] | pf_bits[fid, x]
+            known[x] = bits
+            while bits != 0:
+                k = x * 64 + _lowest_bit(bits)
+                bits &= bits - np.uint64(1)
+                t_lb = av.at(cols[tc, k], now)
+                if t_lb < INF:
+                    b = bound(policy, t_lb, 0.0, now, saturated, W)
+                    a = nf
+                    while a > 0 and lb[a - 1] > b:
+                        lb[a] = lb[a - 1]
+                        cand[0, a] = cand[0, a - 1]
+                        a -= 1
+                    lb[a] = b
+                    cand[0, a] = k
+                    nf += 1
+    # The others yield their overhead size/BW_k: at least size over the largest bandwidth.
+    ov_least = size / cfg[C_BW_MAX] if fid >= 0 else 0.0
+    best_score, best_k, best_case, best_t, best_tfile = INF, n, NONE, INF, INF
+    fi, nset, tree_done = 0, 0, False
+    while True:
+        kn, b_tree = n, INF
+        if not tree_done:
+            # Least node of the tree that does not know the file.
+            kn = tree[tc, 1]
+            while kn < n and fid >= 0 and _bit(known, kn):
+                av.set_aside(tree, cols, tc, kn)
+                cand[1, nset] = kn
+                nset += 1
+                kn = tree[tc, 1]
+            if kn < n and cols[tc, kn] < INF:
+                b_tree = bound(policy, av.at(cols[tc, kn], now), ov_least, now, saturated, W)
+        b_list = lb[fi] if fi < nf else INF
+        if b_list <= b_tree:
+            if not b_list < INF or b_list > best_score:
+                break
+            k, b = cand[0, fi], b_list
+            fi += 1
+        else:
+            if b_tree > best_score:
+                break
+            if b_tree == best_score and kn > best_k:
+                best_score, best_k, best_case, best_t, best_tfile = _search_below(
+                    tc, ov_least, c, w, fid, size, saturated, best_score, best_k, best_case, best_t, best_tfile,
+                    cfg, node_f, held, mem, base, cols, tree, node_i, cand_times, pos, core_iv, iv, plan, stack,
+                    known, buf, ints)
+                tree_done = True
+                continue
+            k = kn
+            av.set_aside(tree, cols, tc, kn)
+            cand[1, nset] = kn
+            nset += 1
+            overhead = size / node_f[k, BW] if fid >= 0 else 0.0
+            b = bound(policy, av.at(cols[tc, k], now), overhead, now, saturated, W)
+        if b > best_score or (b == best_score and k > best_k):
+            continue
+        s, case, t, t_file = _score_node(k, c, w, fid, size, av.at(cols[tc, k], now), saturated, cfg, node_f, held,
+                                         mem, base, cols, node_i, cand_times, pos, core_iv, iv, plan, buf, ints)
+        if t < INF and (s < best_score or (s == best_score and k < best_k)):
+            best_score, best_k, best_case, best_t, best_tfile = s, k, case, t, t_file
+            for p in range(c):
+                pos[1, p] = pos[0, p]
+    for a in range(nset - 1, -1, -1):
+        av.put_back(tree, cols, tc, cand[1, a])
+    return best_score, best_k, best_case, best_t, best_tfile
+
+
+@njit
+def _search_below(tc, ov_least, c, w, fid, size, saturated, best_score, best_k, best_case, best_t, best_tfile,
+                  cfg, node_f, held, mem, base, cols, tree, node_i, cand_times, pos, core_iv, iv, plan, stack,
+                  known, buf, ints):
+    """Depth-first over tree tc: every node of index below ``best_k`` whose
+    bound does not exceed the best score is scored; returns the best found,
+    starting from (best_score, best_k, ...) (pos[1] updated)."""
+    n = node_f.shape[0]
+    now, W, policy = cfg[C_NOW], cfg[C_W], int(cfg[C_POLICY])
+    leaves = tree.shape[1] // 2
+    stack[0] = 1
+    top = 1
+    while top > 0:
+        top -= 1
+        i = stack[top]
+        # Leaves under tree node i: [lo, lo + span).
+        level = 0
+        x = i
+        while x > 1:
+            x >>= 1
+            level += 1
+        span = leaves >> level
+        lo = (i - (1 << level)) * span
+        if lo >= best_k:
+            continue
+        kmin = tree[tc, i]
+        if kmin >= n or not cols[tc, kmin] < INF:
+            continue
+        if bound(policy, av.at(cols[tc, kmin], now), ov_least, now, saturated, W) > best_score:
+            continue
+        if i < leaves:
+            stack[top] = 2 * i + 1
+            stack[top + 1] = 2 * i
+            top += 2
+            continue
+        k = kmin
+        if fid >= 0 and _bit(known, k):
+            continue
+        overhead = size / node_f[k, BW] if fid >= 0 else 0.0
+        b = bound(policy, av.at(cols[tc, k], now), overhead, now, saturated, W)
+        if b > best_score or (b == best_score and k > best_k):
+            continue
+        s, case, t, t_file = _score_node(k, c, w, fid, size, av.at(cols[tc, k], now), saturated, cfg, node_f, held,
+                                         mem, base, cols, node_i, cand_times, pos, core_iv, iv, plan, buf, ints)
+        if t < INF and (s < best_score or (s == best_score and k < best_k)):
+            best_score, best_k, best_case, best_t, best_tfile = s, k, case, t, t_file
+            for p in range(c):
+                pos[1, p] = pos[0, p]
+    return best_score, best_k, best_case, best_t, best_tfile
+
+
+@njit
+def plan_pass(node_f, core_end, core_held, held, mem, file_bits,
+              base, first_free, cols, tree, node_i, touched, cand_times, pos, core_iv, iv, plan, lb, cand, stack,
+              known, pf_bits, pf_set, buf, out_f, out_i, out_pos, smallest_left, ints, cfg,
+              dirty, q_cores, q_wall, q_file, q_size, qlen, saturation, appended_only):
+    """Places the first ``qlen`` queued jobs; the starts are in out_* (returns their count).
+
+    Resuming: when the last pass started nothing, nothing but submissions
+    happened since (no node changed, the queue only grew), no job is past its
+    planned end and no load past its estimate, this pass would redo the last
+    one's placements exactly: they all begin after now, and what a node could
+    offer now only got later and dearer, unless the job's file is loading on
+    a node with cores free now (waiting there gets shorter: ``_wait_shrinks``).
+    So it keeps them and goes on from where the last one stopped."""
+    n = node_f.shape[0]
+    now, backfilling = cfg[C_NOW], cfg[C_BACKFILL] != 0
+    first = 0
+    if (appended_only and dirty.shape[0] == 0 and ints[RESUME_AT] >= 0 and not av.overrun_at(node_f, now)
+            and node_f[:, MIN_LOADING].min() > now and not _wait_shrinks(node_f, file_bits, known, q_file,
+                                                                        ints[RESUME_AT])):
+        first = ints[RESUME_AT]
+    else:
+        for x in range(ints[PF_COUNT]):
+            k = pf_set[x, 1]
+            pf_bits[pf_set[x, 0], k >> 6] = np.uint64(0)
+        ints[PF_COUNT] = 0
+        ints[PW_COUNT] = 0
+        av.begin_pass(node_f, core_end, core_held, base, first_free, core_iv, cols, tree, node_i, touched,
+                      cand_times, ints, dirty, now, backfilling)
+    ints[RESUME_AT] = -1
     if qlen == 0:
         return 0
     smallest = q_cores[qlen - 1]
-    for i in range(qlen - 1, -1, -1):
+    for i in range(qlen - 1, first - 1, -1):
         if q_cores[i] < smallest:
             smallest = q_cores[i]
-        S.smallest_left[i] = smallest
+        smallest_left[i] = smallest
     busy_count = 0
     for k in range(n):
-        if S.busy[k]:
+        if node_i[k, BUSY]:
             busy_count += 1
     ndec = 0
-    for i in range(qlen):
-        if av.max_free_now(S) < S.smallest_left[i]:
+    stop = qlen
+    for i in range(first, qlen):
+        if av.max_free_now(node_i, ints) < smallest_left[i]:
+            stop = i
             break
-        S.ints[SCANNED] += 1
+        ints[SCANNED] += 1
         c, w, fid, size = q_cores[i], q_wall[i], q_file[i], q_size[i]
         saturated = busy_count / n >= saturation
-        if fid >= 0:
-            for x in range(words):
-                S.known[x] = A.file_bits[fid, x] | S.pf_bits[fid, x]
-
-        # Lower bounds of every node's score; the first least one.
-        k0, lb0 = -1, INF
-        for k in range(n):
-            t_lb = S.cols[c - 1, k]
-            overhead = 0.0
-            if fid >= 0 and not _has_bit(S.known, k):
-                overhead = size / A.bw[k]
-            lb = score(policy, t_lb, overhead, 0.0, now, saturated, W)
-            S.lb[k] = lb
-            if lb < lb0:
-                k0, lb0 = k, lb
-        if k0 < 0:
-            continue            # no node can ever hold it (rejected on submission)
-
-        best_score, best_k = INF, n
-        best_case, best_t, best_tfile = NONE, INF, INF
-        s, case, t, t_file = _score_node(A, S, k0, c, w, fid, size, S.cols[c - 1, k0], now, policy, W, saturated,
-                                         model, backfilling)
-        if t < INF and (s < best_score or (s == best_score and k0 < best_k)):
-            best_score, best_k, best_case, best_t, best_tfile = s, k0, case, t, t_file
-            S.best_pos[:c] = S.pos[:c]
-        if not (best_k == k0 and best_score == lb0):
-            # Every other node whose (bound, index) may still beat the best.
-            nc = 0
-            for k in range(n):
-                if k != k0 and (S.lb[k] <= best_score if best_score < INF else S.lb[k] < INF):
-                    S.cand[nc] = k
-                    nc += 1
-            for a in range(1, nc):            # stable: equal bounds keep index order
-                k = S.cand[a]
-                b = a - 1
-                while b >= 0 and S.lb[S.cand[b]] > S.lb[k]:
-                    S.cand[b + 1] = S.cand[b]
-                    b -= 1
-                S.cand[b + 1] = k
-            for a in range(nc):
-                k = S.cand[a]
-                lb = S.lb[k]
-                if not lb < INF or lb > best_score or (lb == best_score and k > best_k):
-                    break
-                s, case, t, t_file = _score_node(A, S, k, c, w, fid, size, S.cols[c - 1, k], now, policy,
-                                                 W, saturated, model, backfilling)
-                if t < INF and (s < best_score or (s == best_score and k < best_k)):
-                    best_score, best_k, best_case, best_t, best_tfile = s, k, case, t, t_file
-                    S.best_pos[:c] = S.pos[:c]
+        best_score, best_k, best_case, best_t, best_tfile = _choose(
+            c, w, fid, size, saturated, cfg, node_f, held, mem, file_bits, base, cols, tree, node_i, cand_times,
+            pos, core_iv, iv, plan, lb, cand, stack, known, pf_bits, buf, ints)
         if best_k == n:
             continue
         k, t = best_k, best_t
         if backfilling:
-            av.reserve_bf(S, k, S.best_pos, c, t, w, now)
+            av.reserve_bf(k, c, t, w, now, first_free, cols, tree, node_i, touched, cand_times, pos, core_iv, iv,
+                          ints)
         else:
-            av.reserve(S, k, S.best_pos, c, t, w, now)
-        _plan_window(S, k, t, best_tfile, t + w, fid, size)
-        if fid >= 0 and not _has_bit(S.pf_bits[fid], k):
-            S.pf_bits[fid, k >> 6] |= np.uint64(1) << np.uint64(k & 63)
-            x = S.ints[PF_COUNT]
-            S.pf_touched_file[x] = fid
-            S.pf_touched_node[x] = k
-            S.ints[PF_COUNT] = x + 1
+            av.reserve(k, c, t, w, now, base, cols, tree, node_i, touched, cand_times, pos, ints)
+        _plan_window(k, t, best_tfile, t + w, fid, size, node_i, plan, ints)
+        if fid >= 0 and not _has_bit(pf_bits, fid, k):
+            pf_bits[fid, k >> 6] |= np.uint64(1) << np.uint64(k & 63)
+            x = ints[PF_COUNT]
+            pf_set[x, 0] = fid
+            pf_set[x, 1] = k
+            ints[PF_COUNT] = x + 1
         if t == now:
-            if not S.busy[k]:
-                S.busy[k] = True
+            if not node_i[k, BUSY]:
+                node_i[k, BUSY] = 1
                 busy_count += 1
-            S.d_job[ndec] = i
-            S.d_node[ndec] = k
-            S.d_start[ndec] = t
-            S.d_tfile[ndec] = best_tfile
-            S.d_case[ndec] = best_case
-            S.d_score[ndec] = best_score
-            S.d_pos[ndec, :c] = S.best_pos[:c]
+            out_i[ndec, O_JOB] = i
+            out_i[ndec, O_CASE] = best_case
+            out_i[ndec, O_NODE] = k
+            out_f[ndec, O_START] = t
+            out_f[ndec, O_TFILE] = best_tfile
+            out_f[ndec, O_SCORE] = best_score
+            for p in range(c):
+                out_pos[ndec, p] = pos[1, p]
             ndec += 1
-    # The planned-file bitmaps start empty at the next pass.
-    for x in range(S.ints[PF_COUNT]):
-        k = S.pf_touched_node[x]
-        S.pf_bits[S.pf_touched_file[x], k >> 6] = np.uint64(0)
+    if ndec == 0 and ints[VALID] == 1:
+        ints[RESUME_AT] = stop
     return ndec
 
 
 @njit
-def _plan_window(S, k, start, avail, end, fid, size):
-    j = S.ints[PW_COUNT]
-    S.ints[PW_COUNT] = j + 1
-    S.pw_start[j] = start
-    S.pw_avail[j] = avail
-    S.pw_end[j] = end
-    S.pw_file[j] = fid
-    S.pw_size[j] = size
-    S.pw_next[j] = -1
-    tail = S.node_pw_tail[k]
+def _wait_shrinks(node_f, file_bits, nodes, q_file, count):
+    """Might one of the first ``count`` queued jobs wait for its file on a node
+    with cores free now? (Its score there falls as time passes.) Files held or
+    loading on nodes with free cores and a load in flight: a safe superset."""
+    found = False
+    for x in range(nodes.shape[0]):
+        nodes[x] = np.uint64(0)
+    for k in range(node_f.shape[0]):
+        if node_f[k, N_FREE] > 0 and node_f[k, MIN_LOADING] < INF:
+            nodes[k >> 6] |= np.uint64(1) << np.uint64(k & 63)
+            found = True
+    if not found:
+        return False
+    for i in range(count):
+        fid = q_file[i]
+        if fid >= 0:
+            for x in range(nodes.shape[0]):
+                if file_bits[fid, x] & nodes[x] != 0:
+                    return True
+    return False
+
+
+@inline
+def _plan_window(k, start, avail, end, fid, size, node_i, plan, ints):
+    j = ints[PW_COUNT]
+    ints[PW_COUNT] = j + 1
+    plan[j, START] = start
+    plan[j, AVAIL] = avail
+    plan[j, END] = end
+    plan[j, SIZE] = size
+    plan[j, FILE] = fid
+    plan[j, P_NEXT] = -1
+    tail = node_i[k, TAIL]
     if tail < 0:
-        S.node_pw_head[k] = j
+        node_i[k, HEAD] = j
     else:
-        S.pw_next[tail] = j
-    S.node_pw_tail[k] = j
+        plan[tail, P_NEXT] = j
+    node_i[k, TAIL] = j
 
 
 class Planner:
@@ -216,7 +394,8 @@ class Planner:
         self.saturation = float(opts.saturation)
         self.depth = int(opts.queue_depth)
         self._scratch = None
-        self._room = (0, 0, 0)
+        self._room = (0, 0, 0, 0)
+        self._removals, self._qlen = -1, 0
         self._stats_base = (0, 0)
 
     @property
@@ -227,14 +406,15 @@ class Planner:
     def stats_nodes_scored(self):
         return self._stats_base[1] + (int(self._scratch.ints[SCORED]) if self._scratch else 0)
 
-    def _scratch_for(self, jobs, cores, files):
-        need = (jobs, cores, files)
+    def _scratch_for(self, jobs, cores, files, memory_files):
+        need = (jobs, cores, files, memory_files)
         if self._scratch is None or any(a > b for a, b in zip(need, self._room)):
             room = tuple(max(a, 2 * b) for a, b in zip(need, self._room))
             if self._scratch is not None:
                 self._stats_base = (self.stats_jobs_scanned, self.stats_nodes_scored)
             f = self.flat
-            self._scratch = allocate(f.n, f.m, f.words, max(room[0], 16), max(room[1], 16), max(room[2], 64))
+            self._scratch = allocate(f.n, f.m, f.words, max(room[0], 16), max(room[1], 16), max(room[2], 64),
+                                     room[3])
             self._room = room
         return self._scratch
 
@@ -247,16 +427,21 @@ class Planner:
         cores, wall, fids, sizes = queue.arrays()
         f = self.flat
         f.ensure_files(len(f.files))
-        S = self._scratch_for(qlen, int(cores[:qlen].sum()), f.file_bits.shape[0])
-        ndec = plan_pass(f.arrays(), S, cores, wall, fids, sizes, qlen, float(now), self.policy, self.W,
-                         self.saturation, self.model, self.backfilling)
-        jobs = queue.jobs
+        before = self._scratch
+        S = self._scratch_for(qlen, int(cores[:qlen].sum()), f.file_bits.shape[0], f.mem_cap)
+        appended_only = S is before and queue.removals == self._removals and qlen >= self._qlen
+        S.cfg[:] = (now, self.W, f.bw_max, self.policy, self.model, self.backfilling)
+        ndec = plan_pass(*f.arrays(), *S, f.take_dirty(), cores, wall, fids, sizes, qlen, self.saturation,
+                         appended_only)
+        self._removals, self._qlen = queue.removals, qlen
+        jobs, out_f, out_i = queue.jobs, S.out_f, S.out_i
         out = []
         for d in range(ndec):
-            job = jobs[int(S.d_job[d])]
-            out.append(Decision(job, int(S.d_node[d]), S.d_pos[d, :job.cores].copy(), float(S.d_start[d]),
-                                float(S.d_tfile[d]), CASE_NAMES[int(S.d_case[d])], None, float(S.d_score[d]),
-                                int(S.d_job[d])))
+            index = int(out_i[d, O_JOB])
+            job = jobs[index]
+            out.append(Decision(job, int(out_i[d, O_NODE]), S.out_pos[d, :job.cores].copy(),
+                                float(out_f[d, O_START]), float(out_f[d, O_TFILE]), CASE_NAMES[int(out_i[d, O_CASE])],
+                                None, float(out_f[d, O_SCORE]), index))
         return out
 
 

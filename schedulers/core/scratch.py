@@ -3,50 +3,83 @@
 Everything a pass plans lives here and is forgotten by the next pass (semantics
 note: reservations of queued jobs last one pass):
 
-- core availability during the pass: ``base`` (cores held by actual jobs: the
-  availability itself without backfilling, where reservations raise it), and
-  with backfilling ``first_free`` (earliest instant each core is free, a lower
-  bound of t_k) and per-core reservation intervals (``iv_*``: linked lists
-  sorted by start, headed by ``core_iv``); ``cols[c - 1, k]``: node k's c-th
-  smallest availability, i.e. t_k (or its bound) for c cores on every node;
-  ``free_now`` per node;
-- the windows planned on each node (``pw_*``, a linked list per node in the
-  order they were planned, headed by ``node_pw``), and ``pf_bits``: the nodes
-  each file is planned on;
-- the decisions to start a job now (``d_*``), and counters (``ints``).
+- core availability: ``base`` (cores held by actual jobs: the availability
+  itself without backfilling, where reservations raise it), with backfilling
+  ``first_free`` (earliest instant each core is free, a lower bound of t_k);
+  ``cols[c - 1, k]``: node k's c-th smallest availability, i.e. t_k (or its
+  bound) for c cores on every node (column n is +inf: a sentinel node);
+  ``tree[c - 1]``: a tournament tree over the nodes by (cols[c - 1, k], k), so
+  that nodes come out in increasing t_k without scanning them all;
+- per node, ``node_i[k]``: cores free now, busy, reserved on in this pass, first
+  and last planned window (``FREE, BUSY, TOUCHED_FLAG, HEAD, TAIL``), and the
+  list of nodes reserved on (``touched``);
+- with backfilling, reservation intervals per core: ``core_iv[k, p]`` heads a
+  list sorted by start of rows ``iv[j]`` (start, end, next);
+- the windows planned in the pass: rows ``plan[j]`` as the actual windows of
+  ``flat_state.held`` (start, file available, end, size, file id), then the
+  next window on the same node (``P_NEXT``);
+- choosing a node: bounds ``lb`` and candidates ``cand[0]`` (nodes set aside
+  in ``cand[1]``), a search ``stack``, ``known`` (the nodes that know the
+  job's file), ``pf_bits`` (the nodes each file is planned on) and which bits
+  were set (``pf_set``), core positions ``pos[0]`` (candidate) and ``pos[1]``
+  (best);
+- ``buf``: the files of one node's memory at some instant (file, size, last
+  use, sequence, alive, and two index lists);
+- the start decisions: ``out_f`` (start, t'_k, score), ``out_i`` (queue
+  index, case, node), ``out_pos``; ``smallest_left``; counters ``ints``;
+  the pass's settings ``cfg`` (now, W, the largest bandwidth, policy, memory
+  model, backfilling).
+
+The rows are not rebuilt at every pass: they hold the actual state between
+passes (free cores as -inf, read as now), and a pass reloads only the nodes it
+reserved on and those an event changed (``availability.begin_pass``).
+Compiled functions take these arrays one by one (see ``flat_state``).
 """
 
 from collections import namedtuple
 
 import numpy as np
 
-Scratch = namedtuple("Scratch", [
-    "base", "first_free", "cols", "free_now", "busy", "lb", "cand", "smallest_left",
-    "pos", "best_pos", "cand_times",
-    "pw_start", "pw_avail", "pw_end", "pw_size", "pw_file", "pw_next", "node_pw_head", "node_pw_tail",
-    "iv_start", "iv_end", "iv_next", "core_iv",
-    "pf_bits", "pf_touched_file", "pf_touched_node", "known",
-    "d_job", "d_node", "d_start", "d_tfile", "d_case", "d_score", "d_pos",
-    "ints"])
+Scratch = namedtuple("Scratch", ["base", "first_free", "cols", "tree", "node_i", "touched", "cand_times", "pos",
+                                 "core_iv", "iv", "plan", "lb", "cand", "stack", "known", "pf_bits", "pf_set",
+                                 "buf", "out_f", "out_i", "out_pos", "smallest_left", "ints", "cfg"])
 
-# Slots of ``ints``.
-MAX_FREE, PW_COUNT, IV_COUNT, PF_COUNT, SCANNED, SCORED = range(6)
+# Columns of node_i, plan (after flat_state's START..FILE), iv, buf, out_f, out_i; slots of cfg.
+FREE, BUSY, TOUCHED_FLAG, HEAD, TAIL = range(5)
+P_NEXT = 5
+IV_START, IV_END, IV_NEXT = range(3)
+B_FILE, B_SIZE, B_LAST, B_SEQ, B_ALIVE, B_ORDER, B_VICTIM = range(7)
+O_START, O_TFILE, O_SCORE = range(3)
+O_JOB, O_CASE, O_NODE = range(3)
+C_NOW, C_W, C_BW_MAX, C_POLICY, C_MODEL, C_BACKFILL = range(6)
+
+# Slots of ``ints``: largest count of cores free now (-1: to recompute);
+# planned windows, intervals and planned-file bits in use; jobs scanned and
+# nodes scored (statistics); whether the rows hold the actual state (else
+# the next pass reloads every node); nodes reserved on in the last pass; where
+# the last pass stopped if the next one may resume it (-1: it may not).
+MAX_FREE, PW_COUNT, IV_COUNT, PF_COUNT, SCANNED, SCORED, VALID, TOUCHED, RESUME_AT = range(9)
 
 
-def allocate(n, m, words, jobs, cores, files):
-    """Room for a pass over ``jobs`` queued jobs holding ``cores`` cores in all, ``files`` file ids."""
-    f = np.zeros
+def leaves(n):
+    """Leaf count of the tournament trees: the power of two >= n."""
+    return 1 << max(0, (n - 1).bit_length())
+
+
+def allocate(n, m, words, jobs, cores, files, memory_files):
+    """Room for a pass over ``jobs`` queued jobs holding ``cores`` cores in all,
+    ``files`` file ids, and nodes whose memory holds up to ``memory_files`` files."""
+    z = np.zeros
+    i64 = np.int64
+    u = memory_files + m + jobs + 1      # files a node may hold or plan in a pass
+    node_i = z((n, 5), dtype=i64)
+    node_i[:, HEAD] = node_i[:, TAIL] = -1
     return Scratch(
-        base=f((n, m)), first_free=f((n, m)), cols=f((m, n)), free_now=f(n, dtype=np.int64),
-        busy=f(n, dtype=np.bool_), lb=f(n), cand=f(n, dtype=np.int64), smallest_left=f(jobs, dtype=np.int64),
-        pos=f(m, dtype=np.int64), best_pos=f(m, dtype=np.int64), cand_times=f(m + jobs + 1),
-        pw_start=f(jobs), pw_avail=f(jobs), pw_end=f(jobs), pw_size=f(jobs),
-        pw_file=f(jobs, dtype=np.int64), pw_next=f(jobs, dtype=np.int64),
-        node_pw_head=np.full(n, -1, dtype=np.int64), node_pw_tail=np.full(n, -1, dtype=np.int64),
-        iv_start=f(cores), iv_end=f(cores), iv_next=f(cores, dtype=np.int64),
-        core_iv=np.full((n, m), -1, dtype=np.int64),
-        pf_bits=f((files, words), dtype=np.uint64), pf_touched_file=f(jobs, dtype=np.int64),
-        pf_touched_node=f(jobs, dtype=np.int64), known=f(words, dtype=np.uint64),
-        d_job=f(jobs, dtype=np.int64), d_node=f(jobs, dtype=np.int64), d_start=f(jobs), d_tfile=f(jobs),
-        d_case=f(jobs, dtype=np.int64), d_score=f(jobs), d_pos=f((jobs, m), dtype=np.int64),
-        ints=f(8, dtype=np.int64))
+        base=z((n, m)), first_free=z((n, m)), cols=np.full((m, n + 1), np.inf),
+        tree=z((m, 2 * leaves(n)), dtype=i64), node_i=node_i, touched=z(n, dtype=i64),
+        cand_times=z(m + jobs + 1), pos=z((2, m), dtype=i64),
+        core_iv=np.full((n, m), -1, dtype=i64), iv=z((cores, 3)), plan=z((jobs, 6)),
+        lb=z(n), cand=z((2, n), dtype=i64), stack=z(2 * leaves(n).bit_length() + 4, dtype=i64),
+        known=z(words, dtype=np.uint64), pf_bits=z((files, words), dtype=np.uint64), pf_set=z((jobs, 2), dtype=i64),
+        buf=z((u, 7)), out_f=z((jobs, 3)), out_i=z((jobs, 3), dtype=i64), out_pos=z((jobs, m), dtype=i64),
+        smallest_left=z(jobs, dtype=i64), ints=np.array([0, 0, 0, 0, 0, 0, 0, 0, -1], dtype=i64), cfg=z(6))
