@@ -75,31 +75,43 @@ def _count_free(rows, k, now):
 
 
 # ---- nodes in increasing t_k: one tournament tree per core count ---------------
-# tree[c, i] is the node of least (cols[c, node], node) under tree node i; the
-# leaves are i = L + k (L a power of two >= n), unused leaves hold the sentinel
-# node n (cols[c, n] = +inf), and the root is i = 1.
+# tree[c, i] holds (key, node) of the least (cols[c, node], node) under tree
+# node i, the key kept beside the node so that a comparison reads two
+# neighbours instead of two random columns; the leaves are i = L + k (L a
+# power of two >= n), unused or set-aside leaves hold (+inf, n), the root is i = 1.
+TK, TN = 0, 1
+
 
 @inline
-def _better(cols, c, a, b):
-    va, vb = cols[c, a], cols[c, b]
-    if va < vb or (va == vb and a < b):
+def _win(tree, c, a, b):
+    ka, kb = tree[c, a, TK], tree[c, b, TK]
+    if ka < kb or (ka == kb and tree[c, a, TN] < tree[c, b, TN]):
         return a
     return b
 
 
 @inline
-def tree_fix(tree, cols, c, k):
-    """Node k's value (or leaf) in tree c changed: recompute its ancestors, up
-    to the first whose winner stays the same and is not k (nothing above it
-    can change then)."""
-    i = (tree.shape[1] // 2 + k) >> 1
+def _tree_set(tree, c, k, key, node):
+    """Leaf k of tree c becomes (key, node): recompute its ancestors, up to the
+    first that stays the same (nothing above it can change then)."""
+    i = tree.shape[1] // 2 + k
+    tree[c, i, TK] = key
+    tree[c, i, TN] = node
+    i >>= 1
     while i >= 1:
-        old = tree[c, i]
-        new = _better(cols, c, tree[c, 2 * i], tree[c, 2 * i + 1])
-        if new == old and old != k:
+        w = _win(tree, c, 2 * i, 2 * i + 1)
+        key, node = tree[c, w, TK], tree[c, w, TN]
+        if key == tree[c, i, TK] and node == tree[c, i, TN]:
             break
-        tree[c, i] = new
+        tree[c, i, TK] = key
+        tree[c, i, TN] = node
         i >>= 1
+
+
+@inline
+def tree_fix(tree, cols, c, k):
+    """Node k's value in column c changed."""
+    _tree_set(tree, c, k, cols[c, k], k)
 
 
 @njit
@@ -107,22 +119,29 @@ def _tree_build(tree, cols, n):
     leaves = tree.shape[1] // 2
     for c in range(tree.shape[0]):
         for k in range(leaves):
-            tree[c, leaves + k] = k if k < n else n
+            tree[c, leaves + k, TK] = cols[c, k] if k < n else INF
+            tree[c, leaves + k, TN] = k if k < n else n
         for i in range(leaves - 1, 0, -1):
-            tree[c, i] = _better(cols, c, tree[c, 2 * i], tree[c, 2 * i + 1])
+            w = _win(tree, c, 2 * i, 2 * i + 1)
+            tree[c, i, TK] = tree[c, w, TK]
+            tree[c, i, TN] = tree[c, w, TN]
+
+
+@inline
+def least(tree, c):
+    """The node of least (t_k, index) for ``c + 1`` cores among those left (n: none), and its key."""
+    return int(tree[c, 1, TN]), tree[c, 1, TK]
 
 
 @inline
 def set_aside(tree, cols, c, k):
     """Take node k out of tree c for the current job (``put_back`` restores it)."""
-    tree[c, tree.shape[1] // 2 + k] = cols.shape[1] - 1
-    tree_fix(tree, cols, c, k)
+    _tree_set(tree, c, k, INF, cols.shape[1] - 1)
 
 
 @inline
 def put_back(tree, cols, c, k):
-    tree[c, tree.shape[1] // 2 + k] = k
-    tree_fix(tree, cols, c, k)
+    _tree_set(tree, c, k, cols[c, k], k)
 
 
 @njit

@@ -28,7 +28,7 @@ import numpy as np
 from batloc.schedulers.core import availability as av
 from batloc.schedulers.core.file_outlook import CASE_NAMES, MODEL_CODES, NONE, evaluate
 from batloc.schedulers.core.jit import inline, njit
-from batloc.schedulers.core.policies import CODES, bound, needs_penalty, score
+from batloc.schedulers.core.policies import CODES, bound, needs_penalty, reads_overhead, score
 from batloc.schedulers.core.flat_state import AVAIL, BW, END, FILE, MEM, MIN_LOADING, N_FREE, SIZE, START
 from batloc.schedulers.core.scratch import (BUSY, C_BACKFILL, C_BW_MAX, C_MODEL, C_NOW, C_POLICY, C_W, HEAD, O_CASE,
                                             O_JOB, O_NODE, O_SCORE, O_START, O_TFILE, P_NEXT, PF_COUNT, PW_COUNT,
@@ -131,9 +131,10 @@ def _choose(c, w, fid, size, saturated, cfg, node_f, held, mem, file_bits, base,
     n = node_f.shape[0]
     tc = c - 1
     now, W, policy = cfg[C_NOW], cfg[C_W], int(cfg[C_POLICY])
-    # Nodes that know the file, by (bound, index).
+    # Nodes that know the file, by (bound, index); none when the score ignores
+    # the file (every node then has the same bound form).
     nf = 0
-    if fid >= 0:
+    if fid >= 0 and reads_overhead(policy):
         for x in range(known.shape[0]):
             bits = file_bits[fid, x] | pf_bits[fid, x]
             known[x] = bits
@@ -152,21 +153,22 @@ def _choose(c, w, fid, size, saturated, cfg, node_f, held, mem, file_bits, base,
                     cand[0, a] = k
                     nf += 1
     # The others yield their overhead size/BW_k: at least size over the largest bandwidth.
-    ov_least = size / cfg[C_BW_MAX] if fid >= 0 else 0.0
+    sorts_files = fid >= 0 and reads_overhead(policy)
+    ov_least = size / cfg[C_BW_MAX] if sorts_files else 0.0
     best_score, best_k, best_case, best_t, best_tfile = INF, n, NONE, INF, INF
     fi, nset, tree_done = 0, 0, False
     while True:
         kn, b_tree = n, INF
         if not tree_done:
             # Least node of the tree that does not know the file.
-            kn = tree[tc, 1]
-            while kn < n and fid >= 0 and _bit(known, kn):
+            kn, key = av.least(tree, tc)
+            while kn < n and sorts_files and _bit(known, kn):
                 av.set_aside(tree, cols, tc, kn)
                 cand[1, nset] = kn
                 nset += 1
-                kn = tree[tc, 1]
-            if kn < n and cols[tc, kn] < INF:
-                b_tree = bound(policy, av.at(cols[tc, kn], now), ov_least, now, saturated, W)
+                kn, key = av.least(tree, tc)
+            if kn < n and key < INF:
+                b_tree = bound(policy, av.at(key, now), ov_least, now, saturated, W)
         b_list = lb[fi] if fi < nf else INF
         if b_list <= b_tree:
             if not b_list < INF or b_list > best_score:
@@ -178,7 +180,7 @@ def _choose(c, w, fid, size, saturated, cfg, node_f, held, mem, file_bits, base,
                 break
             if b_tree == best_score and kn > best_k:
                 best_score, best_k, best_case, best_t, best_tfile = _search_below(
-                    tc, ov_least, c, w, fid, size, saturated, best_score, best_k, best_case, best_t, best_tfile,
+                    tc, ov_least, c, w, fid, size, sorts_files, saturated, best_score, best_k, best_case, best_t, best_tfile,
                     cfg, node_f, held, mem, base, cols, tree, node_i, cand_times, pos, core_iv, iv, plan, stack,
                     known, buf, ints)
                 tree_done = True
@@ -187,7 +189,7 @@ def _choose(c, w, fid, size, saturated, cfg, node_f, held, mem, file_bits, base,
             av.set_aside(tree, cols, tc, kn)
             cand[1, nset] = kn
             nset += 1
-            overhead = size / node_f[k, BW] if fid >= 0 else 0.0
+            overhead = size / node_f[k, BW] if sorts_files else 0.0
             b = bound(policy, av.at(cols[tc, k], now), overhead, now, saturated, W)
         if b > best_score or (b == best_score and k > best_k):
             continue
@@ -203,9 +205,9 @@ def _choose(c, w, fid, size, saturated, cfg, node_f, held, mem, file_bits, base,
 
 
 @njit
-def _search_below(tc, ov_least, c, w, fid, size, saturated, best_score, best_k, best_case, best_t, best_tfile,
-                  cfg, node_f, held, mem, base, cols, tree, node_i, cand_times, pos, core_iv, iv, plan, stack,
-                  known, buf, ints):
+def _search_below(tc, ov_least, c, w, fid, size, sorts_files, saturated, best_score, best_k, best_case, best_t,
+                  best_tfile, cfg, node_f, held, mem, base, cols, tree, node_i, cand_times, pos, core_iv, iv, plan,
+                  stack, known, buf, ints):
     """Depth-first over tree tc: every node of index below ``best_k`` whose
     bound does not exceed the best score is scored; returns the best found,
     starting from (best_score, best_k, ...) (pos[1] updated)."""
@@ -227,10 +229,10 @@ def _search_below(tc, ov_least, c, w, fid, size, saturated, best_score, best_k, 
         lo = (i - (1 << level)) * span
         if lo >= best_k:
             continue
-        kmin = tree[tc, i]
-        if kmin >= n or not cols[tc, kmin] < INF:
+        kmin, key = int(tree[tc, i, 1]), tree[tc, i, 0]
+        if kmin >= n or not key < INF:
             continue
-        if bound(policy, av.at(cols[tc, kmin], now), ov_least, now, saturated, W) > best_score:
+        if bound(policy, av.at(key, now), ov_least, now, saturated, W) > best_score:
             continue
         if i < leaves:
             stack[top] = 2 * i + 1
@@ -238,9 +240,9 @@ def _search_below(tc, ov_least, c, w, fid, size, saturated, best_score, best_k, 
             top += 2
             continue
         k = kmin
-        if fid >= 0 and _bit(known, k):
+        if sorts_files and _bit(known, k):
             continue
-        overhead = size / node_f[k, BW] if fid >= 0 else 0.0
+        overhead = size / node_f[k, BW] if sorts_files else 0.0
         b = bound(policy, av.at(cols[tc, k], now), overhead, now, saturated, W)
         if b > best_score or (b == best_score and k > best_k):
             continue

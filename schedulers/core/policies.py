@@ -40,6 +40,12 @@ def bound(policy, t_lb, overhead_lb, now, saturated, W):
 
 
 @inline
+def reads_overhead(policy):
+    """Whether the policy's score reads the file's load overhead at all (FCFS's does not)."""
+    return policy != FCFS
+
+
+@inline
 def needs_penalty(policy, t_k, now, saturated):
     """Whether the policy's score at t_k reads the eviction penalty (the costly
     part of scoring a node): LEO only in its LEA form, LEM only when saturated."""

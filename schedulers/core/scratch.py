@@ -9,7 +9,8 @@ note: reservations of queued jobs last one pass):
   ``cols[c - 1, k]``: node k's c-th smallest availability, i.e. t_k (or its
   bound) for c cores on every node (column n is +inf: a sentinel node);
   ``tree[c - 1]``: a tournament tree over the nodes by (cols[c - 1, k], k), so
-  that nodes come out in increasing t_k without scanning them all;
+  that nodes come out in increasing t_k without scanning them all (each tree
+  node holds its winner's key and index, see ``availability``);
 - per node, ``node_i[k]``: cores free now, busy, reserved on in this pass, first
   and last planned window (``FREE, BUSY, TOUCHED_FLAG, HEAD, TAIL``), and the
   list of nodes reserved on (``touched``);
@@ -76,7 +77,7 @@ def allocate(n, m, words, jobs, cores, files, memory_files):
     node_i[:, HEAD] = node_i[:, TAIL] = -1
     return Scratch(
         base=z((n, m)), first_free=z((n, m)), cols=np.full((m, n + 1), np.inf),
-        tree=z((m, 2 * leaves(n)), dtype=i64), node_i=node_i, touched=z(n, dtype=i64),
+        tree=z((m, 2 * leaves(n), 2)), node_i=node_i, touched=z(n, dtype=i64),
         cand_times=z(m + jobs + 1), pos=z((2, m), dtype=i64),
         core_iv=np.full((n, m), -1, dtype=i64), iv=z((cores, 3)), plan=z((jobs, 6)),
         lb=z(n), cand=z((2, n), dtype=i64), stack=z(2 * leaves(n).bit_length() + 4, dtype=i64),
