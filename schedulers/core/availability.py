@@ -180,13 +180,12 @@ def _touch(node_i, touched, ints, k):
 # ---- the pass's starting point ----------------------------------------------------
 
 @njit
-def _load_node(k, backfilling, now, mapped, core_end, core_held, base, first_free, core_iv, cols, tree, node_i,
-               cand_times, fix_trees):
+def _load_node(k, backfilling, now, core_end, core_held, base, first_free, core_iv, cols, tree, node_i, cand_times,
+               fix_trees):
     """Node k's rows as the actual state has them, its sorted column, its count
-    free now and whether it is busy. Free cores hold -inf (read as now); with
-    ``mapped``, every time is read at now instead and a job at or past its
-    planned end (its completion not yet received) keeps its cores until just
-    after now (only for passes where such a job exists)."""
+    free now and whether it is busy. Free cores hold -inf (read as now); a job
+    at or past its planned end (its completion not yet received) keeps its
+    cores until just after now."""
     m = core_end.shape[1]
     soon = np.nextafter(now, INF)
     busy = 0
@@ -194,10 +193,8 @@ def _load_node(k, backfilling, now, mapped, core_end, core_held, base, first_fre
         e = core_end[k, p]
         if core_held[k, p]:
             busy = 1
-            if mapped and e <= now:
+            if e <= now:
                 e = soon
-        elif mapped and not e > now:
-            e = now
         base[k, p] = e
         if backfilling:
             first_free[k, p] = e
@@ -228,25 +225,30 @@ def begin_pass(node_f, core_end, core_held, base, first_free, core_iv, cols, tre
 
     Kept from pass to pass, now-free: free cores hold -inf (read as now), held
     cores their planned end; only the nodes an event changed (``dirty``) and
-    the nodes the previous pass reserved on (``touched``) are reloaded. A pass
-    that sees a job past its planned end reads every node at now instead
-    and leaves the next pass to reload everything."""
-    n, m = core_end.shape
-    for i in range(ints[TOUCHED]):
+    the nodes the previous pass reserved on (``touched``) are reloaded. A node
+    where a job is past its planned end holds ``just after now`` for its
+    cores, so it is reloaded at every pass while that lasts."""
+    n = core_end.shape[0]
+    done = ints[TOUCHED]
+    for i in range(done):
         node_i[touched[i], TOUCHED_FLAG] = 0
-    mapped = overrun_at(node_f, now)
-    if mapped or ints[VALID] == 0:
-        for k in range(n):
-            _load_node(k, backfilling, now, mapped, core_end, core_held, base, first_free, core_iv, cols, tree,
-                       node_i, cand_times, False)
-        _tree_build(tree, cols, n)
-        ints[VALID] = 0 if mapped else 1
-    else:
-        for i in range(ints[TOUCHED] + dirty.shape[0]):
-            k = touched[i] if i < ints[TOUCHED] else dirty[i - ints[TOUCHED]]
-            _load_node(k, backfilling, now, False, core_end, core_held, base, first_free, core_iv, cols, tree,
-                       node_i, cand_times, True)
     ints[TOUCHED] = 0
+    if ints[VALID] == 0:
+        for k in range(n):
+            _load_node(k, backfilling, now, core_end, core_held, base, first_free, core_iv, cols, tree, node_i,
+                       cand_times, False)
+        _tree_build(tree, cols, n)
+        ints[VALID] = 1
+    else:
+        for i in range(done + dirty.shape[0]):
+            k = touched[i] if i < done else dirty[i - done]
+            _load_node(k, backfilling, now, core_end, core_held, base, first_free, core_iv, cols, tree, node_i,
+                       cand_times, True)
+    for k in range(n):
+        if node_f[k, MIN_END] <= now:
+            _load_node(k, backfilling, now, core_end, core_held, base, first_free, core_iv, cols, tree, node_i,
+                       cand_times, True)
+            _touch(node_i, touched, ints, k)
     ints[MAX_FREE] = -1
     ints[IV_COUNT] = 0
 
@@ -340,6 +342,10 @@ def t_exact_bf(k, cores, walltime, lower, now, cols, base, pos, cand_times, core
                         break
             return t
     count = _candidates(k, now, lower, base, cand_times, node_i, plan)
+    # pos[2, p]: core p's first interval ending after the candidate; the
+    # candidates increase, so it only moves forward.
+    for p in range(m):
+        pos[2, p] = core_iv[k, p]
     for i in range(count):
         x = cand_times[i]
         x_end = x + walltime
@@ -350,9 +356,10 @@ def t_exact_bf(k, cores, walltime, lower, now, cols, base, pos, cand_times, core
             # sorted) starts at or after x_end.
             if base[k, p] > x:
                 continue
-            j = core_iv[k, p]
+            j = pos[2, p]
             while j >= 0 and iv[j, IV_END] <= x:
                 j = int(iv[j, IV_NEXT])
+            pos[2, p] = j
             if j >= 0 and iv[j, IV_START] < x_end:
                 continue
             pos[0, c] = p

@@ -23,7 +23,7 @@ note: reservations of queued jobs last one pass):
   in ``cand[1]``), a search ``stack``, ``known`` (the nodes that know the
   job's file), ``pf_bits`` (the nodes each file is planned on) and which bits
   were set (``pf_set``), core positions ``pos[0]`` (candidate) and ``pos[1]``
-  (best);
+  (best), and ``pos[2]`` a cursor per core for the backfilling search;
 - ``buf``: the files of one node's memory at some instant (file, size, last
   use, sequence, alive, and two index lists);
 - the start decisions: ``out_f`` (start, t'_k, score), ``out_i`` (queue
@@ -78,7 +78,7 @@ def allocate(n, m, words, jobs, cores, files, memory_files):
     return Scratch(
         base=z((n, m)), first_free=z((n, m)), cols=np.full((m, n + 1), np.inf),
         tree=z((m, 2 * leaves(n), 2)), node_i=node_i, touched=z(n, dtype=i64),
-        cand_times=z(m + jobs + 1), pos=z((2, m), dtype=i64),
+        cand_times=z(m + jobs + 1), pos=z((3, m), dtype=i64),
         core_iv=np.full((n, m), -1, dtype=i64), iv=z((cores, 3)), plan=z((jobs, 6)),
         lb=z(n), cand=z((2, n), dtype=i64), stack=z(2 * leaves(n).bit_length() + 4, dtype=i64),
         known=z(words, dtype=np.uint64), pf_bits=z((files, words), dtype=np.uint64), pf_set=z((jobs, 2), dtype=i64),
