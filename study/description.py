@@ -19,8 +19,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import yaml
-
 from batloc.platforms.units import parse_duration
 from batloc.robin import description as rd
 
@@ -60,13 +58,9 @@ def load(path=None, full: bool = False, overrides: dict | None = None) -> Study:
     """The study of `path` (default: the committed paper study), `full` section and `overrides` applied."""
     path = Path(path) if path else default_file()
     try:
-        desc = yaml.safe_load(path.read_text())
-    except OSError as exc:
-        raise StudyError(f"cannot read study file: {exc}") from None
-    except yaml.YAMLError as exc:
-        raise StudyError(f"invalid YAML in {path}: {exc}") from None
-    if not isinstance(desc, dict):
-        raise StudyError(f"{path}: a study file is a YAML mapping")
+        desc = rd.load_description(path)   # robin's reader: same YAML rules, same one-line errors
+    except rd.DescriptionError as exc:
+        raise StudyError(str(exc)) from None
     unknown = set(desc) - KEYS
     if unknown:
         raise StudyError(f"{path}: unknown keys {sorted(unknown)} (allowed: {sorted(KEYS)})")
