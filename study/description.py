@@ -5,6 +5,8 @@ from the batloc checkout, as robin does):
     output-dir       where everything goes (inputs, runs, report, study.md)
     trace            a Standard Workload Format log (.swf or .swf.gz)
     windows          how many evaluation weeks to draw; seed: the draw's seed
+    weeks            instead of a draw, the weeks' first days (YYYY-MM-DD, UTC), e.g. to compare
+                     contexts or rules on the same weeks
     length, before, after   the evaluated period and its context (paper, Fig. 1)
     sharing, sharing-window the file rule (paper: same user and cores within 800 s)
     nodes            Rackham nodes of the platform: `auto` scales it to the trace's machine
@@ -22,7 +24,7 @@ from pathlib import Path
 from batloc.platforms.units import parse_duration
 from batloc.robin import description as rd
 
-KEYS = {"output-dir", "trace", "windows", "seed", "length", "before", "after", "sharing", "sharing-window",
+KEYS = {"output-dir", "trace", "windows", "weeks", "seed", "length", "before", "after", "sharing", "sharing-window",
         "nodes", "schedulers", "options", "baseline", "full", *rd.TIMEOUT_KEYS}
 DEFAULT_FILE = "experiments/paper-study.yaml"
 
@@ -48,6 +50,7 @@ class Study:
     options: dict
     baseline: str
     timeouts: dict = field(default_factory=dict)
+    weeks: list | None = None         # first days of the weeks, instead of a draw
 
 
 def default_file() -> Path:
@@ -87,7 +90,16 @@ def load(path=None, full: bool = False, overrides: dict | None = None) -> Study:
         sharing_window=_duration(desc, "sharing-window", "800s", path),
         nodes=None if nodes == "auto" else nodes, schedulers=list(desc["schedulers"]), options=dict(options),
         baseline=str(desc.get("baseline", "fcfs")),
-        timeouts={k: desc[k] for k in rd.TIMEOUT_KEYS if k in desc})
+        timeouts={k: desc[k] for k in rd.TIMEOUT_KEYS if k in desc}, weeks=_weeks(desc, path))
+
+
+def _weeks(desc, path) -> list | None:
+    weeks = desc.get("weeks")
+    if weeks is None:
+        return None
+    if not isinstance(weeks, list) or not weeks:
+        raise StudyError(f"{path}: weeks must be a list of dates (YYYY-MM-DD), e.g. [1997-01-06]")
+    return [str(w) for w in weeks]
 
 
 def _int(desc, key, default, path) -> int:

@@ -96,11 +96,14 @@ def prepare(study: Study, log=print) -> Prepared:
     nodes = study.nodes or machine_nodes(table, trace)
     epoch = table.attrs.get("epoch")
     submit = table["submit"]
-    candidates = windows.candidate_weeks(float(submit.min()), float(submit.max()), epoch, study.before,
-                                         study.after, study.length)
+    first, last = float(submit.min()), float(submit.max())
     try:
-        starts = windows.draw(candidates, study.windows, study.seed)
-    except windows.WindowError as exc:
+        if study.weeks:
+            starts = sorted(windows.given(study.weeks, table, first, last, study.before, study.after, study.length))
+        else:
+            candidates = windows.candidate_weeks(first, last, epoch, study.before, study.after, study.length)
+            starts = windows.draw(candidates, study.windows, study.seed)
+    except (windows.WindowError, WorkloadError) as exc:
         raise StudyError(f"{trace}: {exc}") from None
 
     made_of = json.dumps({"trace": str(trace), "size": trace.stat().st_size, "starts": starts, "nodes": nodes,

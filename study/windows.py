@@ -12,6 +12,8 @@ from datetime import datetime, timedelta, timezone
 
 import numpy as np
 
+from batloc.workloads import pipeline
+
 WEEK = 7 * 86400.0
 
 
@@ -55,3 +57,15 @@ def label(start: float, epoch: float | None) -> str:
     if epoch is None:
         return f"day{start / 86400:.0f}"
     return datetime.fromtimestamp(epoch + start, tz=timezone.utc).strftime("%Y-%m-%d")
+
+
+def given(dates: list[str], table, first_submit: float, last_submit: float, before: float, after: float,
+          length: float = WEEK) -> list[float]:
+    """Starts of the weeks named by their first day; each must fit in the trace with its context."""
+    starts = []
+    for date in dates:
+        start = pipeline.start_time(date, table)
+        if start - before < first_submit or start + length + after > last_submit:
+            raise WindowError(f"week {date} with its context does not fit in the trace")
+        starts.append(start)
+    return starts

@@ -92,6 +92,16 @@ def test_prepare_scales_rackham_to_the_trace_and_writes_a_sweep(tmp_path):
     assert json.loads((out / "study.json").read_text())["weeks"][0]["label"] == "2024-01-08"
 
 
+def test_weeks_can_be_named_instead_of_drawn_and_must_fit_with_their_context(tmp_path):
+    trace = two_jobs_one_file(tmp_path)
+    proc = batloc("study", "paper", study_file(tmp_path, trace, weeks=["2024-01-08"], windows=5), "--prepare-only")
+    assert proc.returncode == 0 and "week 2024-01-08: 2 jobs, 2 evaluated" in proc.stdout, proc.stderr
+    proc = batloc("study", "paper", study_file(tmp_path, trace, weeks=["2024-01-08"], before="1d"), "--prepare-only")
+    assert proc.returncode == 2   # the Sunday job at 01:00 is the trace's first: one day before does not fit
+    assert proc.stderr.strip().splitlines() == [f"batloc study: {trace}: week 2024-01-08 with its context does not "
+                                                "fit in the trace"]
+
+
 @pytest.mark.skipif(importlib.util.find_spec("simgrid") is None or shutil.which("pybatsim") is None,
                     reason="needs the engine (SimGrid) and pybatsim (scripts/install.sh)")
 def test_study_note_puts_a_hand_computed_table_ii_beside_the_papers(tmp_path):
