@@ -7,12 +7,14 @@ here knows about Batsim: it is plain process handling.
 
 from __future__ import annotations
 
+import fcntl
 import os
 import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 
@@ -34,26 +36,69 @@ class CpuLeases:
     loses nothing, while a wake-up on another CPU costs far more than the work
     of a small message on virtual machines (measured here: 85 us against 195 us
     a round trip). Parallel runs get distinct CPUs while there are enough.
+
+    Leases are host-wide, not per process: several robins, the worker processes
+    of a Dask cluster on one machine, or a benchmark beside a sweep would each
+    otherwise start counting at the first CPU and pile their runs on it. A lease
+    is an flock on a file named for its CPU and its rank among that CPU's
+    leases, so the least used CPU (lowest first) is the first whose file of the
+    lowest rank is free, and a lease ends with `give_back` or with its process.
     """
 
-    def __init__(self):
+    MAX_RANK = 256  # leases per CPU before falling back to this process's own count
+
+    def __init__(self, directory=None):
         self.enabled = hasattr(os, "sched_setaffinity") and not os.environ.get("BATLOC_NO_PIN")
         self.cpus = sorted(os.sched_getaffinity(0)) if self.enabled else []
-        self.users = {cpu: 0 for cpu in self.cpus}
+        self.directory = directory or os.path.join(tempfile.gettempdir(), f"batloc-cpu-leases-{os.getuid()}")
+        self.held: dict[int, list[int]] = {}   # cpu -> descriptors of its locked files (-1: no file)
         self.lock = threading.Lock()
 
     def take(self):
         if not self.enabled or not self.cpus:
             return None
         with self.lock:
-            cpu = min(self.cpus, key=lambda c: (self.users[c], c))
-            self.users[cpu] += 1
+            if self._directory_usable():
+                for rank in range(self.MAX_RANK):
+                    for cpu in self.cpus:
+                        fd = self._try_lock(cpu, rank)
+                        if fd is not None:
+                            self.held.setdefault(cpu, []).append(fd)
+                            return cpu
+            # no lock directory, or more than MAX_RANK runs per CPU: this process's own count
+            cpu = min(self.cpus, key=lambda c: (len(self.held.get(c, ())), c))
+            self.held.setdefault(cpu, []).append(-1)
             return cpu
 
+    def _directory_usable(self) -> bool:
+        try:
+            os.makedirs(self.directory, mode=0o700, exist_ok=True)
+            return True
+        except OSError:
+            return False
+
+    def _try_lock(self, cpu, rank):
+        try:
+            fd = os.open(os.path.join(self.directory, f"cpu{cpu}.{rank}"), os.O_RDWR | os.O_CREAT, 0o600)
+        except OSError:
+            return None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            return None
+        return fd
+
     def give_back(self, cpu):
-        if cpu is not None:
-            with self.lock:
-                self.users[cpu] -= 1
+        if cpu is None:
+            return
+        with self.lock:
+            fds = self.held.get(cpu)
+            if not fds:
+                return
+            fd = fds.pop()
+            if fd >= 0:
+                os.close(fd)  # closing the descriptor releases its flock
 
 
 def pin_to(cpu):

@@ -27,6 +27,7 @@ class Report:
     figures: dict[str, Path] = field(default_factory=dict)
     failed: dict[str, str] = field(default_factory=dict)
     seconds: float = 0.0
+    comparison: compare.Comparison | None = None  # the tables behind the report (batloc study reads them)
 
 
 def _slug(name: str) -> str:
@@ -73,7 +74,8 @@ def build_report(output_dir, baseline: str = "fcfs", inputs: Inputs | None = Non
 
     html = output_dir / "report.html"
     html.write_text(render(output_dir, results, comp, summary, figs, failed, baseline))
-    report = Report(html=html, summary_csv=summary_csv, figures=figs, failed=failed, seconds=time.perf_counter() - t0)
+    report = Report(html=html, summary_csv=summary_csv, figures=figs, failed=failed, seconds=time.perf_counter() - t0,
+                    comparison=comp)
     return report
 
 

@@ -1,6 +1,6 @@
 """robin: run Batsim simulations robustly (batexpe robin's format), or a sweep of them.
 
-    robin DESCRIPTION.yaml [--jobs N] [--force] [--no-report]
+    robin DESCRIPTION.yaml [--jobs N] [--force] [--no-report] [--dask [ADDRESS | local[:N]]]
     robin --output-dir=DIR --batcmd=CMD [--schedcmd=CMD] [--simulation-timeout=S] ...
     robin generate DESCRIPTION.yaml --output-dir=DIR --batcmd=CMD [--schedcmd=CMD] ...
 
@@ -10,6 +10,11 @@ only if both succeeded. A sweep (see robin.description) runs every
 platform × workload × scheduler combination in parallel, skips complete
 runs, reports failed ones with the tail of their logs, and ends with
 `batloc report OUTPUT_DIR`. Exit status: 0 iff every run succeeded.
+
+With --dask, a sweep's runs are Dask tasks (robin.dask_sweep): on the
+scheduler at ADDRESS, or on a LocalCluster of N workers (default: --jobs)
+bound to 127.0.0.1; a failed run is retried once. Workers write into the
+output directory: they must share robin's file system.
 
 Ctrl-C or SIGTERM stops at once: every run in progress stops its process
 groups and is recorded as failed (so the next invocation redoes it), runs
@@ -49,6 +54,10 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("-q", "--quiet", action="store_true")
     p.add_argument("--no-pin", action="store_true",
                    help="do not pin each run's engine and scheduler to one shared CPU")
+    p.add_argument("--dask", nargs="?", const="local", metavar="ADDRESS",
+                   help="run a sweep's runs on Dask: a scheduler address (tcp://host:8786), or local[:N] "
+                        "for a LocalCluster of N workers on 127.0.0.1 (default when the flag has no value; "
+                        "N defaults to --jobs)")
     return p
 
 
@@ -98,7 +107,9 @@ def main(argv=None) -> int:
             raise rd.DescriptionError("give one description file")
         desc = rd.load_description(args.description[0]) if args.description else cli_desc
         if rd.is_sweep(desc):
-            return run_sweep(desc, args.jobs, args.force, not args.no_report, log)
+            return run_sweep(desc, args.jobs, args.force, not args.no_report, log, dask=args.dask)
+        if args.dask:
+            raise rd.DescriptionError("--dask runs sweeps; this description is a single run")
         spec = robin_runs.single_run(desc)
     except rd.DescriptionError as exc:
         print(f"robin: {exc}", file=sys.stderr)
@@ -116,18 +127,54 @@ def main(argv=None) -> int:
     return 1
 
 
-def run_sweep(desc: dict, jobs: int, force: bool, report: bool, log) -> int:
-    """Run a sweep description (robin.description); the exit status robin would give."""
+def run_sweep(desc: dict, jobs: int, force: bool, report: bool, log, dask: str | None = None) -> int:
+    """Run a sweep description (robin.description); the exit status robin would give.
+
+    `dask`: None runs on this machine's threads; else a Dask scheduler address or local[:N].
+    """
     with stopping_on_signals():
-        return _sweep(desc, jobs, force, report, log)
+        return _sweep(desc, jobs, force, report, log, dask)
 
 
-def _sweep(desc: dict, jobs: int, force: bool, report: bool, log) -> int:
+def _sweep(desc: dict, jobs: int, force: bool, report: bool, log, dask: str | None) -> int:
     out, specs, baseline = robin_runs.sweep_runs(desc)
     complete = {s.name for s in specs if s.is_complete()}
     todo = [s for s in specs if force or s.name not in complete]
+    where = f"on Dask ({dask})" if dask else f"{max(1, jobs)} at a time"
     log(f"robin: sweep of {len(specs)} runs in {out} ({len(complete)} already complete, "
-        f"{len(todo)} to run, {max(1, jobs)} at a time)")
+        f"{len(todo)} to run, {where})")
+    if dask:
+        from . import dask_sweep
+
+        try:
+            tally = dask_sweep.run(todo, dask, jobs, log)
+        except (dask_sweep.DaskUnavailable, ValueError) as exc:
+            print(f"robin: {exc}", file=sys.stderr)
+            return 1
+        failed, finished, not_started = tally.failed, tally.finished, tally.not_started
+    else:
+        failed, finished, not_started = _run_threads(todo, jobs, log)
+    if robin_process.STOP.is_set():
+        print(f"robin: sweep {robin_process.STOP.reason}: {finished} run(s) finished and kept, "
+              f"{len(failed)} stopped or failed, {not_started} not started; no report", file=sys.stderr)
+        return _stopped_status()
+    if report:
+        from batloc.analysis.report import build_report
+
+        try:
+            rep = build_report(out, baseline=baseline)
+            log(f"robin: report written to {rep.html} ({rep.seconds:.1f} s)")
+        except FileNotFoundError as exc:
+            print(f"robin: no report: {exc}", file=sys.stderr)
+            return 1
+    if failed:
+        print(f"robin: {len(failed)} of {len(specs)} runs failed: {', '.join(sorted(failed))}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _run_threads(todo, jobs: int, log):
+    """The runs on this machine, `jobs` at a time; (failed names, finished count, not started count)."""
     failed, finished, not_started = [], 0, 0
 
     def one(spec):
@@ -148,23 +195,7 @@ def _sweep(desc: dict, jobs: int, force: bool, report: bool, log) -> int:
             else:
                 failed.append(spec.name)
                 print(robin_runs.failure_message(spec, outcome), file=sys.stderr, flush=True)
-    if robin_process.STOP.is_set():
-        print(f"robin: sweep {robin_process.STOP.reason}: {finished} run(s) finished and kept, "
-              f"{len(failed)} stopped or failed, {not_started} not started; no report", file=sys.stderr)
-        return _stopped_status()
-    if report:
-        from batloc.analysis.report import build_report
-
-        try:
-            rep = build_report(out, baseline=baseline)
-            log(f"robin: report written to {rep.html} ({rep.seconds:.1f} s)")
-        except FileNotFoundError as exc:
-            print(f"robin: no report: {exc}", file=sys.stderr)
-            return 1
-    if failed:
-        print(f"robin: {len(failed)} of {len(specs)} runs failed: {', '.join(sorted(failed))}", file=sys.stderr)
-        return 1
-    return 0
+    return failed, finished, not_started
 
 
 if __name__ == "__main__":

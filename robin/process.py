@@ -28,6 +28,8 @@ from pathlib import Path
 
 from batloc.processes import POLL, CpuLeases, pin_to, stop_group
 
+from .guard import GUARD
+
 KILL_GRACE = 2.0
 
 
@@ -137,12 +139,14 @@ class Child:
         with open(self.stdout_path, "wb") as out, open(self.stderr_path, "wb") as err:
             self.proc = subprocess.Popen(["bash", str(script)], stdout=out, stderr=err, stdin=subprocess.DEVNULL,
                                          start_new_session=True, preexec_fn=pin_to(cpu))
+        GUARD.register(self.proc.pid)  # its session's id is its pid
 
     def poll(self):
         return self.proc.poll()
 
     def stop(self):
         stop_group(self.proc, KILL_GRACE)
+        GUARD.release(self.proc.pid)
 
 
 def tail(path: Path, lines: int = 15) -> str:
@@ -153,7 +157,9 @@ def tail(path: Path, lines: int = 15) -> str:
     return "\n".join(text[-lines:])
 
 
-def run_simulation(output_dir, batcmd: str, schedcmd: str | None, timeouts: Timeouts, log=print) -> Outcome:
+def run_simulation(output_dir, batcmd: str, schedcmd: str | None, timeouts: Timeouts, log=print,
+                   stop: Stop = STOP) -> Outcome:
+    """Run the pair; `stop` ends it early (robin's signal handler, or a Dask sweep's stop request)."""
     output_dir = Path(output_dir)
     for sub in ("log", "cmd"):
         (output_dir / sub).mkdir(parents=True, exist_ok=True)
@@ -162,21 +168,21 @@ def run_simulation(output_dir, batcmd: str, schedcmd: str | None, timeouts: Time
     children: list[Child] = []
     cpu = CPUS.take()
     try:
-        if port is not None and not _wait(lambda: port not in listening_ports(), timeouts.ready):
-            out.reason = STOP.reason if STOP.is_set() else (
+        if port is not None and not _wait(lambda: port not in listening_ports(), timeouts.ready, stop):
+            out.reason = stop.reason if stop.is_set() else (
                 f"socket port {port} still in use after ready-timeout ({timeouts.ready:g} s)")
             return out
-        if STOP.is_set():
-            out.reason = STOP.reason
+        if stop.is_set():
+            out.reason = stop.reason
             return out
         sched = None
         if schedcmd:
             sched = Child("sched", schedcmd, output_dir, cpu)
             children.append(sched)
             if port is not None:
-                ready = _wait(lambda: port in listening_ports() or sched.poll() is not None, timeouts.ready)
-                if STOP.is_set():
-                    out.reason = STOP.reason
+                ready = _wait(lambda: port in listening_ports() or sched.poll() is not None, timeouts.ready, stop)
+                if stop.is_set():
+                    out.reason = stop.reason
                     return out
                 if sched.poll() is not None:
                     out.sched_returncode = sched.poll()
@@ -188,7 +194,7 @@ def run_simulation(output_dir, batcmd: str, schedcmd: str | None, timeouts: Time
                     return out
         batsim = Child("batsim", batcmd, output_dir, cpu)
         children.append(batsim)
-        out.reason = _supervise(batsim, sched, timeouts)
+        out.reason = _supervise(batsim, sched, timeouts, stop)
         out.batsim_returncode = batsim.poll()
         out.sched_returncode = sched.poll() if sched else None
         out.success = out.reason == "" and out.batsim_returncode == 0 and (sched is None or out.sched_returncode == 0)
@@ -210,18 +216,18 @@ def run_simulation(output_dir, batcmd: str, schedcmd: str | None, timeouts: Time
         out.ended_at = time.time()
 
 
-def _wait(condition, timeout: float) -> bool:
+def _wait(condition, timeout: float, stop: Stop = STOP) -> bool:
     """Whether `condition` came true within `timeout` s (False at once on STOP)."""
     deadline = time.monotonic() + timeout
     while True:
         if condition():
             return True
-        if time.monotonic() >= deadline or STOP.is_set():
+        if time.monotonic() >= deadline or stop.is_set():
             return False
         time.sleep(POLL)
 
 
-def _supervise(batsim: Child, sched: Child | None, timeouts: Timeouts) -> str:
+def _supervise(batsim: Child, sched: Child | None, timeouts: Timeouts, stop: Stop = STOP) -> str:
     """Wait for both; return "" if both ended by themselves, else why they were stopped."""
     procs = [p for p in (batsim, sched) if p is not None]
     sim_deadline = time.monotonic() + timeouts.simulation
@@ -230,8 +236,8 @@ def _supervise(batsim: Child, sched: Child | None, timeouts: Timeouts) -> str:
         alive = [p for p in procs if p.poll() is None]
         if not alive:
             return ""
-        if STOP.is_set():
-            return f"{STOP.reason}; stopped {', '.join(p.name for p in alive)}"
+        if stop.is_set():
+            return f"{stop.reason}; stopped {', '.join(p.name for p in alive)}"
         now = time.monotonic()
         if now >= sim_deadline:
             return f"simulation-timeout ({timeouts.simulation:g} s) reached; stopped {', '.join(p.name for p in alive)}"

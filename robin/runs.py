@@ -21,7 +21,7 @@ import batloc
 from batloc.processes import free_port
 
 from . import description as rd
-from .process import Outcome, Timeouts, run_simulation, socket_port, tail
+from .process import STOP, Outcome, Stop, Timeouts, run_simulation, socket_port, tail
 
 PREFIX = "out"  # outputs are <run dir>/out_jobs.csv, … as in Batsim's tutorials
 
@@ -195,9 +195,9 @@ def _labels(paths: list[Path]) -> list[str]:
     return stems if len(set(stems)) == len(stems) else [f"{s}-{i}" for i, s in enumerate(stems)]
 
 
-def execute(spec: RunSpec, log=print) -> Outcome:
+def execute(spec: RunSpec, log=print, stop: Stop = STOP) -> Outcome:
     spec.output_dir.mkdir(parents=True, exist_ok=True)
-    outcome = run_simulation(spec.output_dir, spec.batcmd, spec.schedcmd, spec.timeouts, log=log)
+    outcome = run_simulation(spec.output_dir, spec.batcmd, spec.schedcmd, spec.timeouts, log=log, stop=stop)
     meta = {
         "name": spec.name, **spec.meta,
         "batcmd": spec.batcmd, "schedcmd": spec.schedcmd,

@@ -32,7 +32,8 @@ fi
 # SimGrid 4.1 fails to build against pybind11 3.x; PIP_CONSTRAINT reaches the
 # isolated build environments too.
 export PIP_CONSTRAINT="$here/constraints/build.txt"
-"$py" -m pip install --disable-pip-version-check -q -e "$here[test]"
+# [dask]: robin --dask, and the tests that run sweeps on a LocalCluster.
+"$py" -m pip install --disable-pip-version-check -q -e "$here[test,dask]"
 # pybatsim 3.2.1 pins pyzmq<23, which does not build on 3.11: take it without
 # its pins (its real needs, a recent pyzmq, docopt, procset and sortedcontainers,
 # come from batloc's own dependencies).

@@ -144,11 +144,11 @@ def test_sweep_goes_on_after_a_failed_run_and_skips_complete_ones(tmp_path):
     assert "1 already complete, 2 to run" in proc.stdout
 
 
-def test_cpu_leases_give_parallel_runs_distinct_cpus_and_share_when_short():
+def test_cpu_leases_give_parallel_runs_distinct_cpus_and_share_when_short(tmp_path):
     from batloc.processes import CpuLeases
 
-    leases = CpuLeases()
-    leases.enabled, leases.cpus, leases.users = True, [0, 1], {0: 0, 1: 0}
+    leases = CpuLeases(directory=str(tmp_path / "leases"))
+    leases.enabled, leases.cpus = True, [0, 1]
     a, b = leases.take(), leases.take()
     assert {a, b} == {0, 1}
     c = leases.take()  # more runs than CPUs: the least used one, lowest first
@@ -157,6 +157,23 @@ def test_cpu_leases_give_parallel_runs_distinct_cpus_and_share_when_short():
     assert leases.take() == b
     leases.enabled = False
     assert leases.take() is None
+
+
+def test_cpu_leases_are_shared_out_between_processes(tmp_path):
+    """Two robins (or two Dask workers) on one machine must not both start at the first CPU."""
+    from batloc.processes import CpuLeases
+
+    directory = str(tmp_path / "leases")
+    mine = CpuLeases(directory=directory)
+    mine.enabled, mine.cpus = True, [0, 1]
+    assert mine.take() == 0
+    other = ("from batloc.processes import CpuLeases\n"
+             f"l = CpuLeases(directory={directory!r}); l.enabled, l.cpus = True, [0, 1]\n"
+             "print(l.take(), l.take())")
+    seen = subprocess.run([sys.executable, "-c", other], capture_output=True, text=True, timeout=60)
+    assert seen.stdout.split() == ["1", "0"], seen.stderr   # CPU 1 was free; then CPU 0 is shared
+    mine.give_back(0)   # and a lease ends with its process: the other one's are free again
+    assert [mine.take(), mine.take()] == [0, 1]
 
 
 def test_both_processes_of_a_run_share_one_cpu(tmp_path):

@@ -1,0 +1,155 @@
+"""From a study to robin's sweep: the scaled platform, one workload per evaluation week.
+
+The trace is converted once, whole (files and sessions are given over the
+whole log, so a group of jobs sharing a file is not cut at a window's edge),
+then each week is cut out with its context. The platform is the paper's
+Rackham node (20 cores, 128 GB, 0.1 GB/s FATPIPE link to the file system)
+repeated to the trace's machine: ceil(MaxProcs / 20) nodes, so that the
+machine offers at least the trace's processors, as one core each, and any set
+of jobs that ran together on it fits (wider jobs are split per node, as the
+paper splits its multi-node jobs).
+
+Inputs go to OUTPUT/inputs/<hash of what made them>/: a study whose inputs
+change gets new paths, so robin redoes its runs instead of taking the old
+ones as complete.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+from batloc.platforms import rackham
+from batloc.platforms.generator import PlatformSpec, write as write_platform
+from batloc.robin import description as rd
+from batloc.workloads import pipeline
+from batloc.workloads.errors import WorkloadError
+from batloc.workloads.stats import workload_stats
+
+from . import windows
+from .description import Study, StudyError
+
+
+@dataclass
+class Week:
+    label: str
+    start: float          # in the trace's seconds
+    workload: Path
+    jobs: int
+    evaluated: int
+    offered_load: float
+
+
+@dataclass
+class Prepared:
+    study: Study
+    trace: Path
+    platform: Path
+    nodes: int
+    weeks: list
+    sweep: dict           # robin's sweep description
+    sweep_file: Path
+
+    def to_json(self) -> dict:
+        return {"trace": str(self.trace), "platform": str(self.platform), "nodes": self.nodes,
+                "cores_per_node": rackham.CORES, "seed": self.study.seed,
+                "length": self.study.length, "before": self.study.before, "after": self.study.after,
+                "sharing": self.study.sharing, "sharing_window": self.study.sharing_window,
+                "options": self.study.options,
+                "weeks": [{"label": w.label, "start": w.start, "workload": str(w.workload), "jobs": w.jobs,
+                           "evaluated": w.evaluated, "offered_load": w.offered_load} for w in self.weeks]}
+
+
+def trace_path(study: Study) -> Path:
+    try:
+        path = rd.resolve_input(study.trace)
+        if not path.is_file():
+            raise rd.DescriptionError(str(path))
+        return path
+    except rd.DescriptionError:
+        raise StudyError(f"trace not found: {study.trace} (a Standard Workload Format log, e.g. KTH-SP2 from "
+                         "the Parallel Workloads Archive; give its path with --trace)") from None
+
+
+def machine_nodes(table, trace: Path) -> int:
+    """Rackham nodes for the trace's machine: its processors (SWF header MaxProcs, else MaxNodes) / 20, rounded up."""
+    header = table.attrs.get("provenance", {}).get("source", {}).get("header", {})
+    for key in ("MaxProcs", "MaxNodes"):
+        text = str(header.get(key, "")).strip()
+        if text.isdigit() and int(text) > 0:
+            return math.ceil(int(text) / rackham.CORES)
+    raise StudyError(f"{trace}: the header gives neither MaxProcs nor MaxNodes; set `nodes:` in the study file")
+
+
+def prepare(study: Study, log=print) -> Prepared:
+    trace = trace_path(study)
+    sizes = pipeline.platform_sizes()   # Rackham's node: cores per node and memory give the file sizes
+    try:
+        table, _ = pipeline.convert(trace, "swf", sizes, sharing=study.sharing, sharing_window=study.sharing_window)
+    except (WorkloadError, ValueError, OSError) as exc:
+        raise StudyError(f"{trace}: {exc}") from None
+    nodes = study.nodes or machine_nodes(table, trace)
+    epoch = table.attrs.get("epoch")
+    submit = table["submit"]
+    first, last = float(submit.min()), float(submit.max())
+    try:
+        if study.weeks:
+            starts = sorted(windows.given(study.weeks, table, first, last, study.before, study.after, study.length))
+        else:
+            candidates = windows.candidate_weeks(first, last, epoch, study.before, study.after, study.length)
+            starts = windows.draw(candidates, study.windows, study.seed)
+    except (windows.WindowError, WorkloadError) as exc:
+        raise StudyError(f"{trace}: {exc}") from None
+
+    made_of = json.dumps({"trace": str(trace), "size": trace.stat().st_size, "starts": starts, "nodes": nodes,
+                          "length": study.length, "before": study.before, "after": study.after,
+                          "sharing": study.sharing, "sharing_window": study.sharing_window}, sort_keys=True)
+    inputs = study.output_dir / "inputs" / hashlib.sha256(made_of.encode()).hexdigest()[:10]
+    inputs.mkdir(parents=True, exist_ok=True)
+    platform = inputs / f"rackham-{nodes}n.xml"
+    write_platform(PlatformSpec(memory_mix=((nodes, rackham.NODE_MEMORY),), cores=rackham.CORES,
+                                node_bandwidth=rackham.NODE_BANDWIDTH, sharing="FATPIPE", name=f"rackham-{nodes}n",
+                                description=f"Rackham's node x {nodes}, scaled to {trace.name}"), platform)
+    total_cores = nodes * rackham.CORES
+    weeks = []
+    for start in starts:
+        label = windows.label(start, epoch)
+        week = pipeline.cut_window(table, pipeline.Window(start, study.length, study.before, study.after))
+        path = inputs / f"week-{label}.json"
+        pipeline.write(week, path, total_cores)
+        stats = workload_stats(week, total_cores)
+        weeks.append(Week(label=label, start=start, workload=path, jobs=len(week),
+                          evaluated=int(week["evaluated"].sum()), offered_load=float(stats.get("offered load", 0))))
+        log(f"batloc study: week {label}: {len(week)} jobs, {weeks[-1].evaluated} evaluated, "
+            f"offered load {weeks[-1].offered_load:.2f} on {nodes} nodes x {rackham.CORES} cores")
+
+    sweep = {"output-dir": str(study.output_dir), "platforms": [str(platform)],
+             "workloads": [str(w.workload) for w in weeks], "schedulers": schedulers(study),
+             "baseline": study.baseline, **study.timeouts}
+    sweep_file = study.output_dir / "sweep.yaml"
+    sweep_file.write_text("# written by `batloc study paper`; re-run with robin (--jobs N, or --dask ADDRESS)\n"
+                          + yaml.safe_dump(sweep, sort_keys=False))
+    prepared = Prepared(study=study, trace=trace, platform=platform, nodes=nodes, weeks=weeks, sweep=sweep,
+                        sweep_file=sweep_file)
+    (study.output_dir / "study.json").write_text(json.dumps(prepared.to_json(), indent=1) + "\n")
+    return prepared
+
+
+def schedulers(study: Study) -> list:
+    """The study's scheduler entries with its common `options` added to each policy's own."""
+    entries = []
+    for entry in study.schedulers:
+        try:
+            spec = rd.parse_scheduler(entry)
+        except rd.DescriptionError as exc:
+            raise StudyError(f"{study.source}: {exc}") from None
+        if spec.policy is None:
+            entries.append(spec.to_json())
+        else:
+            entries.append({"name": spec.name, "policy": spec.policy, "options": {**spec.options, **study.options}})
+    return entries
