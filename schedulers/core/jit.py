@@ -12,7 +12,6 @@ directory (``$XDG_CACHE_HOME`` or ``~/.cache``) in ``batloc/numba/<hash>``.
 scheduler starts from the cache.
 """
 
-import glob
 import hashlib
 import os
 
@@ -20,13 +19,16 @@ import numba
 from numba.core import config
 
 _CORE = os.path.dirname(os.path.abspath(__file__))
-# The files the compiled pass is built from: the core and the five policies' formulas.
+# The files the compiled pass is built from: the compiled modules of the core
+# and the five policies' formulas. The core's pure-Python modules (options,
+# state, queue) are left out: editing an option must not cost a recompile.
+_COMPILED = ("jit", "availability", "file_outlook", "planner", "policies")
 _POLICIES = ("fcfs", "eft", "lea", "leo", "lem")
 
 
 def _source_hash():
     h = hashlib.sha1(numba.__version__.encode())
-    sources = glob.glob(os.path.join(_CORE, "*.py")) + [
+    sources = [os.path.join(_CORE, f"{m}.py") for m in _COMPILED] + [
         os.path.join(os.path.dirname(_CORE), f"{p}.py") for p in _POLICIES]
     for path in sorted(sources):
         h.update(os.path.basename(path).encode())
