@@ -164,7 +164,7 @@ def check_files_and_memory(rows, decisions, memories, model):
             cache.end_job(p[1], t)
         else:
             _, jid, _, file, size, logged = p
-            before = cache.status(file) if file else None
+            before = cache.status(file, t) if file else None
             cache.start_job(file, size, t, load_end=t)
             if logged == "hit" and before != "loaded":
                 out.append((FALSE_HIT, f"{jid}: logged as a hit at {t:.6f} but {file} is not in {node}'s memory "

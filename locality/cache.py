@@ -8,7 +8,10 @@ and the validator replay events through it).
 Models (semantics note, "File availability and the memory model"):
 - ``paper``:  a file stays while a job using it runs or waits on the node, and
   after its last user ends only until another job starts on the node;
-- ``strict``: a file stays only while a job using it runs or waits;
+- ``strict``: a file stays only while a job using it runs or waits, and through
+  the instant its last user ends: a job starting in that very instant finds it
+  (as in the authors' no-persistence build, where the end is processed first
+  and the file stays valid for that second); at any later instant it is gone;
 - ``lru``:    a file stays until room is needed for a new file (capacity = the
   node's memory), least recently used first; a file in use is never evicted.
 """
@@ -43,7 +46,11 @@ class NodeCache:
         self._started_at, self._started_files = None, set()
 
     # ---- queries ------------------------------------------------------
-    def status(self, file):
+    def status(self, file, now=None):
+        """'absent', 'loading' or 'loaded'; give `now` to see a strict file whose
+        last user ended before it as gone (it is dropped at the next event)."""
+        if now is not None:
+            self._drop_ended(now)
         r = self.files.get(file)
         if r is None:
             return "absent"
@@ -64,7 +71,7 @@ class NodeCache:
         flight) or 'miss' (the caller starts a load ending around `load_end`),
         or 'none' for a job without file; evicted lists the files dropped.
         """
-        evicted = []
+        evicted = self._drop_ended(now)
         if self.model == "paper":
             # Another job starting on the node ends the survival of unused files.
             for f, r in list(self.files.items()):
@@ -91,6 +98,7 @@ class NodeCache:
         return case, evicted
 
     def load_done(self, file, now):
+        self._drop_ended(now)
         r = self.files.get(file)
         if r is not None:
             r.loaded = True
@@ -98,8 +106,9 @@ class NodeCache:
 
     def end_job(self, file, now):
         """A job using `file` ended (or was killed). Returns the files dropped."""
+        dropped = self._drop_ended(now)
         if file is None or file not in self.files:
-            return []
+            return dropped
         r = self.files[file]
         r.users = max(0, r.users - 1)
         if r.users == 0:
@@ -108,10 +117,20 @@ class NodeCache:
             # [e, t]; one that started at e itself, before this end arrived, counts.
             started_now = (self.model == "paper" and self._started_at == now
                            and any(f != file for f in self._started_files))
-            if self.model == "strict" or not r.loaded or started_now:
+            # strict keeps a loaded file through the instant e (_drop_ended).
+            if not r.loaded or started_now:
                 del self.files[file]
-                return [file]
-        return []
+                dropped.append(file)
+        return dropped
+
+    def _drop_ended(self, now):
+        """strict: drop the files whose last user ended before `now`."""
+        if self.model != "strict":
+            return []
+        gone = [f for f, r in self.files.items() if r.users == 0 and r.last_use < now]
+        for f in gone:
+            del self.files[f]
+        return gone
 
     def _make_room(self, size, now, file):
         evicted = []

@@ -109,11 +109,19 @@ def test_paper_cache_a_start_at_the_instant_of_the_last_end_evicts_in_either_ord
     assert c.end_job("A", 5.0) == [] and c.status("A") == "loaded"
 
 
-def test_strict_cache_drops_a_file_with_its_last_user():
+def test_strict_cache_drops_a_file_with_its_last_user_after_its_end_instant():
     c = NodeCache(100, "strict")
     c.start_job("A", 10, 0.0)
     c.load_done("A", 1.0)
-    assert c.end_job("A", 5.0) == ["A"]
+    assert c.end_job("A", 5.0) == []                      # still there during t = 5
+    assert c.status("A", 5.0) == "loaded"
+    assert c.start_job("A", 10, 5.0) == ("hit", [])       # a start in that very instant finds it
+    assert c.end_job("A", 8.0) == []
+    assert c.status("A", 8.5) == "absent"                 # any later instant: gone
+    assert c.start_job("A", 10, 9.0) == ("miss", [])
+    c.load_done("A", 10.0)
+    c.end_job("A", 12.0)
+    assert c.start_job("B", 10, 13.0) == ("miss", ["A"])  # dropped at the next event, and said so
 
 
 def test_lru_cache_never_evicts_a_file_in_use():

@@ -14,7 +14,8 @@ is taken to end its load just after now. Under ``paper`` a file also survives
 its last user's end until another job starts on the node (a job planned
 earlier in the pass at the same instant counts as starting first); under
 ``lru`` it stays until evicted for room, planned loads replayed in start
-order against the node's memory; under ``strict`` it goes with its last user.
+order against the node's memory; under ``strict`` it goes with its last user,
+seen only by a start in the very instant that user ends (t = its end).
 """
 
 import numpy as np
@@ -211,7 +212,7 @@ def _kept(k, fid, since, t, model, lru, node_f, held, mem, node_i, plan, buf):
         if lru < 0:
             lru = _lru_resident(k, t, node_f, held, mem, node_i, plan, buf)
         return _has(buf, lru, fid), lru
-    return False, lru
+    return since == t, lru
 
 
 @inline
@@ -261,7 +262,9 @@ def evaluate(k, fid, size, t, now, model, penalty, node_f, held, mem, node_i, pl
         for i in range(int(node_f[k, N_MEM])):
             if mem[k, i, M_FILE] == fid:
                 if mem[k, i, M_LOADED] != 0 and mem[k, i, M_USERS] == 0:
-                    present, lru = _kept(k, fid, now, t, model, lru, node_f, held, mem, node_i, plan, buf)
+                    # strict: an orphan is one whose last user ended at M_LAST (<= now)
+                    since = mem[k, i, M_LAST] if model == STRICT else now
+                    present, lru = _kept(k, fid, since, t, model, lru, node_f, held, mem, node_i, plan, buf)
                 break
     pen = 0.0
     if penalty:

@@ -230,7 +230,7 @@ class FileSharingScheduler(BatsimScheduler):
     # ---- what policies read -----------------------------------------------
     def file_state(self, file, node):
         """('loaded' | 'loading' | 'absent', load end) of `file` in `node`'s memory now."""
-        status = self.memories[node].status(file) if file is not None else "absent"
+        status = self.memories[node].status(file, self.bs.time()) if file is not None else "absent"
         if status == "loading":
             st = self.stagings.find(node, file)
             return status, (st.est_end if st is not None else self.bs.time())
@@ -249,7 +249,7 @@ class FileSharingScheduler(BatsimScheduler):
         self.free[node][positions] = False
         self.n_free[node] -= len(positions)
         memory = self.memories[node]
-        absent = job.file is not None and memory.status(job.file) == "absent"
+        absent = job.file is not None and memory.status(job.file, now) == "absent"
         slot = self.chart.reserve(node, job.size, now) if absent else None
         self.census.accessed(job.file)
         case, evicted = memory.start_job(job.file, job.size, now, load_end=slot[1] if slot else None)

@@ -70,7 +70,7 @@ class FileOutlook:
     def _survives(self, file, since, t):
         """Does an unused `file` (unused since `since`) stay in memory until t?"""
         if self.model == "strict":
-            return False
+            return t == since        # kept through its last user's end instant only
         if self.model == "paper":
             for w in self.planned:
                 if since <= w.start <= t and w.file != file:
@@ -121,7 +121,8 @@ class FileOutlook:
                 load_end, staging = w.avail, w.staging
         if not present and load_end is None:
             r = self.cache.files.get(file)
-            if r is not None and r.loaded and r.users == 0 and self._survives(file, self.now, t):
+            since = r.last_use if r is not None and self.model == "strict" else self.now
+            if r is not None and r.loaded and r.users == 0 and self._survives(file, since, t):
                 present = True
         pen = self.penalty_bytes(file, t) if penalty else 0.0
         if present:
