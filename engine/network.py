@@ -49,9 +49,12 @@ class SchedulerLink(WatchedSocket):
 
     def _wait_reply(self, now):
         started = time.monotonic()
-        limit = self.reply_timeout if self.answered else self.ready_timeout
 
         def check():
+            # A ZeroMQ peer that has not answered yet is a scheduler starting
+            # (loading or compiling its planning core can take minutes): it
+            # gets the reply timeout; anything else, the ready timeout.
+            limit = self.reply_timeout if self.answered or self.handshake_done else self.ready_timeout
             if self.stop is not None:
                 self.stop.check(now)
             if self.handshake_failed:

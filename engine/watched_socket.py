@@ -30,6 +30,7 @@ class WatchedSocket:
         self.connected = False          # a peer was connected at some point
         self.disconnected = False
         self.handshake_failed = False   # the peer does not speak ZeroMQ
+        self.handshake_done = False     # the peer speaks ZeroMQ
 
     def _read_monitor(self):
         while self.monitor.poll(0):
@@ -41,6 +42,8 @@ class WatchedSocket:
                 self.disconnected = True
             elif event in _HANDSHAKE_FAILURES:
                 self.handshake_failed = True
+            elif event == getattr(zmq, "EVENT_HANDSHAKE_SUCCEEDED", None):
+                self.handshake_done = True
 
     def wait(self, check):
         """The next message's bytes; `check()` runs between polls and raises to give up."""

@@ -81,6 +81,23 @@ def test_scheduler_that_never_connects_hits_the_ready_timeout(tmp_path, platform
     assert time.monotonic() - started < 20
 
 
+def test_a_scheduler_slow_to_start_gets_the_reply_timeout_not_the_ready_timeout(tmp_path, platform):
+    """A ZeroMQ scheduler that takes longer than --ready-timeout over its first
+    answer (compiling its planning core, say) is waited for up to --reply-timeout."""
+    import zmq
+    port = free_port()
+    ctx = zmq.Context()
+    rep = ctx.socket(zmq.REP)
+    rep.bind(f"tcp://127.0.0.1:{port}")
+    try:
+        proc = engine("-p", platform, "-w", good_workload(tmp_path), "-e", str(tmp_path / "o"),
+                      "-s", f"tcp://127.0.0.1:{port}", "--ready-timeout", "1", "--reply-timeout", "3")
+    finally:
+        rep.close(0)
+        ctx.term()
+    assert_clean_error(proc, "sent no Batsim answer within 3 s")
+
+
 def test_port_held_by_a_program_that_is_not_a_scheduler(tmp_path, platform):
     server = socket.socket()
     server.bind(("127.0.0.1", 0))
