@@ -4,7 +4,9 @@ Both run the same saturated inputs through the same pybatsim scheduler class
 on the dry run; every pass must see the same queue and take the same
 decisions (the decision log: time, job, node, cores, case, score...). The
 inputs cover the ten variants, the three memory models, event-driven and
-periodic passes, heterogeneous nodes, LEM's saturation share and queue_depth.
+periodic passes, heterogeneous nodes, LEM's saturation share, queue_depth,
+and the authors profile's rules (waits counted from now, the pass stopping at
+the first job that needs more cores than are free).
 """
 
 import pytest
@@ -23,6 +25,9 @@ INPUTS = {
     "period-30": (dict(seed=14, hours=12.0), {}, {"scheduling_period": 30}),
     "lem-half-depth": (dict(seed=15, hours=12.0, load=1.8), dict(hetero=True),
                        {"saturation": 0.5, "queue_depth": 40}),
+    # the authors' profile's rules, event-driven so that passes follow each other closely
+    "authors-rules": (dict(seed=16, hours=12.0), {}, {"profile": "authors", "scheduling_period": 0,
+                                                       "pass_stop": "job_exceeds_free_cores"}),
 }
 
 

@@ -4,6 +4,14 @@ Defaults are the paper's: no backfilling, W = 500, LEM switches to LEA when
 every node runs a job (saturation share 1.0), the paper's memory model, and
 event-driven scheduling (period 0), the whole queue planned at every pass
 (queue depth 0), input files taken into account.
+
+``profile: "authors"`` sets, as defaults the user's own options override, the
+rules by which the authors' published simulator departs from the paper's text
+(docs/authors-simulator.md, rules R1-R16; docs/reproduction.md says what each
+changes): its 30 s scheduling grid, no persistence of files beyond the instant
+their last user ends, waits for an in-flight load counted from now, and its
+score schedulers' pass ending at the first job that needs more cores than are
+free.
 """
 
 from dataclasses import dataclass
@@ -14,6 +22,15 @@ from batloc.locality.cache import MODELS
 
 class OptionsError(ValueError):
     """An option the schedulers do not know or cannot use."""
+
+
+PROFILES = {
+    "paper": {},
+    "authors": {"scheduling_period": 30.0, "cache": "strict", "inflight_overhead": "from_now",
+                "pass_stop": "authors"},
+}
+INFLIGHT = ("to_load_end", "from_now")
+PASS_STOPS = ("never", "job_exceeds_free_cores", "authors")
 
 
 @dataclass(frozen=True)
@@ -30,6 +47,16 @@ class SchedulerOptions:
     # Schedule as if no job had an input file: a file-unaware baseline, e.g.
     # to run under the staging proxy (adapters/), which then pays the loads.
     ignore_files: bool = False
+    # A named set of defaults (PROFILES); the other options override it.
+    profile: str = "paper"
+    # A job waiting for a load in flight: overhead up to the load's end from
+    # t_k (the paper), or from now (the authors' simulator, R10).
+    inflight_overhead: str = "to_load_end"
+    # Where a pass without backfilling stops (R14): "never" (every queued job
+    # is planned), "job_exceeds_free_cores", or "authors" (that rule for the
+    # score policies, "never" for FCFS, whose own rule - stop when no core is
+    # free - starts the same jobs as "never").
+    pass_stop: str = "never"
     bandwidth: Optional[float] = None
     decisions: Optional[str] = None
     export_prefix: Optional[str] = None
@@ -44,9 +71,18 @@ class SchedulerOptions:
             return f"{self.export_prefix}_decisions.csv"
         return None
 
+    def pass_stop_for(self, policy_name: str) -> str:
+        if self.pass_stop != "authors":
+            return self.pass_stop
+        return "never" if self.backfilling or policy_name == "FCFS" else "job_exceeds_free_cores"
+
     @classmethod
     def from_dict(cls, raw: Optional[dict]) -> "SchedulerOptions":
         raw = dict(raw or {})
+        profile = raw.get("profile", "paper")
+        if not isinstance(profile, str) or profile not in PROFILES:
+            raise OptionsError(f"option 'profile' must be one of {', '.join(PROFILES)}, got {profile!r}")
+        raw = {**PROFILES[profile], **raw}
         known = {f for f in cls.__dataclass_fields__}
         unknown = sorted(set(raw) - known)
         if unknown:
@@ -64,6 +100,9 @@ class SchedulerOptions:
         if isinstance(self.queue_depth, bool) or not isinstance(self.queue_depth, int) or self.queue_depth < 0:
             raise OptionsError(f"option 'queue_depth' must be an integer >= 0 (0 = the whole queue), "
                                f"got {self.queue_depth!r}")
+        for name, allowed in (("inflight_overhead", INFLIGHT), ("pass_stop", PASS_STOPS)):
+            if getattr(self, name) not in allowed:
+                raise OptionsError(f"option {name!r} must be one of {', '.join(allowed)}, got {getattr(self, name)!r}")
         if self.cache not in MODELS:
             raise OptionsError(f"option 'cache' must be one of {', '.join(MODELS)}, got {self.cache!r}")
         for name in ("W", "saturation", "scheduling_period"):

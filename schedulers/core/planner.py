@@ -26,11 +26,12 @@ from typing import Optional
 import numpy as np
 
 from batloc.schedulers.core import availability as av
-from batloc.schedulers.core.file_outlook import CASE_NAMES, MODEL_CODES, NONE, evaluate
+from batloc.schedulers.core.file_outlook import CASE_NAMES, MODEL_CODES, NONE, WAIT, evaluate
 from batloc.schedulers.core.jit import inline, njit
 from batloc.schedulers.core.policies import CODES, bound, needs_penalty, reads_overhead, score
 from batloc.schedulers.core.flat_state import AVAIL, BW, END, FILE, MEM, MIN_LOADING, N_FREE, SIZE, START
-from batloc.schedulers.core.scratch import (BUSY, C_BACKFILL, C_BW_MAX, C_MODEL, C_NOW, C_POLICY, C_W, HEAD, O_CASE,
+from batloc.schedulers.core.scratch import (BUSY, C_BACKFILL, C_BW_MAX, C_INFLIGHT_FROM_NOW, C_MODEL, C_NOW,
+                                            C_PASS_STOP, C_POLICY, C_W, FREE, HEAD, O_CASE,
                                             O_JOB, O_NODE, O_SCORE, O_START, O_TFILE, P_NEXT, PF_COUNT, PW_COUNT,
                                             RESUME_AT, SCANNED, SCORED, TAIL, VALID, allocate)
 
@@ -108,6 +109,10 @@ def _score_node(k, cores, walltime, fid, size, lower, saturated, cfg, node_f, he
     need = needs_penalty(policy, t, now, saturated)
     case, t_file, overhead, pen_bytes = evaluate(k, fid, size, t, now, model, need, node_f, held, mem, node_i,
                                                  plan, buf)
+    if case == WAIT and cfg[C_INFLIGHT_FROM_NOW] != 0:
+        # the authors' simulator: what is left of the load counted from now, not from t_k
+        overhead = t_file - now
+        t_file = t + overhead
     pen = 0.0
     if need and pen_bytes != 0.0:
         pen = pen_bytes * size / node_f[k, MEM] / node_f[k, BW]
@@ -268,11 +273,17 @@ def plan_pass(node_f, core_end, core_held, held, mem, file_bits,
     one's placements exactly: they all begin after now, and what a node could
     offer now only got later and dearer, unless the job's file is loading on
     a node with cores free now (waiting there gets shorter: ``_wait_shrinks``).
-    So it keeps them and goes on from where the last one stopped."""
+    So it keeps them and goes on from where the last one stopped (not when
+    waits are counted from now: they shrink as time passes).
+
+    ``pass_stop`` (cfg): the pass ends at the first job needing more cores
+    than are free now, less those the pass's placements took (the authors'
+    score schedulers); the jobs after it get no reservation."""
     n = node_f.shape[0]
     now, backfilling = cfg[C_NOW], cfg[C_BACKFILL] != 0
     first = 0
-    if (appended_only and dirty.shape[0] == 0 and ints[RESUME_AT] >= 0 and not av.overrun_at(node_f, now)
+    if (appended_only and dirty.shape[0] == 0 and ints[RESUME_AT] >= 0 and cfg[C_INFLIGHT_FROM_NOW] == 0
+            and not av.overrun_at(node_f, now)
             and node_f[:, MIN_LOADING].min() > now and not _wait_shrinks(node_f, file_bits, known, q_file,
                                                                         ints[RESUME_AT])):
         first = ints[RESUME_AT]
@@ -296,10 +307,12 @@ def plan_pass(node_f, core_end, core_held, held, mem, file_bits,
     for k in range(n):
         if node_i[k, BUSY]:
             busy_count += 1
+    pass_stop = cfg[C_PASS_STOP] != 0
+    free_now = node_i[:, FREE].sum() if pass_stop else 0
     ndec = 0
     stop = qlen
     for i in range(first, qlen):
-        if av.max_free_now(node_i, ints) < smallest_left[i]:
+        if av.max_free_now(node_i, ints) < smallest_left[i] or (pass_stop and q_cores[i] > free_now):
             stop = i
             break
         ints[SCANNED] += 1
@@ -311,11 +324,13 @@ def plan_pass(node_f, core_end, core_held, held, mem, file_bits,
         if best_k == n:
             continue
         k, t = best_k, best_t
+        free_k = node_i[k, FREE]
         if backfilling:
             av.reserve_bf(k, c, t, w, now, first_free, cols, tree, node_i, touched, cand_times, pos, core_iv, iv,
                           ints)
         else:
             av.reserve(k, c, t, w, now, base, cols, tree, node_i, touched, cand_times, pos, ints)
+        free_now -= free_k - node_i[k, FREE]
         _plan_window(k, t, best_tfile, t + w, fid, size, node_i, plan, ints)
         if fid >= 0 and not _has_bit(pf_bits, fid, k):
             pf_bits[fid, k >> 6] |= np.uint64(1) << np.uint64(k & 63)
@@ -395,6 +410,8 @@ class Planner:
         self.W = float(opts.W)
         self.saturation = float(opts.saturation)
         self.depth = int(opts.queue_depth)
+        self.inflight_from_now = opts.inflight_overhead == "from_now"
+        self.pass_stop = opts.pass_stop_for(policy_name) == "job_exceeds_free_cores"
         self._scratch = None
         self._room = (0, 0, 0, 0)
         self._removals, self._qlen = -1, 0
@@ -432,7 +449,8 @@ class Planner:
         before = self._scratch
         S = self._scratch_for(qlen, int(cores[:qlen].sum()), f.file_bits.shape[0], f.mem_cap)
         appended_only = S is before and queue.removals == self._removals and qlen >= self._qlen
-        S.cfg[:] = (now, self.W, f.bw_max, self.policy, self.model, self.backfilling)
+        S.cfg[:] = (now, self.W, f.bw_max, self.policy, self.model, self.backfilling, self.inflight_from_now,
+                    self.pass_stop)
         ndec = plan_pass(*f.arrays(), *S, f.take_dirty(), cores, wall, fids, sizes, qlen, self.saturation,
                          appended_only)
         self._removals, self._qlen = queue.removals, qlen

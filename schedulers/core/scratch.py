@@ -52,7 +52,7 @@ IV_START, IV_END, IV_NEXT = range(3)
 B_FILE, B_SIZE, B_LAST, B_SEQ, B_ALIVE, B_ORDER, B_VICTIM = range(7)
 O_START, O_TFILE, O_SCORE = range(3)
 O_JOB, O_CASE, O_NODE = range(3)
-C_NOW, C_W, C_BW_MAX, C_POLICY, C_MODEL, C_BACKFILL = range(6)
+C_NOW, C_W, C_BW_MAX, C_POLICY, C_MODEL, C_BACKFILL, C_INFLIGHT_FROM_NOW, C_PASS_STOP = range(8)
 
 # Slots of ``ints``: largest count of cores free now (-1: to recompute);
 # planned windows, intervals and planned-file bits in use; jobs scanned and
@@ -83,4 +83,4 @@ def allocate(n, m, words, jobs, cores, files, memory_files):
         lb=z(n), cand=z((2, n), dtype=i64), stack=z(2 * leaves(n).bit_length() + 4, dtype=i64),
         known=z(words, dtype=np.uint64), pf_bits=z((files, words), dtype=np.uint64), pf_set=z((jobs, 2), dtype=i64),
         buf=z((u, 7)), out_f=z((jobs, 3)), out_i=z((jobs, 3), dtype=i64), out_pos=z((jobs, m), dtype=i64),
-        smallest_left=z(jobs, dtype=i64), ints=np.array([0, 0, 0, 0, 0, 0, 0, 0, -1], dtype=i64), cfg=z(6))
+        smallest_left=z(jobs, dtype=i64), ints=np.array([0, 0, 0, 0, 0, 0, 0, 0, -1], dtype=i64), cfg=z(8))

@@ -101,9 +101,14 @@ class Planner:
         ctx = PassContext(now, st.options, float(busy_count) / n)
         t_exact, max_free_now = avail.t_exact, avail.max_free_now
         inf = np.inf
+        from_now = st.options.inflight_overhead == "from_now"
+        pass_stop = st.options.pass_stop_for(policy.name) == "job_exceeds_free_cores"
+        free_total = int(avail.free_now.sum())
 
         for i, job in enumerate(queue):
             if max_free_now() < smallest_left[i]:
+                break
+            if pass_stop and job.cores > free_total:
                 break
             self.stats_jobs_scanned += 1
             c, w, file, size = job.cores, job.walltime, job.file, job.size
@@ -152,6 +157,9 @@ class Planner:
                             need_pen = uses_penalty and (penalty_counts is None or penalty_counts(ctx, t))
                             res = o.evaluate(file, size, t, bw[k], need_pen)
                             ov, case, t_file, stg = res.overhead, res.case, res.t_file, res.staging
+                            if case == "wait" and from_now:
+                                ov = t_file - now
+                                t_file = t + ov
                             pen_bytes = res.penalty_bytes
                             pen = 0.0
                             if need_pen and pen_bytes:
@@ -174,7 +182,9 @@ class Planner:
                 continue            # no node can ever hold it (rejected on submission)
             score, k = best_score, best_k
             t, positions, case, t_file, stg = best
+            free_k = int(avail.free_now[k])
             avail.reserve(k, positions, t, w)
+            free_total -= free_k - int(avail.free_now[k])
             if t == now and case == "miss":
                 stg = staging_job_id(job.id, self.platform.nodes[k].name)
             win = Window(t, t_file, t + w, file, size, stg)
