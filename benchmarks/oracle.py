@@ -21,58 +21,13 @@ import shutil
 import sys
 import tempfile
 
-import pandas as pd
-
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from saturated_day import ROOT, run_variant  # noqa: E402  (sibling benchmark script)
 
-from batloc.analysis import load, metrics  # noqa: E402
+from batloc.analysis.authors import compare, per_job  # noqa: E402
 
 ORACLE = os.environ.get("BATLOC_ORACLE", "/work/shared/data/oracle")
 VARIANTS = ["fcfs", "eft", "lea", "leo", "lem", "fcfs_bf", "eft_bf", "lea_bf", "leo_bf", "lem_bf"]
-# The authors' stretch divides by the delay plus one load on an empty cluster (their
-# ReferenceFlow uses the job's delay, not its measured run time): README of the oracle.
-AUTHORS_BANDWIDTH = 0.1e9
-
-
-def authors_name(variant):
-    return variant.replace("_", "-")
-
-
-def profile_delays(workload_path):
-    """Job id -> the delay of its profile (the authors' stretch denominator needs it)."""
-    with open(workload_path) as f:
-        data = json.load(f)
-    profiles = data.get("profiles", {})
-    return {str(j["id"]): float(profiles[j["profile"]]["delay"]) for j in data["jobs"]}
-
-
-def batloc_jobs(prefix, workload_path, platform, delays):
-    """Per evaluated job: transfer, file wait and the authors' stretch, from batloc's outputs."""
-    workload = load.read_workload(workload_path)
-    jobs = load.read_jobs(f"{prefix}_jobs.csv")
-    decisions = load.read_decisions(f"{prefix}_decisions.csv")
-    table = metrics.per_job(jobs, workload, decisions, load.reference_bandwidth(platform))
-    table = table[table["evaluated"]].set_index("job_id")
-    reference = table.index.map(delays).astype(float) + table["input_size"] / AUTHORS_BANDWIDTH
-    table["authors_stretch"] = (table["finish_time"] - table["submission_time"]) / reference
-    return table
-
-
-def compare(variant, table, oracle_dir):
-    """One row: batloc's totals beside the authors' for this variant."""
-    agg = pd.read_csv(os.path.join(oracle_dir, "aggregates.csv")).set_index("variant").loc[authors_name(variant)]
-    theirs = pd.read_csv(os.path.join(oracle_dir, "per-job", authors_name(variant) + ".csv"))
-    theirs = theirs.set_index(theirs["job_id"].astype(str))["transfer_plus_wait_for_load"]
-    done = table[table["completed"]]
-    ours = done["load_time"].round().reindex(theirs.index)
-    row = dict(variant=variant, completed=len(done), evaluated=len(table),
-               transfer=(done["transfer_time"].sum(), agg["total_transfer_s"]),
-               wait=(done["file_wait"].sum(), agg["total_wait_load_s"]),
-               total=(done["load_time"].sum(), agg["total_transfer_plus_wait_s"]),
-               stretch=(done["authors_stretch"].mean(), agg["mean_stretch"]),
-               exact=float((ours == theirs).sum()) / len(theirs))
-    return row
 
 
 def rel(pair):
@@ -103,7 +58,7 @@ def print_table(rows):
                       f"{rel((r['total'][1], base['total'][1])):+6.1f}%")
 
 
-def run_one(variant, platform, workload, out, options, reuse, delays, oracle_dir):
+def run_one(variant, platform, workload, out, options, reuse, oracle_dir):
     prefix = os.path.join(out, variant)
     if reuse and os.path.exists(prefix + "_jobs.csv"):
         result = dict(variant=variant, wall=0.0, ok=True, note="reused outputs")
@@ -111,7 +66,7 @@ def run_one(variant, platform, workload, out, options, reuse, delays, oracle_dir
         result = run_variant(variant, platform, workload, out, options)
     if not os.path.exists(prefix + "_jobs.csv") or not os.path.exists(prefix + "_decisions.csv"):
         return dict(variant=variant, wall=result["wall"], note=result.get("note", "no outputs"))
-    row = compare(variant, batloc_jobs(prefix, workload, platform, delays), oracle_dir)
+    row = compare(variant, per_job(prefix, workload, platform), oracle_dir)
     row.update(wall=result["wall"], note=result.get("note", "") if not result.get("ok", True) else "")
     return row
 
@@ -133,12 +88,11 @@ def main():
     platform = os.path.join(ROOT, "platforms", "rackham.xml")
     out = args.keep or tempfile.mkdtemp(prefix="batloc-oracle-")
     os.makedirs(out, exist_ok=True)
-    delays = profile_delays(workload)
     print(f"workload {workload}; outputs in {out}"
           + (f"; scheduler options {json.dumps(args.options)}" if args.options else ""))
     with cf.ThreadPoolExecutor(args.parallel) as pool:
         rows = list(pool.map(lambda v: run_one(v, platform, workload, out, args.options, args.reuse,
-                                               delays, args.oracle), args.variants))
+                                               args.oracle), args.variants))
     print_table(rows)
     if not args.keep:
         shutil.rmtree(out, ignore_errors=True)
