@@ -20,9 +20,10 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import time
 
 from engine_run import run_pair
+
+from batloc.schedulers.core.options import SchedulerOptions
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 VARIANTS = ["fcfs", "eft", "lea", "leo", "lem", "fcfs_bf", "eft_bf", "lea_bf", "leo_bf", "lem_bf"]
@@ -34,8 +35,9 @@ def run_variant(variant, platform, workload, out, options):
     wall = r["wall"]
     if not r["ok"]:
         return dict(variant=variant, wall=wall, ok=False, note=r["note"])
+    cache = SchedulerOptions.from_dict(options).cache   # the model the run kept files by (a profile may set it)
     check = subprocess.run([sys.executable, "-m", "batloc.cli.main", "validate", prefix, "--workload", workload,
-                            "--platform", platform], capture_output=True, text=True)
+                            "--platform", platform, "--cache", cache], capture_output=True, text=True)
     with open(prefix + "_jobs.csv") as f:
         rows = list(csv.DictReader(f))
     jobs = sum(1 for r in rows if r["workload_name"] == "w0")

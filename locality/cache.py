@@ -57,6 +57,11 @@ class NodeCache:
         return "loaded" if r.loaded else "loading"
 
     def used_bytes(self):
+        # strict: a file kept through its last user's end instant only serves a
+        # start in that instant; it holds no memory (the authors' build, whose
+        # rule this is, has no memory capacity at all).
+        if self.model == "strict":
+            return sum(r.size for r in self.files.values() if r.users > 0)
         return sum(r.size for r in self.files.values())
 
     def orphans(self):
