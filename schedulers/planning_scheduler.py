@@ -14,7 +14,9 @@ there wait for the same staging. A job whose computation starts after t_k is
 killed at t_k + walltime, the end of its reservation window (paper §III).
 With dynamic jobs the simulation only ends once we send
 ``registration_finished``: we do so when no static job remains to come and
-the queue is empty (no staging can be needed any more).
+the queue is empty (no staging can be needed any more). Bad options, a
+platform off the contract and an engine that went away end the scheduler in
+one line (``boundary``).
 """
 
 import heapq
@@ -25,32 +27,27 @@ import sys
 import time as _time
 
 import numpy as np
-from batsim.batsim import BatsimScheduler
 from procset import ProcSet
 
 from batloc.locality.decision_log import DecisionLog
-from batloc.locality.platform_view import PlatformView
+from batloc.locality.platform_view import PlatformError, PlatformView
 from batloc.locality.staging import STAGE_WORKLOAD, is_staging_job, staging_profile, storage_mapping
+from batloc.schedulers.boundary import PREFIX, BatlocScheduler, options_or_exit, with_forced
 from batloc.schedulers.core.job_queue import JobQueue, QueuedJob
-from batloc.schedulers.core.options import SchedulerOptions
+from batloc.schedulers.core.options import OptionsError, SchedulerOptions
 from batloc.schedulers.core.state import ClusterState
 
 log = logging.getLogger("batloc.schedulers")
 
 
-class PlanningScheduler(BatsimScheduler):
+class PlanningScheduler(BatlocScheduler):
     policy_name = "?"         # FCFS, EFT, LEA, LEO or LEM (schedulers/core/policies.py)
     forced_options = {}
 
     # ---- setup ------------------------------------------------------------
     def __init__(self, options=None):
-        raw = dict(options or {})
-        for key, value in self.forced_options.items():
-            if key in raw and raw[key] != value:
-                raise ValueError(f"{type(self).__name__} sets {key}={value!r}; got {key}={raw[key]!r}")
-            raw[key] = value
-        super().__init__(raw)
-        self.opts = SchedulerOptions.from_dict(raw)
+        self.opts = options_or_exit(self.parse_options, options, OptionsError)
+        super().__init__(dict(options or {}))
         self.label = self.policy_name + ("-BF" if self.opts.backfilling else "")
         self.queue = JobQueue()
         self.jobs = {}
@@ -66,9 +63,22 @@ class PlanningScheduler(BatsimScheduler):
         self.born = _time.perf_counter()
         self.first_pass_seconds = None
 
+    @classmethod
+    def parse_options(cls, raw):
+        """The options of `raw` (a dict), with the class's forced ones; OptionsError names the first bad one."""
+        raw = with_forced(raw, cls.forced_options, cls.__name__, OptionsError)
+        try:
+            return SchedulerOptions.from_dict(raw)
+        except OptionsError as exc:
+            raise OptionsError(f"{cls.policy_name}: {exc}") from None
+
     def onSimulationBegins(self):
-        self.platform = PlatformView.from_resources(
-            self.bs.machines["compute"], self.bs.machines["storage"], self.opts.bandwidth)
+        try:
+            self.platform = PlatformView.from_resources(
+                self.bs.machines["compute"], self.bs.machines["storage"], self.opts.bandwidth)
+        except PlatformError as exc:
+            self.stop_after_answer(f"{PREFIX}: {exc}")
+            return
         self.state = self.make_state()
         self.planner = self.make_planner()
         self.decision_log = DecisionLog(self.opts.decisions_path)
@@ -82,15 +92,10 @@ class PlanningScheduler(BatsimScheduler):
         from batloc.schedulers.core.planner import Planner
         return Planner(self.state, self.policy_name)
 
-    def onDeadlock(self):
-        # pybatsim calls this when the engine is silent for its timeout (2 s);
-        # a large simulation step can take longer: keep waiting.
-        pass
-
     # ---- events -------------------------------------------------------------
     def onJobSubmission(self, job):
         self.events += 1
-        if is_staging_job(job.id):
+        if is_staging_job(job.id) or self.fatal is not None:
             return
         cores = int(job.requested_resources)
         if cores < 1 or cores > self.platform.max_cores:

@@ -24,7 +24,6 @@ from dataclasses import dataclass
 from typing import Optional
 
 import numpy as np
-from batsim.batsim import BatsimScheduler
 from procset import ProcSet
 
 from batloc.locality.cache import NodeCache
@@ -33,7 +32,8 @@ from batloc.locality.platform_view import PlatformView
 from batloc.locality.staging import (STAGE_WORKLOAD, StagingBook, is_staging_job, staging_job_id,
                                      staging_profile, storage_mapping)
 from batloc.locality.value_cache import FileCensus, ValueCache
-from batloc.schedulers.filesharing.options import FileSharingOptions
+from batloc.schedulers.boundary import BatlocScheduler, options_or_exit
+from batloc.schedulers.filesharing.options import FileSharingOptions, OptionsError
 from batloc.schedulers.filesharing.transfers import TransferChart
 
 log = logging.getLogger("batloc.schedulers")
@@ -82,7 +82,7 @@ def _warn(message):
     print(f"batloc scheduler: warning: {message}", file=sys.stderr)
 
 
-class FileSharingScheduler(BatsimScheduler):
+class FileSharingScheduler(BatlocScheduler):
     policy_name = "?"
     accepted_options = ()          # beyond options.COMMON
     default_options = {}
@@ -105,10 +105,8 @@ class FileSharingScheduler(BatsimScheduler):
 
     # ---- setup ------------------------------------------------------------
     def __init__(self, options=None):
-        raw = dict(options or {})
-        self.opts = FileSharingOptions.parse(raw, self.accepted_options, self.policy_name,
-                                             **self.default_options)
-        super().__init__(raw)
+        self.opts = options_or_exit(self.parse_options, options, OptionsError)
+        super().__init__(dict(options or {}))
         self.jobs = {}
         self.held = {}
         self.dirty = False
@@ -123,6 +121,10 @@ class FileSharingScheduler(BatsimScheduler):
         self.rejected = []
         self.seq = 0
         self.pass_times = []       # (jobs waiting, seconds) per scheduling pass
+
+    @classmethod
+    def parse_options(cls, raw):
+        return FileSharingOptions.parse(raw, cls.accepted_options, cls.policy_name, **cls.default_options)
 
     def onSimulationBegins(self):
         self.platform = PlatformView.from_resources(
@@ -140,9 +142,6 @@ class FileSharingScheduler(BatsimScheduler):
         self.stagings = StagingBook()
         self.decision_log = DecisionLog(self.opts.decisions_path)
         self.label = self.policy_name
-
-    def onDeadlock(self):
-        pass      # a long simulation step is not a deadlock: keep waiting
 
     # ---- events -------------------------------------------------------------
     def onJobSubmission(self, job):
