@@ -48,6 +48,14 @@ class PlatformView:
     def __len__(self):
         return len(self.nodes)
 
+    def misfit(self, job_id, file, size):
+        """Why no node's memory can hold `job_id`'s `file` of `size` bytes, or None if one can."""
+        largest = float(self.memory.max())
+        if size <= largest:
+            return None
+        return (f"job {job_id} rejected: its file {file} ({size:.6g} bytes) exceeds the memory of every node "
+                f"(largest {largest:.6g} bytes)")
+
     @classmethod
     def from_resources(cls, compute, storage, bandwidth_override: Optional[float] = None):
         cores_by_node = {}

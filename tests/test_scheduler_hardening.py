@@ -21,7 +21,7 @@ import pytest
 from batloc.locality.platform_view import PlatformError, PlatformView
 from batloc.processes import free_port, pybatsim_command
 from batloc.schedulers.cons_tabu import Cons_tabu
-from batloc.schedulers.dry_run import make_resources
+from batloc.schedulers.dry_run import DryRun, make_resources
 from batloc.schedulers.io_list import Io_list
 from batloc.schedulers.io_pack import Io_pack
 from batloc.schedulers.jdp_dll import Jdp_dll
@@ -119,12 +119,38 @@ def test_a_platform_without_node_memories_stops_the_scheduler_after_one_answer(t
     assert out.engine.returncode != 0 and "the scheduler disconnected" in out.engine.stderr
 
 
+# ---- a file larger than every node's memory ----------------------------------------------------
+
 def delay_workload(jobs):
     return {"jobs": jobs, "profiles": {"d": {"type": "delay", "delay": 5}}}
 
 
 def file_job(i, t, file, size):
     return {"id": i, "subtime": t, "res": 1, "walltime": 10, "profile": "d", "input_file": file, "input_size": size}
+
+
+@engine_needed
+def test_a_file_larger_than_every_node_memory_is_rejected_at_submission(tmp_path):
+    # 1.5 GB per node, 1 GB/s: A (1 GB) loads in 1 s; B (2 GB) fits nowhere.
+    (tmp_path / "p.xml").write_text(platform_xml(nodes=2, cores=2, bandwidth=GB, memory=1.5 * GB))
+    jobs = [file_job(1, 1, "A", 1 * GB), file_job(2, 2, "B", 2 * GB), file_job(3, 3, "A", 1 * GB)]
+    out = simulate(tmp_path, "lea", tmp_path / "p.xml", delay_workload(jobs))
+    warnings = [line for line in out.sched_out.splitlines() if line.startswith("batloc scheduler")]
+    assert warnings == ["batloc scheduler: warning: job w0!2 rejected: its file B (2e+09 bytes) exceeds the "
+                        "memory of every node (largest 1.5e+09 bytes)"]
+    rows = out.rows
+    assert rows["2"]["final_state"] == "REJECTED" and rows["2"]["starting_time"] == ""
+    # job 1 waits for its load (1-2 s), job 3 finds A in n000's memory
+    assert (rows["1"]["starting_time"], rows["3"]["starting_time"]) == ("2.000000", "3.000000")
+    assert not any(k.startswith("stage-w0-2") for k in rows)
+
+
+def test_a_file_sharing_policy_rejects_it_too(capsys):
+    compute, storage = make_resources({"n000": 2}, memory_bytes=1.5 * GB, bandwidth=GB)
+    run = DryRun(Met({}), compute, storage, delay_workload([file_job(7, 1, "B", 2 * GB), file_job(8, 1, "A", GB)]))
+    run.run()
+    assert run.rejected == ["w0!7"] and "w0!8" in run.results
+    assert "job w0!7 rejected: its file B (2e+09 bytes) exceeds the memory of every node" in capsys.readouterr().err
 
 
 # ---- the engine gone, or only slow -----------------------------------------------------------

@@ -18,7 +18,6 @@ Replications (DLL) are staging jobs that hold no cores.
 import json
 import logging
 import math
-import sys
 import time as _time
 from dataclasses import dataclass
 from typing import Optional
@@ -32,6 +31,7 @@ from batloc.locality.platform_view import PlatformView
 from batloc.locality.staging import (STAGE_WORKLOAD, StagingBook, is_staging_job, staging_job_id,
                                      staging_profile, storage_mapping)
 from batloc.locality.value_cache import FileCensus, ValueCache
+from batloc.schedulers.admission import Admission
 from batloc.schedulers.boundary import BatlocScheduler, options_or_exit
 from batloc.schedulers.filesharing.options import FileSharingOptions, OptionsError
 from batloc.schedulers.filesharing.transfers import TransferChart
@@ -77,11 +77,6 @@ def _procset(ids):
     return ProcSet(*runs)
 
 
-def _warn(message):
-    log.warning(message)
-    print(f"batloc scheduler: warning: {message}", file=sys.stderr)
-
-
 class FileSharingScheduler(BatlocScheduler):
     policy_name = "?"
     accepted_options = ()          # beyond options.COMMON
@@ -116,9 +111,6 @@ class FileSharingScheduler(BatlocScheduler):
         self.due = {}              # time -> [Staging] to issue then
         self.replicas = set()      # ids of replication stagings
         self.n_replicas = 0
-        self.warned_no_file = False
-        self.warned_no_walltime = False
-        self.rejected = []
         self.seq = 0
         self.pass_times = []       # (jobs waiting, seconds) per scheduling pass
 
@@ -129,6 +121,8 @@ class FileSharingScheduler(BatlocScheduler):
     def onSimulationBegins(self):
         self.platform = PlatformView.from_resources(
             self.bs.machines["compute"], self.bs.machines["storage"], self.opts.bandwidth)
+        self.admission = Admission(self.platform, no_walltime_note=f"{self.policy_name} estimates its run "
+                                                                   "time as 0 and never kills it")
         nodes = self.platform.nodes
         self.census = FileCensus()
         if self.opts.cache == "value":
@@ -147,36 +141,14 @@ class FileSharingScheduler(BatlocScheduler):
     def onJobSubmission(self, job):
         if is_staging_job(job.id):
             return
-        cores = int(job.requested_resources)
-        if cores < 1 or cores > self.platform.max_cores:
-            widest = max(self.platform.nodes, key=lambda n: len(n.core_ids))
-            msg = (f"job {job.id} requests {cores} cores but a job must fit on one node "
-                   f"(largest node {widest.name} has {len(widest.core_ids)} cores): rejected")
-            log.error(msg)
-            print(f"batloc scheduler: {msg}", file=sys.stderr)
-            self.rejected.append(job.id)
-            self.bs.reject_jobs([job])
+        sub = self.admission.admit(job, self.bs)
+        if sub is None:
             return
-        walltime = float(job.requested_time) if job.requested_time is not None else -1.0
-        if walltime <= 0:
-            walltime = math.inf
-            if not self.warned_no_walltime:
-                self.warned_no_walltime = True
-                _warn(f"job {job.id} has no walltime: {self.policy_name} estimates its run time as 0 "
-                      f"and never kills it")
-        data = job.json_dict or {}
-        file, size = data.get("input_file"), data.get("input_size")
-        if file is None or size is None:
-            if not self.warned_no_file:
-                self.warned_no_file = True
-                _warn(f"job {job.id} has no input_file/input_size fields (contract §2): jobs without "
-                      f"them are scheduled with no loads")
-            file, size = None, 0.0
         self.jobs[job.id] = job
         self.seq += 1
         self.dirty = True
-        self.submitted(Job(job.id, cores, walltime, None if file is None else str(file), float(size),
-                           float(job.submit_time), self.seq), self.bs.time())
+        self.submitted(Job(job.id, sub.cores, sub.walltime, sub.file, sub.size, float(job.submit_time), self.seq),
+                       self.bs.time())
 
     def onJobCompletion(self, job):
         now = self.bs.time()
