@@ -17,7 +17,6 @@ import argparse
 import os
 import shlex
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -25,6 +24,7 @@ import threading
 from batloc.engine.checks import timeout_seconds
 from batloc.engine.network import REPLY_TIMEOUT
 from batloc.locality.cache import MODELS
+from batloc.processes import LOOPBACK, free_port, pybatsim_command, stop_group
 
 from .errors import ProxyError
 from .proxy import StageProxy
@@ -71,12 +71,6 @@ def parse_args(argv):
     return args
 
 
-def _free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def _child_setup():
     # Own process group (so it can be stopped as a whole), and a SIGTERM if the
     # proxy dies without its `finally` (SIGKILL): no orphan keeps the port.
@@ -90,25 +84,13 @@ def _child_setup():
 
 
 def start_child(command):
+    if command[0] == "pybatsim":
+        # the one found beside this Python when no `pybatsim` is on PATH (an unactivated virtualenv)
+        command = pybatsim_command() + command[1:]
     try:
         return subprocess.Popen(command, stdin=subprocess.DEVNULL, preexec_fn=_child_setup)
     except OSError as e:
         raise ProxyError(f"cannot start the wrapped scheduler {shlex.join(command)!r}: {e}") from None
-
-
-def stop_child(child, grace=2.0):
-    if child is None or child.poll() is not None:
-        return
-    for sig in (signal.SIGTERM, signal.SIGKILL):
-        try:
-            os.killpg(child.pid, sig)
-        except ProcessLookupError:
-            return
-        try:
-            child.wait(grace)
-            return
-        except subprocess.TimeoutExpired:
-            continue
 
 
 def _terminate(signum, frame):
@@ -121,8 +103,7 @@ def run(args):
     connect = args.connect
     command = list(args.command)
     if command and connect is None:
-        port = _free_port()
-        connect = f"tcp://127.0.0.1:{port}"
+        connect = f"tcp://{LOOPBACK}:{free_port()}"
         command += ["-s", connect]
     connect = connect or "tcp://localhost:28001"
     decisions = args.decisions or (f"{args.export_prefix}_decisions.csv" if args.export_prefix else None)
@@ -155,7 +136,8 @@ def run(args):
     finally:
         if relay.state is not None and relay.state.log is not None:
             relay.state.log.close()
-        stop_child(child)
+        if child is not None:
+            stop_group(child)   # its whole group: pybatsim under a shell, or a scheduler's own children
         if proxy is not None:
             proxy.close()
 

@@ -12,10 +12,10 @@ plain dicts. Per engine message:
 2. ``to_engine``: the scheduler's reply with every EXECUTE_JOB of a
    file-annotated job checked against the node memories (held while its file
    loads, staging jobs added), after the EXECUTE_JOBs released by staging
-   completions of this instant.
+   completions of this instant. What must wait for a later instant waits for
+   a call the proxy asks for itself (``own_calls``).
 """
 
-import heapq
 import sys
 
 from batloc.locality.decision_log import DecisionLog
@@ -23,6 +23,7 @@ from batloc.locality.platform_view import PlatformError, PlatformView
 from batloc.locality.staging import is_staging_job
 
 from .errors import ProxyError
+from .own_calls import OwnCalls, time_key
 from .staging_state import StagingState
 
 _TERMINAL = ("COMPLETED_KILLED", "COMPLETED_FAILED", "COMPLETED_SUCCESSFULLY", "COMPLETED_WALLTIME_REACHED")
@@ -33,11 +34,6 @@ def _names_jobs(data):
     if "job_ids" in data:
         return isinstance(data["job_ids"], list) and all(isinstance(j, str) for j in data["job_ids"])
     return isinstance(data.get("job_id"), str)
-
-
-def _key(t):
-    # the engine prints times with 6 decimals (contract §5)
-    return round(float(t), 6)
 
 
 class Relay:
@@ -52,15 +48,12 @@ class Relay:
         self.sched_finished = False    # the wrapped scheduler's own registration_finished
         self.registration_finished = False
         self.killed_held = {}          # job id -> profile, killed before its EXECUTE_JOB reached the engine
-        self.deferred = []             # (time, seq, EXECUTE_JOB) dated in the future by the scheduler
-        self.own_calls = {}            # time -> REQUESTED_CALLs the proxy asked for itself
+        self.calls = OwnCalls()        # future-dated EXECUTE_JOBs, failure notices
         self.profiles = {}             # job id -> profile name (for JOB_KILLED progress)
         self.ended = False
-        self._seq = 0
         self._released = []
         self._due = []
         self._rejected = []            # job ids to reject in the engine: their file fits no node's memory
-        self._failed = []              # JOB_COMPLETED to show the wrapped scheduler for jobs rejected on execution
 
     # ---- engine -> scheduler --------------------------------------------------
     def from_engine(self, msg):
@@ -97,12 +90,10 @@ class Relay:
                 for job_id in e["data"].get("job_ids", []):
                     self._end(job_id)
             elif etype == "REQUESTED_CALL":
-                key = _key(now)
-                if self.own_calls.get(key):
-                    self.own_calls[key] -= 1
+                shown = self.calls.received(now)
+                if shown is not None:            # the proxy's own call
                     touched = True
-                    forward += self._failed      # what this call was asked for, if anything
-                    self._failed = []
+                    forward += shown
                     continue
             elif etype == "NOTIFY" and data.get("type") == "no_more_static_job_to_submit":
                 self.static_done = True
@@ -115,9 +106,7 @@ class Relay:
             forward.append(e)
         self._released = released
         # Future-dated EXECUTE_JOBs come due on our own REQUESTED_CALL.
-        self._due = []
-        while self.deferred and self.deferred[0][0] <= _key(now):
-            self._due.append(heapq.heappop(self.deferred)[2])
+        self._due = self.calls.due(now)
         touched = touched or bool(self._due)
         if not forward:
             return None
@@ -181,8 +170,8 @@ class Relay:
             etype, data = e.get("type"), e.get("data") or {}
             if etype == "EXECUTE_JOB":
                 ts = e.get("timestamp", now)
-                if isinstance(ts, (int, float)) and _key(ts) > _key(now):
-                    self._defer(e, ts, out)
+                if isinstance(ts, (int, float)) and time_key(ts) > time_key(now):
+                    out.append(self.calls.defer(e, ts, now))
                 else:
                     out += self._execute(e, now)
             elif etype in ("REJECT_JOB", "CHANGE_JOB_STATE", "KILL_JOB") and not _names_jobs(data):
@@ -224,12 +213,10 @@ class Relay:
             data = e["data"]
             self._end(data["job_id"])
             print(f"batloc-stage-proxy: {reason}", file=sys.stderr, flush=True)
-            self._failed.append({"timestamp": now, "type": "JOB_COMPLETED", "data": {
+            call = self.calls.notify_failure({"timestamp": now, "type": "JOB_COMPLETED", "data": {
                 "job_id": data["job_id"], "job_state": "COMPLETED_FAILED", "return_code": 1,
-                "kill_reason": "", "alloc": data.get("alloc", "")}})
-            self.own_calls[_key(now)] = self.own_calls.get(_key(now), 0) + 1
-            return [{"timestamp": now, "type": "REJECT_JOB", "data": {"job_id": data["job_id"]}},
-                    {"timestamp": now, "type": "CALL_ME_LATER", "data": {"timestamp": now}}]
+                "kill_reason": "", "alloc": data.get("alloc", "")}}, now)
+            return [{"timestamp": now, "type": "REJECT_JOB", "data": {"job_id": data["job_id"]}}, call]
         events = self.state.execute(e, now)
         for ev in events:
             ev["timestamp"] = now
@@ -238,12 +225,6 @@ class Relay:
     def _reject(self, job_id, reason):
         print(f"batloc-stage-proxy: {reason}", file=sys.stderr, flush=True)
         self._rejected.append(job_id)
-
-    def _defer(self, e, ts, out):
-        self._seq += 1
-        heapq.heappush(self.deferred, (_key(ts), self._seq, e))
-        self.own_calls[_key(ts)] = self.own_calls.get(_key(ts), 0) + 1
-        out.append({"timestamp": self.now, "type": "CALL_ME_LATER", "data": {"timestamp": ts}})
 
     def _kill(self, e, now):
         data = e.get("data") or {}
@@ -264,7 +245,7 @@ class Relay:
             return []
         if self.scheduler_registers and not self.sched_finished:
             return []
-        if self.open_jobs or self.state.busy() or self.deferred or self._failed:
+        if self.open_jobs or self.state.busy() or self.calls.pending():
             return []
         self.registration_finished = True
         return [{"timestamp": now, "type": "NOTIFY", "data": {"type": "registration_finished"}}]

@@ -71,13 +71,10 @@ class StagingState:
             return None
         if isinstance(size, bool) or not isinstance(size, (int, float)) or not math.isfinite(size) or size < 0:
             raise ProxyError(f"job {job_id}: input_size must be a finite number of bytes >= 0, got {size!r}")
-        self.info[job_id] = JobInfo(str(file), float(size))
-        largest = max(n.memory_bytes for n in self.platform.nodes)
-        if size > largest:
-            self.info.pop(job_id)
-            return (f"job {job_id} rejected: its file {file} ({size:.6g} bytes) exceeds the memory of every node "
-                    f"(largest {largest:.6g} bytes)")
-        return None
+        misfit = self.platform.misfit(job_id, file, size)
+        if misfit is None:
+            self.info[job_id] = JobInfo(str(file), float(size))
+        return misfit
 
     def oversized(self, event):
         """A reason to reject the job of this EXECUTE_JOB if one of its nodes cannot hold its file, else None."""

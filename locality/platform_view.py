@@ -7,6 +7,7 @@ property ``node``; node memories are storage hosts named ``<node>_mem`` with
 the order of node names sorted.
 """
 
+import math
 from dataclasses import dataclass
 from typing import Optional
 
@@ -47,6 +48,14 @@ class PlatformView:
     def __len__(self):
         return len(self.nodes)
 
+    def misfit(self, job_id, file, size):
+        """Why no node's memory can hold `job_id`'s `file` of `size` bytes, or None if one can."""
+        largest = float(self.memory.max())
+        if size <= largest:
+            return None
+        return (f"job {job_id} rejected: its file {file} ({size:.6g} bytes) exceeds the memory of every node "
+                f"(largest {largest:.6g} bytes)")
+
     @classmethod
     def from_resources(cls, compute, storage, bandwidth_override: Optional[float] = None):
         cores_by_node = {}
@@ -80,18 +89,28 @@ class PlatformView:
             if mem is None:
                 raise PlatformError(f"node {name!r} has cores but no storage '{name}_mem'; {CONTRACT_HINT}")
             props = mem.get("properties") or {}
-            try:
-                memory = float(props["memory_bytes"])
-            except (KeyError, ValueError):
-                raise PlatformError(f"storage {mem.get('name')!r} lacks a numeric 'memory_bytes'; {CONTRACT_HINT}") from None
+            if "memory_bytes" not in props:
+                raise PlatformError(f"storage {mem.get('name')!r} lacks a numeric 'memory_bytes'; {CONTRACT_HINT}")
+            memory = _positive(mem, "memory_bytes", props["memory_bytes"])
             if bandwidth_override is not None:
-                bw = float(bandwidth_override)
+                bw = _positive(None, "bandwidth", bandwidth_override)
+            elif "bandwidth" in props:
+                bw = _positive(mem, "bandwidth", props["bandwidth"])
             else:
-                try:
-                    bw = float(props["bandwidth"])
-                except (KeyError, ValueError):
-                    raise PlatformError(
-                        f"storage {mem.get('name')!r} lacks a numeric 'bandwidth' property and no "
-                        f"'bandwidth' option was given; {CONTRACT_HINT}") from None
+                raise PlatformError(
+                    f"storage {mem.get('name')!r} lacks a numeric 'bandwidth' property and no "
+                    f"'bandwidth' option was given; {CONTRACT_HINT}")
             nodes.append(NodeInfo(index, name, tuple(sorted(cores_by_node[name])), int(mem["id"]), memory, bw))
         return cls(nodes, lustre_id)
+
+
+def _positive(host, prop, text):
+    """A node's memory or bandwidth as a float: finite and > 0, since NaN or inf would poison every plan."""
+    try:
+        value = float(text)
+    except (TypeError, ValueError):
+        value = math.nan
+    if not (math.isfinite(value) and value > 0):
+        where = f"host {host.get('name')!r}: property" if host is not None else "the override of"
+        raise PlatformError(f"{where} {prop} must be a finite number > 0, got {text!r}")
+    return value

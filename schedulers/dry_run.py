@@ -14,6 +14,8 @@ import math
 from batsim.batsim import Job
 from procset import ProcSet
 
+from batloc.engine.export import JOBS_HEADER
+
 
 def make_resources(nodes, memory_bytes=128e9, bandwidth=1e8):
     """SIMULATION_BEGINS-like resources for nodes given as {name: cores}.
@@ -181,11 +183,6 @@ class DryRun:
                 del self.core_busy[c]
 
 
-JOBS_CSV_HEADER = ("job_id,workload_name,profile,submission_time,requested_number_of_resources,"
-                   "requested_time,success,final_state,starting_time,execution_time,finish_time,"
-                   "waiting_time,turnaround_time,stretch,allocated_resources,consumed_energy,metadata")
-
-
 def write_jobs_csv(run, path):
     """The dry run's results in Batsim 4's jobs.csv layout (contract §5), for the validator."""
     rows = []
@@ -199,6 +196,6 @@ def write_jobs_csv(run, path):
                            r["state"], f"{start:.6f}", f"{fin - start:.6f}", f"{fin:.6f}",
                            f"{start - sub:.6f}", f"{fin - sub:.6f}", "", str(ProcSet(*r["alloc"])), "-1", ""]))
     with open(path, "w") as fh:
-        fh.write(JOBS_CSV_HEADER + "\n")
+        fh.write(JOBS_HEADER + "\n")
         for _, row in sorted(rows, key=lambda x: x[0]):
             fh.write(",".join(map(str, row)) + "\n")

@@ -14,43 +14,41 @@ there wait for the same staging. A job whose computation starts after t_k is
 killed at t_k + walltime, the end of its reservation window (paper §III).
 With dynamic jobs the simulation only ends once we send
 ``registration_finished``: we do so when no static job remains to come and
-the queue is empty (no staging can be needed any more).
+the queue is empty (no staging can be needed any more). A job no node can
+run is rejected at submission (``admission``); bad options, a platform off
+the contract and an engine that went away end the scheduler in one line
+(``boundary``).
 """
 
 import heapq
 import json
 import logging
 import math
-import sys
 import time as _time
 
 import numpy as np
-from batsim.batsim import BatsimScheduler
 from procset import ProcSet
 
 from batloc.locality.decision_log import DecisionLog
-from batloc.locality.platform_view import PlatformView
+from batloc.locality.platform_view import PlatformError, PlatformView
 from batloc.locality.staging import STAGE_WORKLOAD, is_staging_job, staging_profile, storage_mapping
+from batloc.schedulers.admission import Admission
+from batloc.schedulers.boundary import PREFIX, BatlocScheduler, options_or_exit, with_forced
 from batloc.schedulers.core.job_queue import JobQueue, QueuedJob
-from batloc.schedulers.core.options import SchedulerOptions
+from batloc.schedulers.core.options import OptionsError, SchedulerOptions
 from batloc.schedulers.core.state import ClusterState
 
 log = logging.getLogger("batloc.schedulers")
 
 
-class PlanningScheduler(BatsimScheduler):
+class PlanningScheduler(BatlocScheduler):
     policy_name = "?"         # FCFS, EFT, LEA, LEO or LEM (schedulers/core/policies.py)
     forced_options = {}
 
     # ---- setup ------------------------------------------------------------
     def __init__(self, options=None):
-        raw = dict(options or {})
-        for key, value in self.forced_options.items():
-            if key in raw and raw[key] != value:
-                raise ValueError(f"{type(self).__name__} sets {key}={value!r}; got {key}={raw[key]!r}")
-            raw[key] = value
-        super().__init__(raw)
-        self.opts = SchedulerOptions.from_dict(raw)
+        self.opts = options_or_exit(self.parse_options, options, OptionsError)
+        super().__init__(dict(options or {}))
         self.label = self.policy_name + ("-BF" if self.opts.backfilling else "")
         self.queue = JobQueue()
         self.jobs = {}
@@ -59,16 +57,28 @@ class PlanningScheduler(BatsimScheduler):
         self.kill_at = {}             # deadline -> [job id]
         self.kill_times = []          # heap of the deadlines in kill_at
         self.calls_requested = set()
-        self.warned_no_file = False
-        self.rejected = []
         self.pass_times = []          # (queue length, seconds)
         self.events = 0
         self.born = _time.perf_counter()
         self.first_pass_seconds = None
 
+    @classmethod
+    def parse_options(cls, raw):
+        """The options of `raw` (a dict), with the class's forced ones; OptionsError names the first bad one."""
+        raw = with_forced(raw, cls.forced_options, cls.__name__, OptionsError)
+        try:
+            return SchedulerOptions.from_dict(raw)
+        except OptionsError as exc:
+            raise OptionsError(f"{cls.policy_name}: {exc}") from None
+
     def onSimulationBegins(self):
-        self.platform = PlatformView.from_resources(
-            self.bs.machines["compute"], self.bs.machines["storage"], self.opts.bandwidth)
+        try:
+            self.platform = PlatformView.from_resources(
+                self.bs.machines["compute"], self.bs.machines["storage"], self.opts.bandwidth)
+        except PlatformError as exc:
+            self.stop_after_answer(f"{PREFIX}: {exc}")
+            return
+        self.admission = Admission(self.platform, self.opts.ignore_files)
         self.state = self.make_state()
         self.planner = self.make_planner()
         self.decision_log = DecisionLog(self.opts.decisions_path)
@@ -82,45 +92,17 @@ class PlanningScheduler(BatsimScheduler):
         from batloc.schedulers.core.planner import Planner
         return Planner(self.state, self.policy_name)
 
-    def onDeadlock(self):
-        # pybatsim calls this when the engine is silent for its timeout (2 s);
-        # a large simulation step can take longer: keep waiting.
-        pass
-
     # ---- events -------------------------------------------------------------
     def onJobSubmission(self, job):
         self.events += 1
-        if is_staging_job(job.id):
+        if is_staging_job(job.id) or self.fatal is not None:
             return
-        cores = int(job.requested_resources)
-        if cores < 1 or cores > self.platform.max_cores:
-            widest = max(self.platform.nodes, key=lambda n: len(n.core_ids))
-            msg = (f"job {job.id} requests {cores} cores but a job must fit on one node "
-                   f"(largest node {widest.name} has {len(widest.core_ids)} cores): rejected")
-            log.error(msg)
-            print(f"batloc scheduler: {msg}", file=sys.stderr)
-            self.rejected.append(job.id)
-            self.bs.reject_jobs([job])
+        sub = self.admission.admit(job, self.bs)
+        if sub is None:
             return
-        walltime = float(job.requested_time) if job.requested_time is not None else -1.0
-        if walltime <= 0:
-            walltime = math.inf
-        data = job.json_dict or {}
-        file, size = data.get("input_file"), data.get("input_size")
-        if self.opts.ignore_files:
-            file, size = None, 0.0
-        elif file is None or size is None:
-            if not self.warned_no_file:
-                self.warned_no_file = True
-                msg = (f"job {job.id} has no input_file/input_size fields (contract §2): jobs without "
-                       f"them are scheduled as pure FCFS/backfilling, with no loads")
-                log.warning(msg)
-                print(f"batloc scheduler: warning: {msg}", file=sys.stderr)
-            file, size = None, 0.0
         self.jobs[job.id] = job
-        file = None if file is None else str(file)
-        self.queue.append(QueuedJob(job.id, cores, walltime, file, float(size), float(job.submit_time)),
-                          self.state.file_id(file))
+        self.queue.append(QueuedJob(job.id, sub.cores, sub.walltime, sub.file, sub.size, float(job.submit_time)),
+                          self.state.file_id(sub.file))
         self.dirty = True
 
     def onJobCompletion(self, job):

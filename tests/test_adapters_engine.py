@@ -13,16 +13,11 @@ import sys
 
 
 import engine_harness
+from batloc.processes import free_port
 from engine_harness import ENGINE, platform_xml, write
 
 PROXY = [sys.executable, "-m", "batloc.adapters.cli"]
 GB = 1e9
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 class Scripted:
@@ -215,6 +210,48 @@ def test_started_scheduler_that_exits_is_reported_with_its_status(tmp_path):
     assert proxy.returncode == 1
     assert "the wrapped scheduler exited (status 3) at simulated time 1.000000" in err, err
     assert engine.returncode != 0 and "wrapped scheduler exited" in engine.stderr
+
+
+LEAVES_A_HELPER = """
+import json, subprocess, sys, zmq
+helper = subprocess.Popen(["sleep", "300"])     # in the group the proxy gave this scheduler
+open(sys.argv[1], "w").write(str(helper.pid))
+sock = zmq.Context().socket(zmq.REP)
+sock.bind(sys.argv[sys.argv.index("-s") + 1])
+while True:
+    msg = json.loads(sock.recv())
+    out = [{"timestamp": msg["now"], "type": "EXECUTE_JOB", "data": {"job_id": e["data"]["job_id"], "alloc": "0"}}
+           for e in msg["events"] if e["type"] == "JOB_SUBMITTED"]
+    sock.send(json.dumps({"now": msg["now"], "events": out}).encode())
+    if any(e["type"] == "SIMULATION_ENDS" for e in msg["events"]):
+        sys.exit(0)                              # the helper is left behind
+"""
+
+
+def running(pid):
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+def test_the_started_schedulers_whole_group_is_stopped_even_after_it_exited(tmp_path):
+    platform = write(tmp_path, "p.xml", platform_xml(nodes=1, cores=2, bandwidth=0.1 * GB))
+    wl = write(tmp_path, "w.json", {"nb_res": 2, "jobs": [job(1, 1, "A", GB)],
+                                    "profiles": {"d5": {"type": "delay", "delay": 5}}})
+    script, pid_file = write(tmp_path, "sched.py", LEAVES_A_HELPER), tmp_path / "helper.pid"
+    port = free_port()
+    proxy = subprocess.Popen(PROXY + ["-q", "--bind", f"tcp://127.0.0.1:{port}", "--", sys.executable, script,
+                                      str(pid_file)], stderr=subprocess.PIPE, text=True)
+    engine = subprocess.run(ENGINE + ["-p", platform, "-w", wl, "-e", str(tmp_path / "out"), "-q",
+                                      "-s", f"tcp://127.0.0.1:{port}", "--enable-dynamic-jobs"],
+                            capture_output=True, text=True, timeout=60)
+    _, err = proxy.communicate(timeout=30)
+    assert engine.returncode == 0 and proxy.returncode == 0, engine.stderr + err
+    assert {r["job_id"]: r["starting_time"] for r in rows(tmp_path / "out_jobs.csv")} == {
+        "stage-w0-1-n000": "1.000000", "1": "11.000000"}
+    assert not running(int(pid_file.read_text()))
 
 
 def test_port_in_use_and_engine_without_dynamic_jobs(tmp_path):

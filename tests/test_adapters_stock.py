@@ -8,27 +8,18 @@ job starts.
 """
 
 import csv
-import os
 import random
-import shutil
-import socket
 import subprocess
 import sys
 
 import pytest
 
+from batloc.processes import free_port
 from engine_harness import ENGINE, platform_xml, write
 
 pytest.importorskip("batsim")
-PYBATSIM = shutil.which("pybatsim") or os.path.join(os.path.dirname(sys.executable), "pybatsim")
 PROXY = [sys.executable, "-m", "batloc.adapters.cli"]
 EPS = 1e-6
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def workload(n=40, seed=1):
@@ -117,7 +108,7 @@ def test_stock_scheduler_pays_for_loads_through_the_proxy(tmp_path, scheduler):
     log = open(tmp_path / "proxy.log", "w")   # a file, not a pipe: pybatsim logs a lot
     # pybatsim's script (not python -m) and cwd=tmp_path: see test_engine_pybatsim.py
     proxy = subprocess.Popen(PROXY + ["--bind", f"tcp://127.0.0.1:{port}", "--export-prefix",
-                                      str(tmp_path / "out"), "--", PYBATSIM, scheduler, "-v", "warning"],
+                                      str(tmp_path / "out"), "--", "pybatsim", scheduler, "-v", "warning"],
                              stdout=log, stderr=subprocess.STDOUT, cwd=tmp_path)
     try:
         engine = subprocess.run(ENGINE + ["-p", platform, "-w", wl, "-e", str(tmp_path / "out"), "-q",

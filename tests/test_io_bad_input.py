@@ -63,6 +63,6 @@ def test_a_job_asking_more_bandwidth_than_the_file_system_is_rejected(tmp_path):
 def test_unknown_or_bad_options_are_one_line_errors(tmp_path):
     out = simulate(tmp_path, "io_pack", platform(tmp_path), workload(), {"order": "min"}, check=False,
                    engine_args=["--ready-timeout", "2"])
-    assert "batloc io_pack: error: io_pack: option 'order' must be one of random, max, char, got 'min'" \
+    assert "batloc scheduler: io_pack: option 'order' must be one of random, max, char, got 'min'" \
         in out.sched_out
     assert "Traceback" not in out.sched_out

@@ -119,15 +119,15 @@ def test_sa_balance_index():
 
 def test_unknown_or_bad_options_name_the_valid_ones():
     with pytest.raises(OptionsError, match=r"MET: unknown option\(s\) 'threshold'; valid options: bandwidth, cache"):
-        Met({"threshold": 2})
+        Met.parse_options({"threshold": 2})
     with pytest.raises(OptionsError, match="epsilon, export_prefix, partitioner"):
-        Online_hps({"eps": 0.1})
+        Online_hps.parse_options({"eps": 0.1})
     with pytest.raises(OptionsError, match="cache.*value, paper, strict, lru"):
-        Sa({"cache": "fifo"})
+        Sa.parse_options({"cache": "fifo"})
     with pytest.raises(OptionsError, match="threshold.*integer >= 1"):
-        Jdp_dll({"threshold": 0})
+        Jdp_dll.parse_options({"threshold": 0})
     with pytest.raises(OptionsError, match="partitioner.*greedy, mtkahypar"):
-        Online_hps({"partitioner": "patoh"})
+        Online_hps.parse_options({"partitioner": "patoh"})
     assert Jdp_dll({}).opts.cache == "lru" and Met({}).opts.cache == "value"
 
 

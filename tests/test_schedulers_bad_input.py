@@ -42,16 +42,16 @@ def test_job_wider_than_a_node_is_rejected_with_its_id(capsys):
 
 
 def test_unknown_and_bad_options_are_clear_errors():
-    with pytest.raises(OptionsError, match="unknown scheduler option.*'w'"):
-        Lea({"w": 3})
+    with pytest.raises(OptionsError, match="LEA: unknown scheduler option.*'w'"):
+        Lea.parse_options({"w": 3})
     with pytest.raises(OptionsError, match="cache"):
-        Lea({"cache": "fifo"})
+        Lea.parse_options({"cache": "fifo"})
     with pytest.raises(OptionsError, match="queue_depth.*integer"):
-        Lea({"queue_depth": 2.5})
+        Lea.parse_options({"queue_depth": 2.5})
     with pytest.raises(OptionsError, match="ignore_files.*true or false"):
-        Lea({"ignore_files": "yes"})
-    with pytest.raises(ValueError, match="backfilling"):
-        Fcfs_bf({"backfilling": False})
+        Lea.parse_options({"ignore_files": "yes"})
+    with pytest.raises(OptionsError, match="backfilling"):
+        Fcfs_bf.parse_options({"backfilling": False})
 
 
 def test_decisions_path_from_export_prefix():

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from batloc.locality.cache import MODELS
+from batloc.schedulers.boundary import finite_number
 
 
 class OptionsError(ValueError):
@@ -97,7 +98,7 @@ class SchedulerOptions:
         for name in ("backfilling", "ignore_files"):
             if not isinstance(getattr(self, name), bool):
                 raise OptionsError(f"option {name!r} must be true or false, got {getattr(self, name)!r}")
-        if isinstance(self.queue_depth, bool) or not isinstance(self.queue_depth, int) or self.queue_depth < 0:
+        if not finite_number(self.queue_depth, integer=True) or self.queue_depth < 0:
             raise OptionsError(f"option 'queue_depth' must be an integer >= 0 (0 = the whole queue), "
                                f"got {self.queue_depth!r}")
         for name, allowed in (("inflight_overhead", INFLIGHT), ("pass_stop", PASS_STOPS)):
@@ -105,13 +106,15 @@ class SchedulerOptions:
                 raise OptionsError(f"option {name!r} must be one of {', '.join(allowed)}, got {getattr(self, name)!r}")
         if self.cache not in MODELS:
             raise OptionsError(f"option 'cache' must be one of {', '.join(MODELS)}, got {self.cache!r}")
+        # JSON's NaN passes every comparison below unnoticed: finiteness first.
         for name in ("W", "saturation", "scheduling_period"):
             value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
-                raise OptionsError(f"option {name!r} must be a number >= 0, got {value!r}")
+            if not finite_number(value) or value < 0:
+                raise OptionsError(f"option {name!r} must be a finite number >= 0, got {value!r}")
         if not 0 < self.saturation <= 1:
             raise OptionsError(f"option 'saturation' is a share of nodes in (0, 1], got {self.saturation!r}")
-        if self.bandwidth is not None and (isinstance(self.bandwidth, bool)
-                                           or not isinstance(self.bandwidth, (int, float))
-                                           or self.bandwidth <= 0):
-            raise OptionsError(f"option 'bandwidth' must be bytes/s > 0, got {self.bandwidth!r}")
+        if self.bandwidth is not None and (not finite_number(self.bandwidth) or self.bandwidth <= 0):
+            raise OptionsError(f"option 'bandwidth' must be a finite number of bytes/s > 0, got {self.bandwidth!r}")
+        for name in ("decisions", "export_prefix", "stats"):
+            if getattr(self, name) is not None and not isinstance(getattr(self, name), str):
+                raise OptionsError(f"option {name!r} must be a file path (a string), got {getattr(self, name)!r}")

@@ -18,13 +18,11 @@ Replications (DLL) are staging jobs that hold no cores.
 import json
 import logging
 import math
-import sys
 import time as _time
 from dataclasses import dataclass
 from typing import Optional
 
 import numpy as np
-from batsim.batsim import BatsimScheduler
 from procset import ProcSet
 
 from batloc.locality.cache import NodeCache
@@ -33,7 +31,9 @@ from batloc.locality.platform_view import PlatformView
 from batloc.locality.staging import (STAGE_WORKLOAD, StagingBook, is_staging_job, staging_job_id,
                                      staging_profile, storage_mapping)
 from batloc.locality.value_cache import FileCensus, ValueCache
-from batloc.schedulers.filesharing.options import FileSharingOptions
+from batloc.schedulers.admission import Admission
+from batloc.schedulers.boundary import BatlocScheduler, options_or_exit
+from batloc.schedulers.filesharing.options import FileSharingOptions, OptionsError
 from batloc.schedulers.filesharing.transfers import TransferChart
 
 log = logging.getLogger("batloc.schedulers")
@@ -77,12 +77,7 @@ def _procset(ids):
     return ProcSet(*runs)
 
 
-def _warn(message):
-    log.warning(message)
-    print(f"batloc scheduler: warning: {message}", file=sys.stderr)
-
-
-class FileSharingScheduler(BatsimScheduler):
+class FileSharingScheduler(BatlocScheduler):
     policy_name = "?"
     accepted_options = ()          # beyond options.COMMON
     default_options = {}
@@ -105,10 +100,8 @@ class FileSharingScheduler(BatsimScheduler):
 
     # ---- setup ------------------------------------------------------------
     def __init__(self, options=None):
-        raw = dict(options or {})
-        self.opts = FileSharingOptions.parse(raw, self.accepted_options, self.policy_name,
-                                             **self.default_options)
-        super().__init__(raw)
+        self.opts = options_or_exit(self.parse_options, options, OptionsError)
+        super().__init__(dict(options or {}))
         self.jobs = {}
         self.held = {}
         self.dirty = False
@@ -118,15 +111,18 @@ class FileSharingScheduler(BatsimScheduler):
         self.due = {}              # time -> [Staging] to issue then
         self.replicas = set()      # ids of replication stagings
         self.n_replicas = 0
-        self.warned_no_file = False
-        self.warned_no_walltime = False
-        self.rejected = []
         self.seq = 0
         self.pass_times = []       # (jobs waiting, seconds) per scheduling pass
+
+    @classmethod
+    def parse_options(cls, raw):
+        return FileSharingOptions.parse(raw, cls.accepted_options, cls.policy_name, **cls.default_options)
 
     def onSimulationBegins(self):
         self.platform = PlatformView.from_resources(
             self.bs.machines["compute"], self.bs.machines["storage"], self.opts.bandwidth)
+        self.admission = Admission(self.platform, no_walltime_note=f"{self.policy_name} estimates its run "
+                                                                   "time as 0 and never kills it")
         nodes = self.platform.nodes
         self.census = FileCensus()
         if self.opts.cache == "value":
@@ -141,43 +137,18 @@ class FileSharingScheduler(BatsimScheduler):
         self.decision_log = DecisionLog(self.opts.decisions_path)
         self.label = self.policy_name
 
-    def onDeadlock(self):
-        pass      # a long simulation step is not a deadlock: keep waiting
-
     # ---- events -------------------------------------------------------------
     def onJobSubmission(self, job):
         if is_staging_job(job.id):
             return
-        cores = int(job.requested_resources)
-        if cores < 1 or cores > self.platform.max_cores:
-            widest = max(self.platform.nodes, key=lambda n: len(n.core_ids))
-            msg = (f"job {job.id} requests {cores} cores but a job must fit on one node "
-                   f"(largest node {widest.name} has {len(widest.core_ids)} cores): rejected")
-            log.error(msg)
-            print(f"batloc scheduler: {msg}", file=sys.stderr)
-            self.rejected.append(job.id)
-            self.bs.reject_jobs([job])
+        sub = self.admission.admit(job, self.bs)
+        if sub is None:
             return
-        walltime = float(job.requested_time) if job.requested_time is not None else -1.0
-        if walltime <= 0:
-            walltime = math.inf
-            if not self.warned_no_walltime:
-                self.warned_no_walltime = True
-                _warn(f"job {job.id} has no walltime: {self.policy_name} estimates its run time as 0 "
-                      f"and never kills it")
-        data = job.json_dict or {}
-        file, size = data.get("input_file"), data.get("input_size")
-        if file is None or size is None:
-            if not self.warned_no_file:
-                self.warned_no_file = True
-                _warn(f"job {job.id} has no input_file/input_size fields (contract §2): jobs without "
-                      f"them are scheduled with no loads")
-            file, size = None, 0.0
         self.jobs[job.id] = job
         self.seq += 1
         self.dirty = True
-        self.submitted(Job(job.id, cores, walltime, None if file is None else str(file), float(size),
-                           float(job.submit_time), self.seq), self.bs.time())
+        self.submitted(Job(job.id, sub.cores, sub.walltime, sub.file, sub.size, float(job.submit_time), self.seq),
+                       self.bs.time())
 
     def onJobCompletion(self, job):
         now = self.bs.time()

@@ -12,6 +12,7 @@ from dataclasses import dataclass, replace
 from typing import Optional
 
 from batloc.locality.cache import MODELS
+from batloc.schedulers.boundary import finite_number
 
 CACHES = ("value",) + MODELS
 PARTITIONERS = ("greedy", "mtkahypar")
@@ -70,12 +71,14 @@ class FileSharingOptions:
             bad("shared_lane", "true or false")
         for name in ("l", "h", "epsilon"):
             value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
-                bad(name, "a number >= 0")
+            if not finite_number(value) or value < 0:
+                bad(name, "a finite number >= 0")
         if not self.l <= self.h <= 1:
             raise OptionsError(f"{policy}: options must satisfy l <= h <= 1, got l={self.l!r}, h={self.h!r}")
-        if isinstance(self.threshold, bool) or not isinstance(self.threshold, int) or self.threshold < 1:
+        if not finite_number(self.threshold, integer=True) or self.threshold < 1:
             bad("threshold", "an integer >= 1")
-        if self.bandwidth is not None and (isinstance(self.bandwidth, bool)
-                                           or not isinstance(self.bandwidth, (int, float)) or self.bandwidth <= 0):
-            bad("bandwidth", "bytes/s > 0")
+        if self.bandwidth is not None and (not finite_number(self.bandwidth) or self.bandwidth <= 0):
+            bad("bandwidth", "a finite number of bytes/s > 0")
+        for name in ("decisions", "export_prefix", "stats"):
+            if getattr(self, name) is not None and not isinstance(getattr(self, name), str):
+                bad(name, "a file path (a string)")

@@ -19,8 +19,9 @@ import math
 import sys
 from dataclasses import dataclass, field
 
-from batsim.batsim import BatsimScheduler
 from procset import ProcSet
+
+from batloc.schedulers.boundary import BatlocScheduler, options_or_exit, with_forced
 
 from .options import OptionsError, parse_options
 
@@ -63,19 +64,14 @@ def planned_end(running, now):
     return end if end > now else math.nextafter(now, math.inf)
 
 
-class PlainScheduler(BatsimScheduler):
+class PlainScheduler(BatlocScheduler):
     policy = "?"
     options_spec = {}
     forced_options = {}
 
     def __init__(self, options=None):
-        raw = dict(options or {})
-        try:
-            self.opts = self.parse_options(raw)
-        except OptionsError as e:
-            print(f"batloc {self.policy}: error: {e}", file=sys.stderr)
-            raise SystemExit(2) from None
-        super().__init__(raw)
+        self.opts = options_or_exit(self.parse_options, options, OptionsError)
+        super().__init__(dict(options or {}))
         self.queue = []      # Waiting, in submission order
         self.running = {}    # job id -> Running
         self.free = set()    # free compute resource ids
@@ -86,11 +82,7 @@ class PlainScheduler(BatsimScheduler):
 
     @classmethod
     def parse_options(cls, raw):
-        raw = dict(raw)
-        for key, value in cls.forced_options.items():
-            if key in raw and raw[key] != value:
-                raise OptionsError(f"{cls.policy}: sets {key}={value!r}; got {key}={raw[key]!r}")
-            raw[key] = value
+        raw = with_forced(raw, cls.forced_options, cls.policy, OptionsError)
         return parse_options(raw, cls.options_spec, cls.policy)
 
     # ---- what a policy defines -------------------------------------------
@@ -124,14 +116,6 @@ class PlainScheduler(BatsimScheduler):
         return props.get(name)
 
     # ---- events -------------------------------------------------------------
-    def onBeforeEvents(self):
-        if self.fatal is not None:
-            raise SystemExit(2)
-
-    def onDeadlock(self):
-        # pybatsim calls this after 2 s without a message; a long simulation step is not a deadlock
-        pass
-
     def onJobSubmission(self, job):
         if self.fatal is not None:
             return
@@ -196,6 +180,4 @@ class PlainScheduler(BatsimScheduler):
         return sorted(self.free)[:count]
 
     def fail(self, message):
-        self.fatal = message
-        print(f"batloc {self.policy}: error: {message}", file=sys.stderr)
-        self.bs.wake_me_up_at(self.bs.time())
+        self.stop_after_answer(f"batloc {self.policy}: error: {message}")

@@ -7,19 +7,21 @@ errors naming the option and the known ones.
 
 from types import SimpleNamespace
 
+from batloc.schedulers.boundary import finite_number
+
 
 class OptionsError(ValueError):
     """An option the scheduler does not know or cannot use."""
 
 
 def number(minimum=None, above=None, integer=False):
+    wanted = ("an integer" if integer else "a finite number") + (
+        f" >= {minimum}" if minimum is not None else f" > {above}" if above is not None else "")
+
     def check(value):
-        if isinstance(value, bool) or not isinstance(value, int if integer else (int, float)):
-            return "an integer" if integer else "a number"
-        if minimum is not None and value < minimum:
-            return f"a number >= {minimum}"
-        if above is not None and value <= above:
-            return f"a number > {above}"
+        if (not finite_number(value, integer) or (minimum is not None and value < minimum)
+                or (above is not None and value <= above)):
+            return wanted
         return None
     return check
 

@@ -1,0 +1,59 @@
+"""What the staging proxy holds back until a REQUESTED_CALL it asked the engine for itself.
+
+Two things wait for such a call: EXECUTE_JOBs that the wrapped scheduler
+dated in the future (checked against the node memories when they are due,
+not when sent), and the JOB_COMPLETED notices telling the wrapped scheduler
+that the proxy rejected one of its executions (it can only learn that in a
+later message). The proxy's calls are counted per instant, so that a call
+the wrapped scheduler asked for at the same instant still reaches it.
+No sockets here, as in ``relay``.
+"""
+
+import heapq
+
+
+def time_key(t):
+    """A protocol time as the engine prints it (6 decimals, contract §5), to match calls with requests."""
+    return round(float(t), 6)
+
+
+class OwnCalls:
+    def __init__(self):
+        self.deferred = []      # heap of (time key, seq, EXECUTE_JOB)
+        self.asked = {}         # time key -> calls asked for and not received yet
+        self.failures = []      # JOB_COMPLETED for the wrapped scheduler, shown at the next own call
+        self._seq = 0
+
+    def _ask(self, t, now):
+        self.asked[time_key(t)] = self.asked.get(time_key(t), 0) + 1
+        return {"timestamp": now, "type": "CALL_ME_LATER", "data": {"timestamp": t}}
+
+    def defer(self, execute, t, now):
+        """Keep an EXECUTE_JOB dated `t` > now; returns the CALL_ME_LATER to send the engine."""
+        self._seq += 1
+        heapq.heappush(self.deferred, (time_key(t), self._seq, execute))
+        return self._ask(t, now)
+
+    def notify_failure(self, completed, now):
+        """Show the wrapped scheduler `completed` (a JOB_COMPLETED) at a call now; returns its CALL_ME_LATER."""
+        self.failures.append(completed)
+        return self._ask(now, now)
+
+    def received(self, now):
+        """A REQUESTED_CALL at `now`: None if the wrapped scheduler asked for it, else the events to show it."""
+        key = time_key(now)
+        if not self.asked.get(key):
+            return None
+        self.asked[key] -= 1
+        shown, self.failures = self.failures, []
+        return shown
+
+    def due(self, now):
+        """The deferred EXECUTE_JOBs whose time has come, in the order they were dated and sent."""
+        due = []
+        while self.deferred and self.deferred[0][0] <= time_key(now):
+            due.append(heapq.heappop(self.deferred)[2])
+        return due
+
+    def pending(self):
+        return bool(self.deferred or self.failures)

@@ -1,0 +1,74 @@
+"""What the file-aware families (planning, file-sharing) read from a submitted job, and which jobs they refuse.
+
+A job runs on one node (its file is loaded into that node's memory, contract
+§2), so a job wider than every node, or whose input file exceeds every node's
+memory, could never run: it is rejected at submission, named in one line,
+and the engine records it as REJECTED. A job without ``input_file`` /
+``input_size`` is scheduled with no loads (said once per run).
+"""
+
+import math
+from dataclasses import dataclass
+from typing import Optional
+
+from batloc.schedulers.boundary import finite_number, warn
+
+
+class Rejected(ValueError):
+    """A job no node can run: the message names it and why."""
+
+
+@dataclass(frozen=True)
+class Submission:
+    cores: int
+    walltime: float            # +inf when the job has none
+    file: Optional[str]
+    size: float                # bytes; 0 without a file
+
+
+class Admission:
+    def __init__(self, platform, ignore_files=False, no_walltime_note=None):
+        self.platform = platform
+        self.ignore_files = ignore_files      # a file-unaware baseline: every job as if it had no file
+        self.no_walltime_note = no_walltime_note
+        self.warned = set()
+
+    def admit(self, job, bs):
+        """A pybatsim Job's Submission, or None once it is rejected (named on stderr, REJECT_JOB sent)."""
+        try:
+            return self.read(job)
+        except Rejected as exc:
+            warn(str(exc))
+            bs.reject_jobs([job])
+            return None
+
+    def read(self, job) -> Submission:
+        """The job's cores, walltime and file, or Rejected."""
+        cores = int(job.requested_resources)
+        if cores < 1 or cores > self.platform.max_cores:
+            widest = max(self.platform.nodes, key=lambda n: len(n.core_ids))
+            raise Rejected(f"job {job.id} requests {cores} cores but a job must fit on one node "
+                           f"(largest node {widest.name} has {len(widest.core_ids)} cores): rejected")
+        walltime = float(job.requested_time) if job.requested_time is not None else -1.0
+        if walltime <= 0:
+            walltime = math.inf
+            self._once("walltime", self.no_walltime_note and f"job {job.id} has no walltime: {self.no_walltime_note}")
+        data = job.json_dict or {}
+        file, size = data.get("input_file"), data.get("input_size")
+        if self.ignore_files:
+            return Submission(cores, walltime, None, 0.0)
+        if file is None or size is None:
+            self._once("file", f"job {job.id} has no input_file/input_size fields (contract §2): jobs without "
+                               "them are scheduled with no loads")
+            return Submission(cores, walltime, None, 0.0)
+        if not finite_number(size) or size < 0:
+            raise Rejected(f"job {job.id} rejected: input_size must be a finite number of bytes >= 0, got {size!r}")
+        misfit = self.platform.misfit(job.id, file, size)
+        if misfit is not None:
+            raise Rejected(misfit)
+        return Submission(cores, walltime, str(file), float(size))
+
+    def _once(self, kind, message):
+        if message and kind not in self.warned:
+            self.warned.add(kind)
+            warn(message)
