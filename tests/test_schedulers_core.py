@@ -28,8 +28,8 @@ def _pass(pv, held, now, backfilling):
     for node, pos, end in held:
         flat.hold(node, [pos], end)
     S = allocate(flat.n, flat.m, flat.words, 8, 64, 64, flat.mem_cap)
-    av.begin_pass(flat.node_f, flat.core_end, flat.core_held, S.base, S.first_free, S.core_iv, S.cols, S.tree,
-                  S.node_i, S.touched, S.cand_times, S.ints, flat.take_dirty(), now, backfilling)
+    av.begin_pass(flat.node_f, flat.core_end, flat.core_held, S.base, S.first_free, S.tails, S.core_iv, S.cols,
+                  S.tree, S.node_i, S.touched, S.cand_times, S.ints, flat.take_dirty(), now, backfilling)
     return S
 
 
@@ -63,16 +63,17 @@ def test_backfill_window_must_fit_before_the_next_reservation():
     S = _pass(pv, [(0, 0, 100.0)], 0.0, True)
 
     def t_bf(cores, walltime):
-        return av.t_exact_bf(0, cores, walltime, 0.0, 0.0, S.cols, S.base, S.pos, S.cand_times, S.core_iv, S.iv,
-                             S.node_i, S.plan)
+        return av.t_exact_bf(0, cores, walltime, 0.0, 0.0, S.cols, S.base, S.tails, S.pos, S.cand_times, S.core_iv,
+                             S.iv, S.node_i, S.plan)
     t = t_bf(2, 50.0)
     assert t == 100.0
     S.pos[1] = S.pos[0]
-    av.reserve_bf(0, 2, t, 50.0, 0.0, S.first_free, S.cols, S.tree, S.node_i, S.touched, S.cand_times, S.pos,
-                  S.core_iv, S.iv, S.ints)       # both cores [100,150)
+    av.reserve_bf(0, 2, t, 50.0, 0.0, S.first_free, S.tails, S.cols, S.tree, S.node_i, S.touched, S.cand_times,
+                  S.pos, S.core_iv, S.iv, S.ints)       # both cores [100,150)
     S.node_i[0, HEAD], S.plan[0, END], S.plan[0, P_NEXT] = 0, 150.0, -1     # as the planner records it
+    assert list(S.tails[0]) == [150.0, 150.0, 150.0, 150.0, 100.0]  # last ends, sorted, longest gap
     assert t_bf(1, 100.0) == 0.0 and list(S.pos[0, :1]) == [1]      # [0,100) fits on core 1
-    assert t_bf(1, 101.0) == 150.0                                  # [0,101) would overlap
+    assert t_bf(1, 101.0) == 150.0 and list(S.pos[0, :1]) == [0]    # longer than any gap: after the last ends
     # Core 1's earliest free instant stays now (its interval starts at 100), core 0's is 150.
     assert list(S.first_free[0]) == [150.0, -np.inf] and t_k(S, 1, 0.0) == [0.0]
 

@@ -180,8 +180,8 @@ def _touch(node_i, touched, ints, k):
 # ---- the pass's starting point ----------------------------------------------------
 
 @njit
-def _load_node(k, backfilling, now, core_end, core_held, base, first_free, core_iv, cols, tree, node_i, cand_times,
-               fix_trees):
+def _load_node(k, backfilling, now, core_end, core_held, base, first_free, tails, core_iv, cols, tree, node_i,
+               cand_times, fix_trees):
     """Node k's rows as the actual state has them, its sorted column, its count
     free now and whether it is busy. Free cores hold -inf (read as now); a job
     at or past its planned end (its completion not yet received) keeps its
@@ -198,6 +198,7 @@ def _load_node(k, backfilling, now, core_end, core_held, base, first_free, core_
         base[k, p] = e
         if backfilling:
             first_free[k, p] = e
+            tails[k, p] = e
             core_iv[k, p] = -1
     node_i[k, BUSY] = busy
     node_i[k, FREE] = _count_free(base, k, now)
@@ -207,6 +208,10 @@ def _load_node(k, backfilling, now, core_end, core_held, base, first_free, core_
         _resort(base, k, cols, tree, cand_times)
     else:
         _sort_row(base, k, cols, cand_times)
+    if backfilling:
+        for c in range(m):
+            tails[k, m + c] = cols[c, k]
+        tails[k, 2 * m] = 0.0
 
 
 @njit
@@ -219,8 +224,8 @@ def overrun_at(node_f, now):
 
 
 @njit
-def begin_pass(node_f, core_end, core_held, base, first_free, core_iv, cols, tree, node_i, touched, cand_times,
-               ints, dirty, now, backfilling):
+def begin_pass(node_f, core_end, core_held, base, first_free, tails, core_iv, cols, tree, node_i, touched,
+               cand_times, ints, dirty, now, backfilling):
     """The pass's starting point: the actual state's availability.
 
     Kept from pass to pass, now-free: free cores hold -inf (read as now), held
@@ -235,18 +240,18 @@ def begin_pass(node_f, core_end, core_held, base, first_free, core_iv, cols, tre
     ints[TOUCHED] = 0
     if ints[VALID] == 0:
         for k in range(n):
-            _load_node(k, backfilling, now, core_end, core_held, base, first_free, core_iv, cols, tree, node_i,
+            _load_node(k, backfilling, now, core_end, core_held, base, first_free, tails, core_iv, cols, tree, node_i,
                        cand_times, False)
         _tree_build(tree, cols, n)
         ints[VALID] = 1
     else:
         for i in range(done + dirty.shape[0]):
             k = touched[i] if i < done else dirty[i - done]
-            _load_node(k, backfilling, now, core_end, core_held, base, first_free, core_iv, cols, tree, node_i,
+            _load_node(k, backfilling, now, core_end, core_held, base, first_free, tails, core_iv, cols, tree, node_i,
                        cand_times, True)
     for k in range(n):
         if node_f[k, MIN_END] <= now:
-            _load_node(k, backfilling, now, core_end, core_held, base, first_free, core_iv, cols, tree, node_i,
+            _load_node(k, backfilling, now, core_end, core_held, base, first_free, tails, core_iv, cols, tree, node_i,
                        cand_times, True)
             _touch(node_i, touched, ints, k)
     ints[MAX_FREE] = -1
@@ -323,9 +328,25 @@ def _candidates(k, now, lower, base, cand_times, node_i, plan):
 
 
 @inline
-def t_exact_bf(k, cores, walltime, lower, now, cols, base, pos, cand_times, core_iv, iv, node_i, plan):
+def t_exact_bf(k, cores, walltime, lower, now, cols, base, tails, pos, cand_times, core_iv, iv, node_i, plan):
     """Backfilling t_k >= ``lower`` on node k and its cores in ``pos[0]``; +inf if none."""
     m = base.shape[1]
+    # Longer than every gap between reservations (with room for rounding): a
+    # core can host the job only once free for good, so the scan below would
+    # stop at the c-th smallest end of the cores' last reservations.
+    if walltime > 1.000001 * tails[k, 2 * m] + 1e-6:
+        t = at(tails[k, m + cores - 1], now)
+        if lower <= t:
+            if not t < INF:
+                return INF
+            c = 0
+            for p in range(m):
+                if tails[k, p] <= t:
+                    pos[0, c] = p
+                    c += 1
+                    if c == cores:
+                        break
+            return t
     if node_i[k, HEAD] < 0:
         # Nothing reserved on k yet in this pass: a core is free from its base
         # availability on, so t_k is the c-th smallest one.
@@ -370,13 +391,20 @@ def t_exact_bf(k, cores, walltime, lower, now, cols, base, pos, cand_times, core
 
 
 @njit
-def reserve_bf(k, cores, start, walltime, now, first_free, cols, tree, node_i, touched, cand_times, pos,
+def reserve_bf(k, cores, start, walltime, now, first_free, tails, cols, tree, node_i, touched, cand_times, pos,
                core_iv, iv, ints):
     """Cores ``pos[1, :cores]`` of node k reserved over [start, start + walltime)."""
     _touch(node_i, touched, ints, k)
     end = start + walltime
+    m = first_free.shape[1]
     for i in range(cores):
         p = pos[1, i]
+        # After the core's last reservation: a gap opens before it, and it ends later.
+        last = at(tails[k, p], now)
+        if start >= last:
+            if start - last > tails[k, 2 * m]:
+                tails[k, 2 * m] = start - last
+            tails[k, p] = end
         # Insert [start, end) before the first interval starting at or after start.
         new = ints[IV_COUNT]
         ints[IV_COUNT] = new + 1
@@ -403,4 +431,13 @@ def reserve_bf(k, cores, start, walltime, now, first_free, cols, tree, node_i, t
                     break
                 j = int(iv[j, IV_NEXT])
             first_free[k, p] = ff
+    for i in range(m):
+        x = tails[k, i]
+        j = i - 1
+        while j >= 0 and cand_times[j] > x:
+            cand_times[j + 1] = cand_times[j]
+            j -= 1
+        cand_times[j + 1] = x
+    for i in range(m):
+        tails[k, m + i] = cand_times[i]
     _refresh(first_free, k, now, cols, tree, node_i, cand_times, ints)

@@ -92,13 +92,14 @@ def _lowest_bit(x):
 # numba pays for per array at every call.
 
 @inline
-def _score_node(k, cores, walltime, fid, size, lower, saturated, cfg, node_f, held, mem, base, cols, node_i,
+def _score_node(k, cores, walltime, fid, size, lower, saturated, cfg, node_f, held, mem, base, tails, cols, node_i,
                 cand_times, pos, core_iv, iv, plan, buf, ints):
     """Exact (score, case, t_k, t'_k) of the job on node k, its cores in pos[0];
     score +inf when k never has the cores."""
     now, W, policy, model = cfg[C_NOW], cfg[C_W], int(cfg[C_POLICY]), int(cfg[C_MODEL])
     if cfg[C_BACKFILL] != 0:
-        t = av.t_exact_bf(k, cores, walltime, lower, now, cols, base, pos, cand_times, core_iv, iv, node_i, plan)
+        t = av.t_exact_bf(k, cores, walltime, lower, now, cols, base, tails, pos, cand_times, core_iv, iv, node_i,
+                          plan)
     else:
         t = av.t_exact(k, cores, now, cols, base, pos)
     if not t < INF:
@@ -120,7 +121,8 @@ def _score_node(k, cores, walltime, fid, size, lower, saturated, cfg, node_f, he
 
 
 @njit
-def _choose(c, w, fid, size, saturated, cfg, node_f, held, mem, file_bits, base, cols, tree, node_i, cand_times,
+def _choose(c, w, fid, size, saturated, cfg, node_f, held, mem, file_bits, base, tails, cols, tree, node_i,
+            cand_times,
             pos, core_iv, iv, plan, lb, cand, stack, known, pf_bits, buf, ints):
     """The node of least (score, index) for the job, its cores in pos[1]:
     (score, node, case, t_k, t'_k); node n when no node can ever hold it.
@@ -186,8 +188,8 @@ def _choose(c, w, fid, size, saturated, cfg, node_f, held, mem, file_bits, base,
             if b_tree == best_score and kn > best_k:
                 best_score, best_k, best_case, best_t, best_tfile = _search_below(
                     tc, ov_least, c, w, fid, size, sorts_files, saturated, best_score, best_k, best_case, best_t, best_tfile,
-                    cfg, node_f, held, mem, base, cols, tree, node_i, cand_times, pos, core_iv, iv, plan, stack,
-                    known, buf, ints)
+                    cfg, node_f, held, mem, base, tails, cols, tree, node_i, cand_times, pos, core_iv, iv, plan,
+                    stack, known, buf, ints)
                 tree_done = True
                 continue
             k = kn
@@ -199,7 +201,7 @@ def _choose(c, w, fid, size, saturated, cfg, node_f, held, mem, file_bits, base,
         if b > best_score or (b == best_score and k > best_k):
             continue
         s, case, t, t_file = _score_node(k, c, w, fid, size, av.at(cols[tc, k], now), saturated, cfg, node_f, held,
-                                         mem, base, cols, node_i, cand_times, pos, core_iv, iv, plan, buf, ints)
+                                         mem, base, tails, cols, node_i, cand_times, pos, core_iv, iv, plan, buf, ints)
         if t < INF and (s < best_score or (s == best_score and k < best_k)):
             best_score, best_k, best_case, best_t, best_tfile = s, k, case, t, t_file
             for p in range(c):
@@ -211,8 +213,8 @@ def _choose(c, w, fid, size, saturated, cfg, node_f, held, mem, file_bits, base,
 
 @njit
 def _search_below(tc, ov_least, c, w, fid, size, sorts_files, saturated, best_score, best_k, best_case, best_t,
-                  best_tfile, cfg, node_f, held, mem, base, cols, tree, node_i, cand_times, pos, core_iv, iv, plan,
-                  stack, known, buf, ints):
+                  best_tfile, cfg, node_f, held, mem, base, tails, cols, tree, node_i, cand_times, pos, core_iv, iv,
+                  plan, stack, known, buf, ints):
     """Depth-first over tree tc: every node of index below ``best_k`` whose
     bound does not exceed the best score is scored; returns the best found,
     starting from (best_score, best_k, ...) (pos[1] updated)."""
@@ -252,7 +254,7 @@ def _search_below(tc, ov_least, c, w, fid, size, sorts_files, saturated, best_sc
         if b > best_score or (b == best_score and k > best_k):
             continue
         s, case, t, t_file = _score_node(k, c, w, fid, size, av.at(cols[tc, k], now), saturated, cfg, node_f, held,
-                                         mem, base, cols, node_i, cand_times, pos, core_iv, iv, plan, buf, ints)
+                                         mem, base, tails, cols, node_i, cand_times, pos, core_iv, iv, plan, buf, ints)
         if t < INF and (s < best_score or (s == best_score and k < best_k)):
             best_score, best_k, best_case, best_t, best_tfile = s, k, case, t, t_file
             for p in range(c):
@@ -262,8 +264,8 @@ def _search_below(tc, ov_least, c, w, fid, size, sorts_files, saturated, best_sc
 
 @njit
 def plan_pass(node_f, core_end, core_held, held, mem, file_bits,
-              base, first_free, cols, tree, node_i, touched, cand_times, pos, core_iv, iv, plan, lb, cand, stack,
-              known, pf_bits, pf_set, buf, out_f, out_i, out_pos, smallest_left, ints, cfg,
+              base, first_free, tails, cols, tree, node_i, touched, cand_times, pos, core_iv, iv, plan, lb, cand,
+              stack, known, pf_bits, pf_set, buf, out_f, out_i, out_pos, smallest_left, ints, cfg,
               dirty, q_cores, q_wall, q_file, q_size, qlen, saturation, appended_only):
     """Places the first ``qlen`` queued jobs; the starts are in out_* (returns their count).
 
@@ -293,7 +295,7 @@ def plan_pass(node_f, core_end, core_held, held, mem, file_bits,
             pf_bits[pf_set[x, 0], k >> 6] = np.uint64(0)
         ints[PF_COUNT] = 0
         ints[PW_COUNT] = 0
-        av.begin_pass(node_f, core_end, core_held, base, first_free, core_iv, cols, tree, node_i, touched,
+        av.begin_pass(node_f, core_end, core_held, base, first_free, tails, core_iv, cols, tree, node_i, touched,
                       cand_times, ints, dirty, now, backfilling)
     ints[RESUME_AT] = -1
     if qlen == 0:
@@ -319,15 +321,15 @@ def plan_pass(node_f, core_end, core_held, held, mem, file_bits,
         c, w, fid, size = q_cores[i], q_wall[i], q_file[i], q_size[i]
         saturated = busy_count / n >= saturation
         best_score, best_k, best_case, best_t, best_tfile = _choose(
-            c, w, fid, size, saturated, cfg, node_f, held, mem, file_bits, base, cols, tree, node_i, cand_times,
-            pos, core_iv, iv, plan, lb, cand, stack, known, pf_bits, buf, ints)
+            c, w, fid, size, saturated, cfg, node_f, held, mem, file_bits, base, tails, cols, tree, node_i,
+            cand_times, pos, core_iv, iv, plan, lb, cand, stack, known, pf_bits, buf, ints)
         if best_k == n:
             continue
         k, t = best_k, best_t
         free_k = node_i[k, FREE]
         if backfilling:
-            av.reserve_bf(k, c, t, w, now, first_free, cols, tree, node_i, touched, cand_times, pos, core_iv, iv,
-                          ints)
+            av.reserve_bf(k, c, t, w, now, first_free, tails, cols, tree, node_i, touched, cand_times, pos, core_iv,
+                          iv, ints)
         else:
             av.reserve(k, c, t, w, now, base, cols, tree, node_i, touched, cand_times, pos, ints)
         free_now -= free_k - node_i[k, FREE]

@@ -5,7 +5,11 @@ note: reservations of queued jobs last one pass):
 
 - core availability: ``base`` (cores held by actual jobs: the availability
   itself without backfilling, where reservations raise it), with backfilling
-  ``first_free`` (earliest instant each core is free, a lower bound of t_k);
+  ``first_free`` (earliest instant each core is free, a lower bound of t_k),
+  ``tails[k]``: each core's end of its last reservation (free for good from
+  then), the same sorted, and an upper bound of the longest gap left between
+  reservations on the node (a job longer than every gap can only start once
+  its cores are free for good: its t_k is the c-th smallest end, no scan);
   ``cols[c - 1, k]``: node k's c-th smallest availability, i.e. t_k (or its
   bound) for c cores on every node (column n is +inf: a sentinel node);
   ``tree[c - 1]``: a tournament tree over the nodes by (cols[c - 1, k], k), so
@@ -41,7 +45,7 @@ from collections import namedtuple
 
 import numpy as np
 
-Scratch = namedtuple("Scratch", ["base", "first_free", "cols", "tree", "node_i", "touched", "cand_times", "pos",
+Scratch = namedtuple("Scratch", ["base", "first_free", "tails", "cols", "tree", "node_i", "touched", "cand_times", "pos",
                                  "core_iv", "iv", "plan", "lb", "cand", "stack", "known", "pf_bits", "pf_set",
                                  "buf", "out_f", "out_i", "out_pos", "smallest_left", "ints", "cfg"])
 
@@ -76,7 +80,7 @@ def allocate(n, m, words, jobs, cores, files, memory_files):
     node_i = z((n, 5), dtype=i64)
     node_i[:, HEAD] = node_i[:, TAIL] = -1
     return Scratch(
-        base=z((n, m)), first_free=z((n, m)), cols=np.full((m, n + 1), np.inf),
+        base=z((n, m)), first_free=z((n, m)), tails=z((n, 2 * m + 1)), cols=np.full((m, n + 1), np.inf),
         tree=z((m, 2 * leaves(n), 2)), node_i=node_i, touched=z(n, dtype=i64),
         cand_times=z(m + jobs + 1), pos=z((3, m), dtype=i64),
         core_iv=np.full((n, m), -1, dtype=i64), iv=z((cores, 3)), plan=z((jobs, 6)),
