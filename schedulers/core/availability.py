@@ -391,19 +391,15 @@ def t_exact_bf(k, cores, walltime, lower, now, cols, base, tails, pos, cand_time
 
 
 @njit
-def reserve_bf(k, cores, start, walltime, now, first_free, tails, cols, tree, node_i, touched, cand_times, pos,
-               core_iv, iv, ints):
+def reserve_bf(k, cores, start, walltime, now, base, first_free, tails, cols, tree, node_i, touched, cand_times,
+               pos, core_iv, iv, ints):
     """Cores ``pos[1, :cores]`` of node k reserved over [start, start + walltime)."""
     _touch(node_i, touched, ints, k)
     end = start + walltime
     m = first_free.shape[1]
     for i in range(cores):
         p = pos[1, i]
-        # After the core's last reservation: a gap opens before it, and it ends later.
-        last = at(tails[k, p], now)
-        if start >= last:
-            if start - last > tails[k, 2 * m]:
-                tails[k, 2 * m] = start - last
+        if start >= at(tails[k, p], now):
             tails[k, p] = end
         # Insert [start, end) before the first interval starting at or after start.
         new = ints[IV_COUNT]
@@ -440,4 +436,15 @@ def reserve_bf(k, cores, start, walltime, now, first_free, tails, cols, tree, no
         cand_times[j + 1] = x
     for i in range(m):
         tails[k, m + i] = cand_times[i]
+    # The longest gap left on the node, recomputed: backfilled jobs fill gaps.
+    gap = 0.0
+    for p in range(m):
+        prev = at(base[k, p], now)
+        j = core_iv[k, p]
+        while j >= 0:
+            if iv[j, IV_START] - prev > gap:
+                gap = iv[j, IV_START] - prev
+            prev = iv[j, IV_END]
+            j = int(iv[j, IV_NEXT])
+    tails[k, 2 * m] = gap
     _refresh(first_free, k, now, cols, tree, node_i, cand_times, ints)

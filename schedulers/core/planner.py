@@ -328,8 +328,8 @@ def plan_pass(node_f, core_end, core_held, held, mem, file_bits,
         k, t = best_k, best_t
         free_k = node_i[k, FREE]
         if backfilling:
-            av.reserve_bf(k, c, t, w, now, first_free, tails, cols, tree, node_i, touched, cand_times, pos, core_iv,
-                          iv, ints)
+            av.reserve_bf(k, c, t, w, now, base, first_free, tails, cols, tree, node_i, touched, cand_times, pos,
+                          core_iv, iv, ints)
         else:
             av.reserve(k, c, t, w, now, base, cols, tree, node_i, touched, cand_times, pos, ints)
         free_now -= free_k - node_i[k, FREE]

@@ -7,8 +7,8 @@ note: reservations of queued jobs last one pass):
   itself without backfilling, where reservations raise it), with backfilling
   ``first_free`` (earliest instant each core is free, a lower bound of t_k),
   ``tails[k]``: each core's end of its last reservation (free for good from
-  then), the same sorted, and an upper bound of the longest gap left between
-  reservations on the node (a job longer than every gap can only start once
+  then), the same sorted, and the longest gap left between reservations on
+  the node (an upper bound once now moves on) (a job longer than every gap can only start once
   its cores are free for good: its t_k is the c-th smallest end, no scan);
   ``cols[c - 1, k]``: node k's c-th smallest availability, i.e. t_k (or its
   bound) for c cores on every node (column n is +inf: a sentinel node);
