@@ -34,9 +34,8 @@ def at(x, now):
 
 
 @inline
-def _sort_row(rows, k, cols, buf):
-    """Node k's row of ``rows`` changed: its sorted copy into ``cols[:, k]``."""
-    m = rows.shape[1]
+def _sorted_into(rows, k, m, buf):
+    """The first m values of node k's row of ``rows``, sorted, into buf[:m] (insertion sort: m is a few tens)."""
     for i in range(m):
         x = rows[k, i]
         j = i - 1
@@ -44,6 +43,25 @@ def _sort_row(rows, k, cols, buf):
             buf[j + 1] = buf[j]
             j -= 1
         buf[j + 1] = x
+
+
+@inline
+def _first_cores(rows, k, t, cores, pos):
+    """The first ``cores`` cores of node k (index order) whose value in ``rows`` is <= t, into pos[0]."""
+    c = 0
+    for p in range(pos.shape[1]):
+        if rows[k, p] <= t:
+            pos[0, c] = p
+            c += 1
+            if c == cores:
+                break
+
+
+@inline
+def _sort_row(rows, k, cols, buf):
+    """Node k's row of ``rows`` changed: its sorted copy into ``cols[:, k]``."""
+    m = rows.shape[1]
+    _sorted_into(rows, k, m, buf)
     for i in range(m):
         cols[i, k] = buf[i]
 
@@ -52,13 +70,7 @@ def _sort_row(rows, k, cols, buf):
 def _resort(rows, k, cols, tree, buf):
     """As _sort_row, and the trees of the columns whose value changed."""
     m = rows.shape[1]
-    for i in range(m):
-        x = rows[k, i]
-        j = i - 1
-        while j >= 0 and buf[j] > x:
-            buf[j + 1] = buf[j]
-            j -= 1
-        buf[j + 1] = x
+    _sorted_into(rows, k, m, buf)
     for c in range(m):
         if cols[c, k] != buf[c]:
             cols[c, k] = buf[c]
@@ -267,13 +279,7 @@ def t_exact(k, cores, now, cols, base, pos):
     if not t < INF:
         return INF
     t = at(t, now)
-    c = 0
-    for p in range(base.shape[1]):
-        if base[k, p] <= t:
-            pos[0, c] = p
-            c += 1
-            if c == cores:
-                break
+    _first_cores(base, k, t, cores, pos)
     return t
 
 
@@ -339,13 +345,7 @@ def t_exact_bf(k, cores, walltime, lower, now, cols, base, tails, pos, cand_time
         if lower <= t:
             if not t < INF:
                 return INF
-            c = 0
-            for p in range(m):
-                if tails[k, p] <= t:
-                    pos[0, c] = p
-                    c += 1
-                    if c == cores:
-                        break
+            _first_cores(tails, k, t, cores, pos)
             return t
     if node_i[k, HEAD] < 0:
         # Nothing reserved on k yet in this pass: a core is free from its base
@@ -354,13 +354,7 @@ def t_exact_bf(k, cores, walltime, lower, now, cols, base, tails, pos, cand_time
         if lower <= t:
             if not t < INF:
                 return INF
-            c = 0
-            for p in range(m):
-                if base[k, p] <= t:
-                    pos[0, c] = p
-                    c += 1
-                    if c == cores:
-                        break
+            _first_cores(base, k, t, cores, pos)
             return t
     count = _candidates(k, now, lower, base, cand_times, node_i, plan)
     # pos[2, p]: core p's first interval ending after the candidate; the
@@ -427,13 +421,7 @@ def reserve_bf(k, cores, start, walltime, now, base, first_free, tails, cols, tr
                     break
                 j = int(iv[j, IV_NEXT])
             first_free[k, p] = ff
-    for i in range(m):
-        x = tails[k, i]
-        j = i - 1
-        while j >= 0 and cand_times[j] > x:
-            cand_times[j + 1] = cand_times[j]
-            j -= 1
-        cand_times[j + 1] = x
+    _sorted_into(tails, k, m, cand_times)
     for i in range(m):
         tails[k, m + i] = cand_times[i]
     # The longest gap left on the node, recomputed: backfilled jobs fill gaps.
