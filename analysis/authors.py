@@ -43,12 +43,6 @@ def per_job(prefix, workload_path, platform):
     return table
 
 
-def theirs_per_job(oracle_dir, variant):
-    """The C simulator's per-job file wait (transfer + wait for a load, s), by job id."""
-    theirs = pd.read_csv(os.path.join(oracle_dir, "per-job", authors_name(variant) + ".csv"))
-    return theirs.set_index(theirs["job_id"].astype(str))["transfer_plus_wait_for_load"]
-
-
 def compare(variant, table, oracle_dir, jobs=None):
     """batloc's totals beside the authors' (pairs ours, theirs), and the share of
     jobs whose file wait equals theirs to the second; `jobs` restricts both sides
