@@ -32,7 +32,8 @@ def parse_args(argv):
     p.add_argument("--forward-profiles-on-submission", action="store_true",
                    help="attach the job's profile to JOB_SUBMITTED")
     p.add_argument("--ready-timeout", type=timeout_seconds, default=30.0,
-                   help="seconds to wait for the scheduler's first answer (default: 30; 0: no limit)")
+                   help="seconds to wait for a ZeroMQ scheduler to be there and answer first; once its ZeroMQ "
+                        "handshake is done, the reply timeout applies (default: 30; 0: no limit)")
     p.add_argument("--reply-timeout", type=timeout_seconds, default=REPLY_TIMEOUT,
                    help=f"seconds to wait for any later answer before ending the run, outputs written "
                         f"(default: {REPLY_TIMEOUT:g}; 0: no limit)")
