@@ -225,6 +225,7 @@ class PlanningScheduler(BatlocScheduler):
                "decision_seconds": float(dt.sum()), "max_queue": float(q.max()) if q.size else 0.0,
                "mean_pass_s": float(dt.mean()) if q.size else 0.0,
                "jobs_scanned": self.planner.stats_jobs_scanned, "first_pass_seconds": self.first_pass_seconds,
-               "nodes_scored": self.planner.stats_nodes_scored, "by_queue_length": buckets}
+               "nodes_scored": self.planner.stats_nodes_scored,
+               "jobs_walked": getattr(self.planner, "stats_jobs_walked", 0), "by_queue_length": buckets}
         with open(self.opts.stats, "w") as fh:
             json.dump(out, fh, indent=1)

@@ -21,8 +21,7 @@ import numpy as np
 
 from batloc.schedulers.core.flat_state import END, MIN_END
 from batloc.schedulers.core.jit import inline, njit
-from batloc.schedulers.core.scratch import (BUSY, FREE, HEAD, IV_COUNT, IV_END, IV_NEXT, IV_START, MAX_FREE, P_NEXT,
-                                            TAIL, TOUCHED, TOUCHED_FLAG, VALID)
+from batloc.schedulers.core.scratch import BUSY, FREE, HEAD, IV_COUNT, IV_END, IV_NEXT, IV_START, MAX_FREE, P_NEXT, TAIL
 
 INF = np.inf
 
@@ -180,15 +179,6 @@ def max_free_now(node_i, ints):
     return ints[MAX_FREE]
 
 
-@inline
-def _touch(node_i, touched, ints, k):
-    """Node k gets a reservation in this pass: reload it at the next one."""
-    if node_i[k, TOUCHED_FLAG] == 0:
-        node_i[k, TOUCHED_FLAG] = 1
-        touched[ints[TOUCHED]] = k
-        ints[TOUCHED] += 1
-
-
 # ---- the pass's starting point ----------------------------------------------------
 
 @njit
@@ -227,45 +217,21 @@ def _load_node(k, backfilling, now, core_end, core_held, base, first_free, tails
 
 
 @njit
-def overrun_at(node_f, now):
-    """Does a job still hold cores at or past its planned end?"""
-    for k in range(node_f.shape[0]):
-        if node_f[k, MIN_END] <= now:
-            return True
-    return False
+def load(k, backfilling, now, core_end, core_held, base, first_free, tails, core_iv, cols, tree, node_i, cand_times):
+    """Node k's rows back to the actual state (its reservations dropped), trees included."""
+    _load_node(k, backfilling, now, core_end, core_held, base, first_free, tails, core_iv, cols, tree, node_i,
+               cand_times, True)
 
 
 @njit
-def begin_pass(node_f, core_end, core_held, base, first_free, tails, core_iv, cols, tree, node_i, touched,
-               cand_times, ints, dirty, now, backfilling):
-    """The pass's starting point: the actual state's availability.
-
-    Kept from pass to pass, now-free: free cores hold -inf (read as now), held
-    cores their planned end; only the nodes an event changed (``dirty``) and
-    the nodes the previous pass reserved on (``touched``) are reloaded. A node
-    where a job is past its planned end holds ``just after now`` for its
-    cores, so it is reloaded at every pass while that lasts."""
+def load_all(backfilling, now, core_end, core_held, base, first_free, tails, core_iv, cols, tree, node_i,
+             cand_times, ints):
+    """Every node's rows as the actual state has them, no reservation; the trees rebuilt."""
     n = core_end.shape[0]
-    done = ints[TOUCHED]
-    for i in range(done):
-        node_i[touched[i], TOUCHED_FLAG] = 0
-    ints[TOUCHED] = 0
-    if ints[VALID] == 0:
-        for k in range(n):
-            _load_node(k, backfilling, now, core_end, core_held, base, first_free, tails, core_iv, cols, tree, node_i,
-                       cand_times, False)
-        _tree_build(tree, cols, n)
-        ints[VALID] = 1
-    else:
-        for i in range(done + dirty.shape[0]):
-            k = touched[i] if i < done else dirty[i - done]
-            _load_node(k, backfilling, now, core_end, core_held, base, first_free, tails, core_iv, cols, tree, node_i,
-                       cand_times, True)
     for k in range(n):
-        if node_f[k, MIN_END] <= now:
-            _load_node(k, backfilling, now, core_end, core_held, base, first_free, tails, core_iv, cols, tree, node_i,
-                       cand_times, True)
-            _touch(node_i, touched, ints, k)
+        _load_node(k, backfilling, now, core_end, core_held, base, first_free, tails, core_iv, cols, tree, node_i,
+                   cand_times, False)
+    _tree_build(tree, cols, n)
     ints[MAX_FREE] = -1
     ints[IV_COUNT] = 0
 
@@ -284,9 +250,8 @@ def t_exact(k, cores, now, cols, base, pos):
 
 
 @njit
-def reserve(k, cores, start, walltime, now, base, cols, tree, node_i, touched, cand_times, pos, ints):
+def reserve(k, cores, start, walltime, now, base, cols, tree, node_i, cand_times, pos, ints):
     """Cores ``pos[1, :cores]`` of node k taken from start for walltime."""
-    _touch(node_i, touched, ints, k)
     for i in range(cores):
         base[k, pos[1, i]] = start + walltime
     _refresh(base, k, now, cols, tree, node_i, cand_times, ints)
@@ -385,10 +350,9 @@ def t_exact_bf(k, cores, walltime, lower, now, cols, base, tails, pos, cand_time
 
 
 @njit
-def reserve_bf(k, cores, start, walltime, now, base, first_free, tails, cols, tree, node_i, touched, cand_times,
+def reserve_bf(k, cores, start, walltime, now, base, first_free, tails, cols, tree, node_i, cand_times,
                pos, core_iv, iv, ints):
     """Cores ``pos[1, :cores]`` of node k reserved over [start, start + walltime)."""
-    _touch(node_i, touched, ints, k)
     end = start + walltime
     m = first_free.shape[1]
     for i in range(cores):

@@ -29,11 +29,14 @@ from batloc.schedulers.core import availability as av
 from batloc.schedulers.core.file_outlook import CASE_NAMES, MODEL_CODES, NONE, WAIT, evaluate
 from batloc.schedulers.core.jit import inline, njit
 from batloc.schedulers.core.policies import CODES, bound, needs_penalty, reads_overhead, score
-from batloc.schedulers.core.flat_state import AVAIL, BW, END, FILE, MEM, MIN_LOADING, N_FREE, SIZE, START
-from batloc.schedulers.core.scratch import (BUSY, C_BACKFILL, C_BW_MAX, C_INFLIGHT_FROM_NOW, C_MODEL, C_NOW,
-                                            C_PASS_STOP, C_POLICY, C_W, FREE, HEAD, O_CASE,
-                                            O_JOB, O_NODE, O_SCORE, O_START, O_TFILE, P_NEXT, PF_COUNT, PW_COUNT,
-                                            RESUME_AT, SCANNED, SCORED, TAIL, VALID, allocate)
+from batloc.schedulers.core.flat_state import (AVAIL, BW, END, FILE, MEM, MIN_END, MIN_LOADING, N_FREE, SIZE,
+                                               START)
+from batloc.schedulers.core.policies import LEA, LEM
+from batloc.schedulers.core.scratch import (BUSY, C_BACKFILL, C_BW_MAX, C_INFLIGHT_FROM_NOW, C_LAST_NOW, C_MODEL,
+                                            C_NOW, C_PASS_STOP, C_POLICY, C_W, CHANGED, FREE, HEAD, IV_COUNT,
+                                            MAX_FREE, NO_NODE, O_CASE, O_JOB, O_NODE, O_SCORE, O_START, O_TFILE,
+                                            P_CASE, P_NEXT, P_NODE, P_SAT, P_SCORE, P_SEQ, P_WALL, PF_COUNT, REBUILT,
+                                            SCANNED, SCORED, TAIL, UNPLANNED, VALID, WALKED, allocate)
 
 INF = np.inf
 
@@ -262,84 +265,353 @@ def _search_below(tc, ov_least, c, w, fid, size, sorts_files, saturated, best_sc
     return best_score, best_k, best_case, best_t, best_tfile
 
 
+# ---- the standing plan ---------------------------------------------------------
+
+@inline
+def _reserve(k, c, t, w, now, backfilling, base, first_free, tails, cols, tree, node_i, cand_times, pos, core_iv, iv,
+             ints):
+    """Cores ``pos[1, :c]`` of node k taken over [t, t + w)."""
+    if backfilling:
+        av.reserve_bf(k, c, t, w, now, base, first_free, tails, cols, tree, node_i, cand_times, pos, core_iv, iv,
+                      ints)
+    else:
+        av.reserve(k, c, t, w, now, base, cols, tree, node_i, cand_times, pos, ints)
+
+
+@inline
+def _link(k, slot, node_i, plan):
+    """The job in ``slot`` becomes node k's last planned window."""
+    plan[slot, P_NEXT] = -1
+    tail = node_i[k, TAIL]
+    if tail < 0:
+        node_i[k, HEAD] = slot
+    else:
+        plan[tail, P_NEXT] = slot
+    node_i[k, TAIL] = slot
+
+
+@inline
+def _mark_planned_file(fid, k, pf_bits, pf_set, ints):
+    """Node k plans file fid (bits are only ever added between rebuilds: a
+    superset of the truth only makes the pass's bounds weaker, never wrong)."""
+    if fid >= 0 and not _has_bit(pf_bits, fid, k):
+        if ints[PF_COUNT] == pf_set.shape[0]:
+            return False
+        pf_bits[fid, k >> 6] |= np.uint64(1) << np.uint64(k & 63)
+        x = ints[PF_COUNT]
+        pf_set[x, 0] = fid
+        pf_set[x, 1] = k
+        ints[PF_COUNT] = x + 1
+    return True
+
+
+@njit
+def _rebuild_planned_files(node_i, plan, pf_bits, pf_set, ints):
+    """Planned-file bits exactly those of the standing windows."""
+    for x in range(ints[PF_COUNT]):
+        pf_bits[pf_set[x, 0], pf_set[x, 1] >> 6] = np.uint64(0)
+    ints[PF_COUNT] = 0
+    for k in range(node_i.shape[0]):
+        j = node_i[k, HEAD]
+        while j >= 0:
+            _mark_planned_file(int(plan[j, FILE]), k, pf_bits, pf_set, ints)
+            j = int(plan[j, P_NEXT])
+
+
+@njit
+def _replay(k, now, backfilling, base, first_free, tails, cols, tree, node_i, cand_times, pos, core_iv, iv, plan,
+            pos_plan, ints, before_seq):
+    """Node k's standing windows of jobs submitted before ``before_seq`` (its
+    chain's head: the chain is in queue order) reserved again on its actual
+    rows; the rest of its chain is dropped."""
+    j = node_i[k, HEAD]
+    node_i[k, HEAD] = -1
+    node_i[k, TAIL] = -1
+    while j >= 0 and plan[j, P_SEQ] < before_seq:
+        nxt = int(plan[j, P_NEXT])
+        c = 0
+        for p in range(pos_plan.shape[1]):
+            if pos_plan[j, p] < 0:
+                break
+            pos[1, p] = pos_plan[j, p]
+            c += 1
+        _reserve(k, c, plan[j, START], plan[j, P_WALL], now, backfilling, base, first_free, tails, cols,
+                 tree, node_i, cand_times, pos, core_iv, iv, ints)
+        _link(k, j, node_i, plan)
+        j = nxt
+
+
+@njit
+def _compact(backfilling, now, core_end, core_held, base, first_free, tails, cols, tree, node_i, cand_times, pos,
+             core_iv, iv, plan, pos_plan, pf_bits, pf_set, ints):
+    """Every node reloaded and its standing windows reserved again: the
+    backfilling intervals of nodes rebuilt since the last compaction are
+    freed, the planned-file bits made exact again."""
+    n = core_end.shape[0]
+    heads = np.empty(n, dtype=np.int64)
+    for k in range(n):
+        heads[k] = node_i[k, HEAD]
+    av.load_all(backfilling, now, core_end, core_held, base, first_free, tails, core_iv, cols, tree, node_i,
+                cand_times, ints)
+    for k in range(n):
+        node_i[k, HEAD] = heads[k]
+        _replay(k, now, backfilling, base, first_free, tails, cols, tree, node_i, cand_times, pos, core_iv, iv, plan,
+                pos_plan, ints, INF)
+    _rebuild_planned_files(node_i, plan, pf_bits, pf_set, ints)
+
+
+@njit
+def _changed_nodes(node_f, node_i, dset, dirty, now, last_now, policy):
+    """Nodes whose rows a pass cannot reuse: those an event changed, those
+    where a job runs past its planned end or a load past its estimate (their
+    instants are "just after now", which moves), and, when time moved on, for
+    the policies whose score falls as a wait for a load in flight shortens
+    (LEA's and LEM's W x overhead), the nodes with free cores and a load in
+    flight. Returns their count; each is marked CHANGED."""
+    nd = 0
+    for x in range(dirty.shape[0]):
+        k = dirty[x]
+        if node_i[k, CHANGED] == 0:
+            node_i[k, CHANGED] = 1
+            dset[nd] = k
+            nd += 1
+    shrinking = now > last_now and (policy == LEA or policy == LEM)
+    for k in range(node_f.shape[0]):
+        if node_i[k, CHANGED] != 0:
+            continue
+        if (node_f[k, MIN_END] <= now or node_f[k, MIN_LOADING] <= now
+                or (shrinking and node_f[k, N_FREE] > 0 and node_f[k, MIN_LOADING] < INF)):
+            node_i[k, CHANGED] = 1
+            dset[nd] = k
+            nd += 1
+    return nd
+
+
+@njit
+def _walk(P, nd, now, saturation, busy_count, cfg, node_f, held, mem, file_bits, base, first_free, tails, cols, tree,
+          node_i, dset, cand_times, pos, core_iv, iv, plan, pos_plan, pf_bits, buf, out_f, out_i, out_pos, ints,
+          q_cores, q_wall, q_file, q_size, q_slot):
+    """Walks the standing plan's jobs in queue order from the first, keeping
+    each reservation a full pass would make again; returns (r, starts, busy
+    count): r is the first job whose placement may differ (P if none).
+
+    A full pass places job i seeing the actual state and the reservations of
+    jobs 0..i-1. Every node's part of that view is the same as when job i was
+    placed, except on the changed nodes (``_changed_nodes``), and for nodes
+    with cores free now, whose scores only grew as time passed (t_k = now;
+    the waits that shrink are on changed nodes). So job i keeps its
+    reservation on its node b unless b changed and job i's exact score there
+    now differs in any way (score, start, file time, case, cores), or a
+    changed node now scores (score, index) below (its score, b), or LEM's
+    saturation flag differs from when it was placed. The changed nodes' rows
+    start from the actual state, and each kept reservation on one of them is
+    made again, so they always show what job i sees."""
+    n = node_f.shape[0]
+    W, policy = cfg[C_W], int(cfg[C_POLICY])
+    backfilling = cfg[C_BACKFILL] != 0
+    ndec = 0
+    for i in range(P):
+        slot = q_slot[i]
+        b = int(plan[slot, P_NODE])
+        if b < 0:
+            continue                      # no node can ever hold it (as when it was placed)
+        ints[WALKED] += 1
+        c, w, fid, size = q_cores[i], q_wall[i], q_file[i], q_size[i]
+        saturated = busy_count / n >= saturation
+        if policy == LEM and saturated != (plan[slot, P_SAT] != 0.0):
+            return i, ndec, busy_count
+        s_i, t_i = plan[slot, P_SCORE], plan[slot, START]
+        on_changed = node_i[b, CHANGED] != 0
+        if on_changed:
+            s, case, t, t_file = _score_node(b, c, w, fid, size, av.at(cols[c - 1, b], now), saturated, cfg, node_f,
+                                             held, mem, base, tails, cols, node_i, cand_times, pos, core_iv, iv, plan,
+                                             buf, ints)
+            if not (t == t_i and s == s_i and t_file == plan[slot, AVAIL] and case == plan[slot, P_CASE]):
+                return i, ndec, busy_count
+            for p in range(c):
+                if pos[0, p] != pos_plan[slot, p]:
+                    return i, ndec, busy_count
+        elif t_i <= now:
+            return i, ndec, busy_count    # cannot happen (an event comes first); never trust it
+        sorts_files = fid >= 0 and reads_overhead(policy)
+        for x in range(nd):
+            k = dset[x]
+            if k == b:
+                continue
+            t_lb = av.at(cols[c - 1, k], now)
+            if not t_lb < INF:
+                continue
+            ov = 0.0
+            if sorts_files and not (_has_bit(file_bits, fid, k) or _has_bit(pf_bits, fid, k)):
+                ov = size / node_f[k, BW]
+            bk = bound(policy, t_lb, ov, now, saturated, W)
+            if bk > s_i or (bk == s_i and k > b):
+                continue
+            s, case, t, t_file = _score_node(k, c, w, fid, size, t_lb, saturated, cfg, node_f, held, mem, base,
+                                             tails, cols, node_i, cand_times, pos, core_iv, iv, plan, buf, ints)
+            if t < INF and (s < s_i or (s == s_i and k < b)):
+                return i, ndec, busy_count
+        if on_changed:
+            for p in range(c):
+                pos[1, p] = pos_plan[slot, p]
+            _reserve(b, c, t_i, w, now, backfilling, base, first_free, tails, cols, tree, node_i, cand_times, pos,
+                     core_iv, iv, ints)
+            _link(b, slot, node_i, plan)
+            if t_i == now:
+                if not node_i[b, BUSY]:
+                    node_i[b, BUSY] = 1
+                    busy_count += 1
+                out_i[ndec, O_JOB] = i
+                out_i[ndec, O_CASE] = int(plan[slot, P_CASE])
+                out_i[ndec, O_NODE] = b
+                out_f[ndec, O_START] = t_i
+                out_f[ndec, O_TFILE] = plan[slot, AVAIL]
+                out_f[ndec, O_SCORE] = s_i
+                for p in range(c):
+                    out_pos[ndec, p] = pos_plan[slot, p]
+                ndec += 1
+    return P, ndec, busy_count
+
+
+@njit
+def _drop_from(r, P, now, backfilling, base, first_free, tails, cols, tree, node_i, dset, nd, cand_times, pos,
+               core_iv, iv, plan, pos_plan, core_end, core_held, ints, q_slot, q_seq):
+    """Jobs r..P-1 lose their standing reservations: the unchanged nodes
+    holding any of them are reloaded with only the reservations of jobs
+    before r (the changed nodes hold none of them)."""
+    if r >= P:
+        return
+    m = 0
+    for i in range(r, P):
+        slot = q_slot[i]
+        b = int(plan[slot, P_NODE])
+        plan[slot, P_NODE] = UNPLANNED
+        if b >= 0 and node_i[b, CHANGED] == 0 and node_i[b, REBUILT] == 0:
+            node_i[b, REBUILT] = 1
+            dset[nd + m] = b
+            m += 1
+    before = float(q_seq[r])
+    for x in range(nd, nd + m):
+        k = dset[x]
+        node_i[k, REBUILT] = 0
+        head = node_i[k, HEAD]
+        av.load(k, backfilling, now, core_end, core_held, base, first_free, tails, core_iv, cols, tree, node_i,
+                cand_times)
+        node_i[k, HEAD] = head
+        _replay(k, now, backfilling, base, first_free, tails, cols, tree, node_i, cand_times, pos, core_iv, iv, plan,
+                pos_plan, ints, before)
+
+
 @njit
 def plan_pass(node_f, core_end, core_held, held, mem, file_bits,
-              base, first_free, tails, cols, tree, node_i, touched, cand_times, pos, core_iv, iv, plan, lb, cand,
-              stack, known, pf_bits, pf_set, buf, out_f, out_i, out_pos, smallest_left, ints, cfg,
-              dirty, q_cores, q_wall, q_file, q_size, qlen, saturation, appended_only):
-    """Places the first ``qlen`` queued jobs; the starts are in out_* (returns their count).
+              base, first_free, tails, cols, tree, node_i, dset, cand_times, pos, core_iv, iv, plan, pos_plan, lb,
+              cand, stack, known, pf_bits, pf_set, buf, out_f, out_i, out_pos, smallest_left, ints, cfg,
+              dirty, q_cores, q_wall, q_file, q_size, q_slot, q_seq, qlen, saturation, standing):
+    """Plans the first ``qlen`` queued jobs on the standing plan; the starts are
+    in out_* (returns their count).
 
-    Resuming: when the last pass started nothing, nothing but submissions
-    happened since (no node changed, the queue only grew), no job is past its
-    planned end and no load past its estimate, this pass would redo the last
-    one's placements exactly: they all begin after now, and what a node could
-    offer now only got later and dearer, unless the job's file is loading on
-    a node with cores free now (waiting there gets shorter: ``_wait_shrinks``).
-    So it keeps them and goes on from where the last one stopped (not when
-    waits are counted from now: they shrink as time passes).
+    With ``standing`` (and a valid plan), the jobs already planned are walked
+    (``_walk``): each keeps its reservation unless the exact test says a full
+    pass might place it differently; from the first that might (r), every
+    later reservation is dropped and the jobs are placed again, as a full
+    pass does. Without it, every reservation is dropped and the whole queue
+    placed: the first pass, and the authors' rules that read now in every
+    score (waits counted from now) or stop at a job (``pass_stop``).
 
-    ``pass_stop`` (cfg): the pass ends at the first job needing more cores
-    than are free now, less those the pass's placements took (the authors'
-    score schedulers); the jobs after it get no reservation."""
+    The pass ends once no node has as many cores free *now* as the smallest
+    job left needs (no later job could start now; they stay unplanned); with
+    ``pass_stop`` (cfg), at the first job needing more cores than are free
+    now, less those the pass's placements took (the authors' score
+    schedulers), the jobs after it getting no reservation."""
     n = node_f.shape[0]
     now, backfilling = cfg[C_NOW], cfg[C_BACKFILL] != 0
-    first = 0
-    if (appended_only and dirty.shape[0] == 0 and ints[RESUME_AT] >= 0 and cfg[C_INFLIGHT_FROM_NOW] == 0
-            and not av.overrun_at(node_f, now)
-            and node_f[:, MIN_LOADING].min() > now and not _wait_shrinks(node_f, file_bits, known, q_file,
-                                                                        ints[RESUME_AT])):
-        first = ints[RESUME_AT]
+    policy = int(cfg[C_POLICY])
+    ints[MAX_FREE] = -1
+    ndec = 0
+    busy_count = 0
+    P = 0
+    if standing and ints[VALID] != 0:
+        while P < qlen and plan[q_slot[P], P_NODE] != UNPLANNED:
+            P += 1
+        total = 0
+        for i in range(qlen):
+            total += q_cores[i]
+        if backfilling and ints[IV_COUNT] + total > iv.shape[0]:
+            _compact(backfilling, now, core_end, core_held, base, first_free, tails, cols, tree, node_i, cand_times,
+                     pos, core_iv, iv, plan, pos_plan, pf_bits, pf_set, ints)
+        nd = _changed_nodes(node_f, node_i, dset, dirty, now, cfg[C_LAST_NOW], policy)
+        for x in range(nd):
+            av.load(dset[x], backfilling, now, core_end, core_held, base, first_free, tails, core_iv, cols, tree,
+                    node_i, cand_times)
+        for k in range(n):
+            if node_i[k, BUSY]:
+                busy_count += 1
+        first, ndec, busy_count = _walk(P, nd, now, saturation, busy_count, cfg, node_f, held, mem, file_bits, base,
+                                        first_free, tails, cols, tree, node_i, dset, cand_times, pos, core_iv, iv,
+                                        plan, pos_plan, pf_bits, buf, out_f, out_i, out_pos, ints, q_cores, q_wall,
+                                        q_file, q_size, q_slot)
+        _drop_from(first, P, now, backfilling, base, first_free, tails, cols, tree, node_i, dset, nd, cand_times, pos,
+                   core_iv, iv, plan, pos_plan, core_end, core_held, ints, q_slot, q_seq)
+        for x in range(nd):
+            node_i[dset[x], CHANGED] = 0
+        ints[MAX_FREE] = -1
     else:
+        av.load_all(backfilling, now, core_end, core_held, base, first_free, tails, core_iv, cols, tree, node_i,
+                    cand_times, ints)
         for x in range(ints[PF_COUNT]):
-            k = pf_set[x, 1]
-            pf_bits[pf_set[x, 0], k >> 6] = np.uint64(0)
+            pf_bits[pf_set[x, 0], pf_set[x, 1] >> 6] = np.uint64(0)
         ints[PF_COUNT] = 0
-        ints[PW_COUNT] = 0
-        av.begin_pass(node_f, core_end, core_held, base, first_free, tails, core_iv, cols, tree, node_i, touched,
-                      cand_times, ints, dirty, now, backfilling)
-    ints[RESUME_AT] = -1
-    if qlen == 0:
-        return 0
+        for i in range(qlen):
+            plan[q_slot[i], P_NODE] = UNPLANNED
+        for k in range(n):
+            if node_i[k, BUSY]:
+                busy_count += 1
+        ints[VALID] = 1
+        first = 0
+    if first >= qlen:
+        return ndec
     smallest = q_cores[qlen - 1]
     for i in range(qlen - 1, first - 1, -1):
         if q_cores[i] < smallest:
             smallest = q_cores[i]
         smallest_left[i] = smallest
-    busy_count = 0
-    for k in range(n):
-        if node_i[k, BUSY]:
-            busy_count += 1
     pass_stop = cfg[C_PASS_STOP] != 0
     free_now = node_i[:, FREE].sum() if pass_stop else 0
-    ndec = 0
-    stop = qlen
     for i in range(first, qlen):
         if av.max_free_now(node_i, ints) < smallest_left[i] or (pass_stop and q_cores[i] > free_now):
-            stop = i
             break
         ints[SCANNED] += 1
+        slot = q_slot[i]
         c, w, fid, size = q_cores[i], q_wall[i], q_file[i], q_size[i]
         saturated = busy_count / n >= saturation
         best_score, best_k, best_case, best_t, best_tfile = _choose(
             c, w, fid, size, saturated, cfg, node_f, held, mem, file_bits, base, tails, cols, tree, node_i,
             cand_times, pos, core_iv, iv, plan, lb, cand, stack, known, pf_bits, buf, ints)
         if best_k == n:
+            plan[slot, P_NODE] = NO_NODE
             continue
         k, t = best_k, best_t
         free_k = node_i[k, FREE]
-        if backfilling:
-            av.reserve_bf(k, c, t, w, now, base, first_free, tails, cols, tree, node_i, touched, cand_times, pos,
-                          core_iv, iv, ints)
-        else:
-            av.reserve(k, c, t, w, now, base, cols, tree, node_i, touched, cand_times, pos, ints)
+        _reserve(k, c, t, w, now, backfilling, base, first_free, tails, cols, tree, node_i, cand_times, pos, core_iv,
+                 iv, ints)
         free_now -= free_k - node_i[k, FREE]
-        _plan_window(k, t, best_tfile, t + w, fid, size, node_i, plan, ints)
-        if fid >= 0 and not _has_bit(pf_bits, fid, k):
-            pf_bits[fid, k >> 6] |= np.uint64(1) << np.uint64(k & 63)
-            x = ints[PF_COUNT]
-            pf_set[x, 0] = fid
-            pf_set[x, 1] = k
-            ints[PF_COUNT] = x + 1
+        plan[slot, START] = t
+        plan[slot, AVAIL] = best_tfile
+        plan[slot, END] = t + w
+        plan[slot, SIZE] = size
+        plan[slot, FILE] = fid
+        plan[slot, P_SEQ] = q_seq[i]
+        plan[slot, P_SCORE] = best_score
+        plan[slot, P_NODE] = k
+        plan[slot, P_CASE] = best_case
+        plan[slot, P_SAT] = 1.0 if saturated else 0.0
+        plan[slot, P_WALL] = w
+        for p in range(pos_plan.shape[1]):
+            pos_plan[slot, p] = pos[1, p] if p < c else -1
+        _link(k, slot, node_i, plan)
+        if not _mark_planned_file(fid, k, pf_bits, pf_set, ints):
+            _rebuild_planned_files(node_i, plan, pf_bits, pf_set, ints)
+            _mark_planned_file(fid, k, pf_bits, pf_set, ints)
         if t == now:
             if not node_i[k, BUSY]:
                 node_i[k, BUSY] = 1
@@ -353,50 +625,7 @@ def plan_pass(node_f, core_end, core_held, held, mem, file_bits,
             for p in range(c):
                 out_pos[ndec, p] = pos[1, p]
             ndec += 1
-    if ndec == 0 and ints[VALID] == 1:
-        ints[RESUME_AT] = stop
     return ndec
-
-
-@njit
-def _wait_shrinks(node_f, file_bits, nodes, q_file, count):
-    """Might one of the first ``count`` queued jobs wait for its file on a node
-    with cores free now? (Its score there falls as time passes.) Files held or
-    loading on nodes with free cores and a load in flight: a safe superset."""
-    found = False
-    for x in range(nodes.shape[0]):
-        nodes[x] = np.uint64(0)
-    for k in range(node_f.shape[0]):
-        if node_f[k, N_FREE] > 0 and node_f[k, MIN_LOADING] < INF:
-            nodes[k >> 6] |= np.uint64(1) << np.uint64(k & 63)
-            found = True
-    if not found:
-        return False
-    for i in range(count):
-        fid = q_file[i]
-        if fid >= 0:
-            for x in range(nodes.shape[0]):
-                if file_bits[fid, x] & nodes[x] != 0:
-                    return True
-    return False
-
-
-@inline
-def _plan_window(k, start, avail, end, fid, size, node_i, plan, ints):
-    j = ints[PW_COUNT]
-    ints[PW_COUNT] = j + 1
-    plan[j, START] = start
-    plan[j, AVAIL] = avail
-    plan[j, END] = end
-    plan[j, SIZE] = size
-    plan[j, FILE] = fid
-    plan[j, P_NEXT] = -1
-    tail = node_i[k, TAIL]
-    if tail < 0:
-        node_i[k, HEAD] = j
-    else:
-        plan[tail, P_NEXT] = j
-    node_i[k, TAIL] = j
 
 
 class Planner:
@@ -414,25 +643,37 @@ class Planner:
         self.depth = int(opts.queue_depth)
         self.inflight_from_now = opts.inflight_overhead == "from_now"
         self.pass_stop = opts.pass_stop_for(policy_name) == "job_exceeds_free_cores"
+        # Those two rules read now in scores the walk assumes time-free (waits
+        # counted from now) or end a pass at a job: every pass plans from scratch.
+        self.standing = not (self.inflight_from_now or self.pass_stop)
         self._scratch = None
         self._room = (0, 0, 0, 0)
-        self._removals, self._qlen = -1, 0
-        self._stats_base = (0, 0)
+        self._last_now = -np.inf
+        self._stats_base = (0, 0, 0)
+
+    def _stat(self, slot, i):
+        return self._stats_base[i] + (int(self._scratch.ints[slot]) if self._scratch else 0)
 
     @property
     def stats_jobs_scanned(self):
-        return self._stats_base[0] + (int(self._scratch.ints[SCANNED]) if self._scratch else 0)
+        return self._stat(SCANNED, 0)
 
     @property
     def stats_nodes_scored(self):
-        return self._stats_base[1] + (int(self._scratch.ints[SCORED]) if self._scratch else 0)
+        return self._stat(SCORED, 1)
 
-    def _scratch_for(self, jobs, cores, files, memory_files):
-        need = (jobs, cores, files, memory_files)
+    @property
+    def stats_jobs_walked(self):
+        return self._stat(WALKED, 2)
+
+    def _scratch_for(self, slots, cores, files, memory_files):
+        """The working memory, grown when the queue, its cores or the files
+        outgrow it (the standing plan is then dropped: a full pass follows)."""
+        need = (slots, cores, files, memory_files)
         if self._scratch is None or any(a > b for a, b in zip(need, self._room)):
             room = tuple(max(a, 2 * b) for a, b in zip(need, self._room))
             if self._scratch is not None:
-                self._stats_base = (self.stats_jobs_scanned, self.stats_nodes_scored)
+                self._stats_base = (self.stats_jobs_scanned, self.stats_nodes_scored, self.stats_jobs_walked)
             f = self.flat
             self._scratch = allocate(f.n, f.m, f.words, max(room[0], 16), max(room[1], 16), max(room[2], 64),
                                      room[3])
@@ -445,17 +686,16 @@ class Planner:
             qlen = min(qlen, self.depth)
         if qlen == 0:
             return []
-        cores, wall, fids, sizes = queue.arrays()
+        cores, wall, fids, sizes, slots, seqs = queue.arrays()
         f = self.flat
         f.ensure_files(len(f.files))
-        before = self._scratch
-        S = self._scratch_for(qlen, int(cores[:qlen].sum()), f.file_bits.shape[0], f.mem_cap)
-        appended_only = S is before and queue.removals == self._removals and qlen >= self._qlen
+        S = self._scratch_for(queue.slot_count, int(cores[:len(queue)].sum()), f.file_bits.shape[0], f.mem_cap)
+        S.plan[queue.take_fresh(), P_NODE] = UNPLANNED     # slots handed out since: none planned yet
         S.cfg[:] = (now, self.W, f.bw_max, self.policy, self.model, self.backfilling, self.inflight_from_now,
-                    self.pass_stop)
-        ndec = plan_pass(*f.arrays(), *S, f.take_dirty(), cores, wall, fids, sizes, qlen, self.saturation,
-                         appended_only)
-        self._removals, self._qlen = queue.removals, qlen
+                    self.pass_stop, self._last_now)
+        ndec = plan_pass(*f.arrays(), *S, f.take_dirty(), cores, wall, fids, sizes, slots, seqs, qlen,
+                         self.saturation, self.standing)
+        self._last_now = now
         jobs, out_f, out_i = queue.jobs, S.out_f, S.out_i
         out = []
         for d in range(ndec):
