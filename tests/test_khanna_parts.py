@@ -5,9 +5,9 @@ import numpy as np
 import pytest
 
 from batloc.locality.value_cache import FileCensus, ValueCache
-from batloc.schedulers.dry_run import DryRun, make_resources
+from batloc.testing.dry_run import DryRun, make_resources
 from batloc.schedulers.filesharing import hypergraph
-from batloc.schedulers.filesharing.base import Job
+from batloc.schedulers.filesharing.state import Job
 from batloc.schedulers.filesharing.options import OptionsError
 from batloc.schedulers.filesharing.partition import GreedyPartitioner
 from batloc.schedulers.filesharing.projection import Projection

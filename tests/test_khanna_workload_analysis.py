@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 
 from batloc.analysis.report import build_report
-from batloc.schedulers.dry_run import DryRun, make_resources, write_jobs_csv
+from batloc.testing.dry_run import DryRun, make_resources, write_jobs_csv
 from batloc.schedulers.jdp_dll import Jdp_dll
 from batloc.workloads import cli
 from batloc.workloads.synth_khanna import KhannaSpec, generate

@@ -21,7 +21,7 @@ import pytest
 from batloc.locality.platform_view import PlatformError, PlatformView
 from batloc.processes import free_port, pybatsim_command
 from batloc.schedulers.cons_tabu import Cons_tabu
-from batloc.schedulers.dry_run import DryRun, make_resources
+from batloc.testing.dry_run import DryRun, make_resources
 from batloc.schedulers.io_list import Io_list
 from batloc.schedulers.io_pack import Io_pack
 from batloc.schedulers.jdp_dll import Jdp_dll

@@ -2,9 +2,9 @@
 
 import pytest
 
-from batloc.schedulers.core.options import OptionsError
+from batloc.schedulers.planning.options import OptionsError
 from batloc.locality.platform_view import PlatformError, PlatformView
-from batloc.schedulers.dry_run import DryRun, make_resources
+from batloc.testing.dry_run import DryRun, make_resources
 from batloc.schedulers.fcfs_bf import Fcfs_bf
 from batloc.schedulers.lea import Lea
 

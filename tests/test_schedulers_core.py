@@ -5,11 +5,11 @@ import numpy as np
 from batloc.locality.cache import NodeCache
 from batloc.locality.platform_view import PlatformView
 from batloc.locality.staging import staging_job_id
-from batloc.schedulers.core import availability as av
-from batloc.schedulers.core.flat_state import FlatState
-from batloc.schedulers.core.flat_state import END
-from batloc.schedulers.core.scratch import FREE, HEAD, P_NEXT, allocate
-from batloc.schedulers.dry_run import make_resources
+from batloc.schedulers.planning import availability as av
+from batloc.schedulers.planning.flat_state import FlatState
+from batloc.schedulers.planning.flat_state import END
+from batloc.schedulers.planning.scratch import FREE, HEAD, P_NEXT, allocate
+from batloc.testing.dry_run import make_resources
 
 
 def view(nodes):

@@ -14,7 +14,7 @@ import numpy as np
 
 from batloc.locality.cache import NodeCache
 from batloc.locality.platform_view import PlatformView
-from batloc.schedulers.dry_run import DryRun, make_resources
+from batloc.testing.dry_run import DryRun, make_resources
 from batloc.schedulers.lea import Lea
 from batloc.schedulers.lea_bf import Lea_bf
 from oracle_planner.availability import BackfillAvailability

@@ -1,6 +1,6 @@
 """Hand-computed schedules showing where the five policies differ.
 
-Driven through ``batloc.schedulers.dry_run`` (the paper's model: a load of S
+Driven through ``batloc.testing.dry_run`` (the paper's model: a load of S
 bytes takes S / BW; jobs run for their delay). Every platform here has node
 bandwidth 1 GB/s, so a 10 GB file loads in exactly 10 s. Walltimes are given
 to the scheduler; actual durations (delays) only to the dry run.
@@ -9,7 +9,7 @@ to the scheduler; actual durations (delays) only to the dry run.
 import csv
 
 
-from batloc.schedulers.dry_run import DryRun, make_resources
+from batloc.testing.dry_run import DryRun, make_resources
 from batloc.schedulers.eft import Eft
 from batloc.schedulers.fcfs import Fcfs
 from batloc.schedulers.fcfs_bf import Fcfs_bf

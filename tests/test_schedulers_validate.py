@@ -3,7 +3,7 @@
 import json
 
 from batloc.analysis import validate
-from batloc.schedulers.dry_run import DryRun, make_resources, write_jobs_csv
+from batloc.testing.dry_run import DryRun, make_resources, write_jobs_csv
 from batloc.schedulers.lea import Lea
 
 PLATFORM = "tests/data/schedulers/two_nodes.xml"   # 2 nodes x 2 cores, 100 GB, 1 GB/s

@@ -13,7 +13,7 @@ import pytest
 
 from batloc.platforms.generator import PlatformSpec, write
 from batloc.schedulers.cons_tabu import Cons_tabu
-from batloc.schedulers.dry_run import DryRun, make_resources
+from batloc.testing.dry_run import DryRun, make_resources
 from io_sim import engine_ready, simulate
 
 JOBS = ([{"id": i, "subtime": 1, "res": 1, "walltime": 100, "profile": "d100", "user": "u1"} for i in range(1, 5)]

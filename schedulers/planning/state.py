@@ -1,21 +1,20 @@
 """The actual state of the cluster as the scheduler knows it between passes.
 
-Cores held by running or waiting jobs (until their planned end), each node's
-memory (the shared locality model's ``NodeCache``), the windows of jobs
-holding cores, the stagings in flight. Only real events change it: a start
-decision committed, a job or staging completed; each event then refreshes
-that node's copy in the flat arrays the compiled pass reads (``flat_state``).
+Cores held by running or waiting jobs (``Held``, the record every family
+keeps, until their planned end), each node's memory (the shared locality
+model's ``NodeCache``), the windows of jobs holding cores, the stagings in
+flight. Only real events change it: a start decision committed, a job or
+staging completed; each event then refreshes that node's copy in the flat
+arrays the compiled pass reads (``flat_state``).
 """
 
 from dataclasses import dataclass
 from typing import Optional
 
-import numpy as np
-
 from batloc.locality.cache import NodeCache
 from batloc.locality.staging import StagingBook, staging_job_id
-from batloc.schedulers.core.flat_state import FlatState
-from batloc.schedulers.core.job_queue import QueuedJob
+from batloc.schedulers.base import Held
+from batloc.schedulers.planning.flat_state import FlatState
 
 
 @dataclass
@@ -28,18 +27,6 @@ class Window:
     file: Optional[str]
     size: float
     staging: Optional[str] = None    # staging job this window loads or waits for
-
-
-@dataclass
-class Held:
-    """A job holding cores: waiting for its file, or computing."""
-    job: QueuedJob
-    node: int
-    positions: np.ndarray
-    start: float           # t_k: cores held from here
-    deadline: float        # t_k + walltime: the window's end
-    staging: Optional[str]
-    computing: bool
 
 
 class ClusterState:

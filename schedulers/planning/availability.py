@@ -19,9 +19,9 @@ at now. Arrays are those of ``flat_state`` and ``scratch``, passed one by one.
 
 import numpy as np
 
-from batloc.schedulers.core.flat_state import END, MIN_END
-from batloc.schedulers.core.jit import inline, njit
-from batloc.schedulers.core.scratch import (BUSY, FREE, HEAD, IV_COUNT, IV_END, IV_NEXT, IV_START, MAX_FREE, P_NEXT,
+from batloc.schedulers.planning.flat_state import END, MIN_END
+from batloc.schedulers.planning.jit import inline, njit
+from batloc.schedulers.planning.scratch import (BUSY, FREE, HEAD, IV_COUNT, IV_END, IV_NEXT, IV_START, MAX_FREE, P_NEXT,
                                             TAIL, TOUCHED, TOUCHED_FLAG, VALID)
 
 INF = np.inf

@@ -20,10 +20,10 @@ seen only by a start in the very instant that user ends (t = its end).
 
 import numpy as np
 
-from batloc.schedulers.core.flat_state import (AVAIL, BW, END, FILE, LOADING, M_FILE, M_LAST, M_LOADED, M_SEQ,
+from batloc.schedulers.planning.flat_state import (AVAIL, BW, END, FILE, LOADING, M_FILE, M_LAST, M_LOADED, M_SEQ,
                                                M_SIZE, M_USERS, MEM, N_HELD, N_MEM, SIZE, START)
-from batloc.schedulers.core.jit import inline, njit
-from batloc.schedulers.core.scratch import (B_ALIVE, B_FILE, B_LAST, B_ORDER, B_SEQ, B_SIZE, B_VICTIM, HEAD,
+from batloc.schedulers.planning.jit import inline, njit
+from batloc.schedulers.planning.scratch import (B_ALIVE, B_FILE, B_LAST, B_ORDER, B_SEQ, B_SIZE, B_VICTIM, HEAD,
                                             P_NEXT)
 
 PAPER, STRICT, LRU = range(3)

@@ -1,10 +1,10 @@
 """How the planning core is compiled: numba, cached on disk per version of its source.
 
 Numba caches a compiled function next to its own source's timestamp only: a
-change in a function it calls from another file (a policy's formula, say)
-would silently reuse the stale machine code. So the cache directory is named
-after a hash of every source file the kernel is built from, and a change
-anywhere compiles afresh once.
+change in a function it calls from another file (a policy's formula, say),
+or in a module constant it reads, would silently reuse the stale machine
+code. So the cache directory is named after a hash of every source file of
+the planning family, and a change anywhere in it compiles afresh once.
 
 The cache lives in ``$BATLOC_NUMBA_CACHE`` if set, else under the user's cache
 directory (``$XDG_CACHE_HOME`` or ``~/.cache``) in ``batloc/numba/<hash>``.
@@ -18,22 +18,20 @@ import os
 import numba
 from numba.core import config
 
-_CORE = os.path.dirname(os.path.abspath(__file__))
-# The files the compiled pass is built from: the compiled modules of the core
-# and the five policies' formulas. The core's pure-Python modules (options,
-# state, queue) are left out: editing an option must not cost a recompile.
-_COMPILED = ("jit", "availability", "file_outlook", "planner", "policies")
-_POLICIES = ("fcfs", "eft", "lea", "leo", "lem")
+_FAMILY = os.path.dirname(os.path.abspath(__file__))
 
 
 def _source_hash():
+    """A hash of numba's version and every module of this folder: the compiled
+    pass, the formulas it calls and the constants it reads (a new policy or
+    a new module needs no edit here). Editing a pure-Python module (options,
+    state) compiles afresh too: a minute, once, against a stale cache never."""
     h = hashlib.sha1(numba.__version__.encode())
-    sources = [os.path.join(_CORE, f"{m}.py") for m in _COMPILED] + [
-        os.path.join(os.path.dirname(_CORE), f"{p}.py") for p in _POLICIES]
-    for path in sorted(sources):
-        h.update(os.path.basename(path).encode())
-        with open(path, "rb") as fh:
-            h.update(fh.read())
+    for name in sorted(os.listdir(_FAMILY)):
+        if name.endswith(".py"):
+            h.update(name.encode())
+            with open(os.path.join(_FAMILY, name), "rb") as fh:
+                h.update(fh.read())
     return h.hexdigest()[:16]
 
 

@@ -18,11 +18,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from batloc.locality.cache import MODELS
-from batloc.schedulers.boundary import finite_number
-
-
-class OptionsError(ValueError):
-    """An option the schedulers do not know or cannot use."""
+from batloc.schedulers.boundary import FileOutputs, OptionsError, finite_number
 
 
 PROFILES = {
@@ -35,7 +31,7 @@ PASS_STOPS = ("never", "job_exceeds_free_cores", "authors")
 
 
 @dataclass(frozen=True)
-class SchedulerOptions:
+class SchedulerOptions(FileOutputs):
     backfilling: bool = False
     W: float = 500.0
     saturation: float = 1.0
@@ -63,14 +59,6 @@ class SchedulerOptions:
     export_prefix: Optional[str] = None
     # Path of a JSON file receiving timing statistics at the end (benchmarks).
     stats: Optional[str] = None
-
-    @property
-    def decisions_path(self) -> Optional[str]:
-        if self.decisions:
-            return self.decisions
-        if self.export_prefix:
-            return f"{self.export_prefix}_decisions.csv"
-        return None
 
     def pass_stop_for(self, policy_name: str) -> str:
         if self.pass_stop != "authors":

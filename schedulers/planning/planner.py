@@ -25,12 +25,12 @@ from typing import Optional
 
 import numpy as np
 
-from batloc.schedulers.core import availability as av
-from batloc.schedulers.core.file_outlook import CASE_NAMES, MODEL_CODES, NONE, WAIT, evaluate
-from batloc.schedulers.core.jit import inline, njit
-from batloc.schedulers.core.policies import CODES, bound, needs_penalty, reads_overhead, score
-from batloc.schedulers.core.flat_state import AVAIL, BW, END, FILE, MEM, MIN_LOADING, N_FREE, SIZE, START
-from batloc.schedulers.core.scratch import (BUSY, C_BACKFILL, C_BW_MAX, C_INFLIGHT_FROM_NOW, C_MODEL, C_NOW,
+from batloc.schedulers.planning import availability as av
+from batloc.schedulers.planning.file_outlook import CASE_NAMES, MODEL_CODES, NONE, WAIT, evaluate
+from batloc.schedulers.planning.jit import inline, njit
+from batloc.schedulers.planning.formulas import CODES, bound, needs_penalty, reads_overhead, score
+from batloc.schedulers.planning.flat_state import AVAIL, BW, END, FILE, MEM, MIN_LOADING, N_FREE, SIZE, START
+from batloc.schedulers.planning.scratch import (BUSY, C_BACKFILL, C_BW_MAX, C_INFLIGHT_FROM_NOW, C_MODEL, C_NOW,
                                             C_PASS_STOP, C_POLICY, C_W, FREE, HEAD, O_CASE,
                                             O_JOB, O_NODE, O_SCORE, O_START, O_TFILE, P_NEXT, PF_COUNT, PW_COUNT,
                                             RESUME_AT, SCANNED, SCORED, TAIL, VALID, allocate)
@@ -470,9 +470,9 @@ class Planner:
 def warm_up():
     """Compile the pass (or load it from the cache): one pass on a one-node platform."""
     from batloc.locality.platform_view import NodeInfo, PlatformView
-    from batloc.schedulers.core.job_queue import JobQueue, QueuedJob
-    from batloc.schedulers.core.options import SchedulerOptions
-    from batloc.schedulers.core.state import ClusterState
+    from batloc.schedulers.planning.job_queue import JobQueue, QueuedJob
+    from batloc.schedulers.planning.options import SchedulerOptions
+    from batloc.schedulers.planning.state import ClusterState
     platform = PlatformView([NodeInfo(0, "n000", (0,), 1, 1e9, 1e8)], 2)
     state = ClusterState(platform, SchedulerOptions())
     queue = JobQueue()
