@@ -9,8 +9,10 @@ read as the schedulers read them):
 - no core used by two jobs at once;
 - no job started before its submission;
 - no job started before its file was in memory: a job that missed or waited
-  starts after its staging job finished; a hit finds the file in memory when
-  the node's memory is replayed under the memory model;
+  starts after its staging job finished (unless it was killed the instant it
+  started: its window ended while its file loaded, contract §6, and it
+  computed nothing); a hit finds the file in memory when the node's memory is
+  replayed under the memory model;
 - no node memory over capacity under that model (``--cache``, default paper).
 Exit status 1 with one line per violation and a count per kind; 2 when an
 input cannot be read (one line naming it).
@@ -52,6 +54,11 @@ def full_id(r):
 
 def started(r):
     return r["starting_time"] not in ("", "-1")
+
+
+def cut_at_start(r):
+    """Killed the instant it started: it never computed (a window that ended during its load)."""
+    return r["final_state"] == "COMPLETED_KILLED" and r["_finish"] <= r["_start"] + EPS
 
 
 def is_staging(r):
@@ -142,7 +149,7 @@ def check_files_and_memory(rows, decisions, memories, model):
             st = by_id.get(d["staging_job"])
             if st is None:
                 out.append((DECISION, f"{jid}: its staging job {d['staging_job']} is not in jobs.csv"))
-            elif start < st["_finish"] - EPS:
+            elif start < st["_finish"] - EPS and not cut_at_start(r):
                 out.append((FILE_LATE, f"{jid} starts at {start:.6f} before its file {d['input_file']} is in "
                                        f"memory ({d['staging_job']} ends at {st['_finish']:.6f})"))
             if d["cache"] == "miss" and st is not None:

@@ -199,26 +199,41 @@ class SchedulerBase(BatlocScheduler):
         self.call_at(st.start)
 
     # ---- held jobs and their windows ------------------------------------------
-    def execute(self, held, now):
+    def execute(self, held):
         job = self.jobs[held.job.id]
         job.allocation = held.alloc
         self.bs.execute_job(job)
-        # The reservation window ends at t_k + walltime; the engine's own walltime
-        # kill counts from the execution, so a job that waited must be cut here.
-        if now + held.job.walltime > held.deadline and math.isfinite(held.deadline):
-            if held.deadline not in self.kill_at:
-                self.kill_at[held.deadline] = []
-                heapq.heappush(self.kill_times, held.deadline)
-            self.kill_at[held.deadline].append(held.job.id)
-            if held.deadline not in self.calls:
-                self.calls.add(held.deadline)
-                heapq.heappush(self.call_times, held.deadline)
-                self.bs.wake_me_up_at(held.deadline)
+
+    def watch_window(self, held):
+        """`held` took its cores: if it waits for its file, kill it at its window's end.
+
+        Asked now, while that end is still in the future: once the load is over
+        it may be past (a load slower than planned), and Batsim refuses a call
+        in the past."""
+        if held.computing or not math.isfinite(held.deadline):
+            return
+        if held.deadline not in self.kill_at:
+            self.kill_at[held.deadline] = []
+            heapq.heappush(self.kill_times, held.deadline)
+            self.call_at(held.deadline)
+        self.kill_at[held.deadline].append(held.job.id)
 
     def _end_windows(self, now):
-        held_jobs = self.state.held if self.kill_times else None
+        held_jobs, stagings = (self.state.held, self.state.stagings) if self.kill_times else (None, None)
         while self.kill_times and self.kill_times[0] <= now + TICK:
-            victims = [self.jobs[j] for j in self.kill_at.pop(heapq.heappop(self.kill_times))
-                       if j in held_jobs and held_jobs[j].computing]
+            victims = []
+            for jid in self.kill_at.pop(heapq.heappop(self.kill_times)):
+                held = held_jobs.get(jid)
+                if held is None:
+                    continue        # it ended within its window
+                if not held.computing:
+                    # Its load outlasted its window: it leaves the staging's waiters
+                    # and ends now, executed and killed, so that it has a final state.
+                    st = stagings.by_id.get(held.staging)
+                    if st is not None and jid in st.waiters:
+                        st.waiters.remove(jid)
+                    held.computing = True
+                    self.execute(held)
+                victims.append(self.jobs[jid])
             if victims:
                 self.bs.kill_jobs(victims)

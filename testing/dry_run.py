@@ -72,6 +72,8 @@ class _FakeBatsim:
         self._run.out.append(("kill", [j.id for j in jobs], None))
 
     def wake_me_up_at(self, t):
+        if not t > self._run.now:   # Batsim 4.2.1: "You asked to be awaken in the past"
+            raise AssertionError(f"t={self._run.now}: CALL_ME_LATER at {t}, not after now")
         self._run.push(t, "call", None)
 
     def notify_registration_finished(self):

@@ -94,3 +94,20 @@ def test_bad_platform_and_bad_arguments(tmp_path, capsys):
                           "--cache", "bogus"]) == 2
     err = capsys.readouterr().err
     assert "required: --platform" in err and "invalid choice" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("finish, state, late", [
+    (15.0, "COMPLETED_KILLED", False),       # its window ended during its load: killed as it started
+    (16.0, "COMPLETED_KILLED", True),        # it computed a second without its file
+    (15.0, "COMPLETED_SUCCESSFULLY", True),
+])
+def test_only_a_job_killed_as_it_starts_may_start_before_its_file(tmp_path, finish, state, late):
+    # Job 1 missed file A on n000 at 10; its staging loads [10, 20); the job starts at 15.
+    (tmp_path / "out_jobs.csv").write_text(JOBS_HEADER + "\n" + "\n".join([
+        row("stage-w0-1-n000", 10, 20, "4 5", res=2, sub=10, workload="batloc-stage"),
+        row(1, 15, finish, "0", state=state)]) + "\n")
+    rows = validate.read_jobs_csv(str(tmp_path / "out_jobs.csv"))
+    decisions = [{"time": "10.000000", "job_id": "w0!1", "node": "n000", "cache": "miss", "input_file": "A",
+                  "input_size": "1000.000000", "staging_job": "batloc-stage!stage-w0-1-n000"}]
+    found = validate.check_files_and_memory(rows, decisions, {"n000": 1e9}, "paper")
+    assert [kind for kind, _ in found] == ([validate.FILE_LATE] if late else [])

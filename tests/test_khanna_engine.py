@@ -25,16 +25,18 @@ pytestmark = pytest.mark.skipif(not _engine_ready(), reason="batloc-batsim or Si
 
 
 
-def khanna_run(tmp_path, policy, jobs, options=None):
-    """Run `policy` on the K platform; jobs are (id, subtime, file, walltime)."""
+def khanna_run(tmp_path, policy, jobs, options=None, nodes=2, cores=1, bandwidth=1):
+    """Run `policy` on the K platform; jobs are (id, subtime, file, walltime[, delay]), the delay
+    walltime - 10 unless given."""
+    jobs = [(*j, j[3] - 10) if len(j) == 4 else j for j in jobs]
     platform = tmp_path / "k.xml"
-    platform.write_text(platform_xml(nodes=2, cores=1, bandwidth=1, memory=1e6))
+    platform.write_text(platform_xml(nodes=nodes, cores=cores, bandwidth=bandwidth, memory=1e6))
     workload = tmp_path / "k.json"
     workload.write_text(json.dumps({
-        "nb_res": 2,
-        "jobs": [{"id": i, "subtime": t, "res": 1, "walltime": w, "profile": f"d{w - 10}", "user": "u",
-                  "input_file": f, "input_size": 10.0, "evaluated": True} for i, t, f, w in jobs],
-        "profiles": {f"d{w - 10}": {"type": "delay", "delay": w - 10} for *_, w in jobs}}))
+        "nb_res": nodes * cores,
+        "jobs": [{"id": i, "subtime": t, "res": 1, "walltime": w, "profile": f"d{d}", "user": "u",
+                  "input_file": f, "input_size": 10.0, "evaluated": True} for i, t, f, w, d in jobs],
+        "profiles": {f"d{d}": {"type": "delay", "delay": d} for *_, d in jobs}}))
     prefix = str(tmp_path / policy)
     port = free_port()
     sched = subprocess.Popen(["pybatsim", str(REPO / "schedulers" / f"{policy}.py"), "-s", f"tcp://127.0.0.1:{port}",
@@ -123,3 +125,16 @@ def test_k2_online_hps_keeps_jobs_sharing_a_file_together(tmp_path):
     assert nodes == ["n1", "n1", "n2", "n2"]
     assert stagings == [("stage-w0-1-n000", 1.0), ("stage-w0-3-n001", 1.0)]
     assert (response, makespan) == (25.0, 31.0)
+
+
+def test_a_window_end_between_two_protocol_ticks_still_kills(tmp_path):
+    # One node of 2 cores, node link 3 B/s: a 10-byte load takes 10/3 s, and into a node one
+    # load runs at a time. MET starts J1 and J2 at 1: J1 loads A [1, 4.333..), J2 loads B
+    # [4.333.., 7.666..), so J2's window is [4.333.., 14.333..), an end between two of the
+    # protocol's microseconds: the engine's call comes dated 14.333333, just before it. J2 (9 s
+    # of work from 7.67) is killed there, not left to finish at 16.67.
+    khanna_run(tmp_path, "met", [(1, 1, "A", 100, 50), (2, 1, "B", 10, 9)], nodes=1, cores=2, bandwidth=3)
+    jobs = {r["job_id"]: r for r in csv.DictReader(open(tmp_path / "met_jobs.csv"))}
+    assert (jobs["2"]["final_state"], jobs["2"]["starting_time"], jobs["2"]["finish_time"]) == (
+        "COMPLETED_KILLED", "7.666667", "14.333333")
+    assert (jobs["1"]["final_state"], jobs["1"]["finish_time"]) == ("COMPLETED_SUCCESSFULLY", "54.333333")

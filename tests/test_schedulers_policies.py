@@ -178,6 +178,19 @@ def test_a_job_that_waited_for_its_file_is_killed_at_the_window_end():
     assert (s["1"]["start"], s["1"]["finish"], s["1"]["state"]) == (11.0, 31.0, "COMPLETED_KILLED")
 
 
+def test_a_job_whose_load_outlasts_its_window_ends_at_the_window_end():
+    # J1 (2 cores, walltime 5): window [1, 6), but its 10 GB load takes [1, 11): at 6 it is
+    # executed and killed (a final state, its cores freed), while the staging goes on to 11.
+    # J2 (2 cores, no file, submitted at 2) is planned at J1's window end and starts at 6.
+    # The kill timer was asked at t=1 (the dry run, as Batsim, refuses a call at or before now).
+    s, st, sched = run(Fcfs, {"n000": 2}, [job(1, 1, 2, 5, 4, "A", 10), job(2, 2, 2, 50, 20)])
+    assert (s["1"]["start"], s["1"]["finish"], s["1"]["state"]) == (6.0, 6.0, "COMPLETED_KILLED")
+    assert (s["2"]["start"], s["2"]["finish"]) == (6.0, 26.0)
+    assert [(v["start"], v["finish"]) for v in st.values()] == [(1.0, 11.0)]
+    # No user of A remained when its load ended: the memory model does not count it.
+    assert sched.state.caches[0].status("A") == "absent"
+
+
 def test_decision_log_header_and_scores(tmp_path):
     _, _, _ = run(Lea, {"n000": 1, "n001": 1}, WAIT_JOBS, tmp_path=tmp_path)
     rows = list(csv.DictReader(open(tmp_path / "decisions.csv")))

@@ -74,7 +74,7 @@ class FileSharingScheduler(SchedulerBase):
         now = self.bs.time()
         if is_staging_job(job.id):
             for held in self.state.staging_done(job.id, now):
-                self.execute(held, now)
+                self.execute(held)
         else:
             self._finish(job.id, now)
         self.dirty = True
@@ -107,7 +107,8 @@ class FileSharingScheduler(SchedulerBase):
         self.decision_log.write(now, job.id, self.label, self.platform.nodes[node].name, str(held.alloc),
                                 job.cores, planned, job.file, job.size, case, held.staging, score)
         if held.computing:
-            self.execute(held, now)
+            self.execute(held)
+        self.watch_window(held)
         self.node_changed(node)
         return case
 

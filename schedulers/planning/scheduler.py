@@ -11,8 +11,9 @@ in ``batloc.schedulers.base``, the memory model in ``batloc.locality``.
 Protocol (contract §3, §4, §6): a start decision holds the job's cores; on a
 miss a ``data_staging`` job loads the file into the node's memory and the job
 is executed when that staging completes; jobs needing a file already loading
-there wait for the same staging. A job whose load outlasts t_k is killed at
-t_k + walltime, the end of its reservation window (paper §III). A job no node
+there wait for the same staging. A job that waited for its file is killed at
+t_k + walltime, the end of its reservation window (paper §III), whether it
+computes by then or still waits (``base``). A job no node
 can run is rejected at submission (``admission``); bad options, a platform
 off the contract and an engine that went away end the scheduler in one line
 (``boundary``).
@@ -82,7 +83,7 @@ class PlanningScheduler(SchedulerBase):
         now = self.bs.time()
         if is_staging_job(job.id):
             for held in self.state.staging_done(job.id, now):
-                self.execute(held, now)
+                self.execute(held)
         else:
             self.state.finish(job.id, now)
         self.dirty = True
@@ -120,7 +121,8 @@ class PlanningScheduler(SchedulerBase):
             if new_staging is not None:
                 self.issue_staging(new_staging)
             if held.computing:
-                self.execute(held, now)
+                self.execute(held)
+            self.watch_window(held)
         self.queue.remove([d.index for d in decisions])
 
     # ---- the end ----------------------------------------------------------------
