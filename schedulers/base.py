@@ -229,9 +229,7 @@ class SchedulerBase(BatlocScheduler):
                 if not held.computing:
                     # Its load outlasted its window: it leaves the staging's waiters
                     # and ends now, executed and killed, so that it has a final state.
-                    st = stagings.by_id.get(held.staging)
-                    if st is not None and jid in st.waiters:
-                        st.waiters.remove(jid)
+                    stagings.leave(held.staging, jid)
                     held.computing = True
                     self.execute(held)
                 victims.append(self.jobs[jid])

@@ -147,7 +147,5 @@ class FileSharingState:
         self.on_node[node].pop(job_id, None)
         self.census.drop(self.memories[node].end_job(held.job.file, now), node)
         if held.staging is not None and not held.computing:
-            st = self.stagings.by_id.get(held.staging)
-            if st is not None and job_id in st.waiters:
-                st.waiters.remove(job_id)
+            self.stagings.leave(held.staging, job_id)
         return held

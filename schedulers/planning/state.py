@@ -95,8 +95,6 @@ class ClusterState:
         self.windows[node].pop(job_id, None)
         self.caches[node].end_job(held.job.file, now)
         if held.staging is not None and not held.computing:
-            st = self.stagings.by_id.get(held.staging)
-            if st is not None and job_id in st.waiters:
-                st.waiters.remove(job_id)
+            self.stagings.leave(held.staging, job_id)
         self._mirror(node)
         return held
