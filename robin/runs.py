@@ -18,7 +18,7 @@ from pathlib import Path
 
 import batloc
 
-from batloc.processes import free_port
+from batloc.processes import free_port, pybatsim_missing
 
 from . import description as rd
 from .process import STOP, Outcome, Stop, Timeouts, run_simulation, socket_port, tail
@@ -158,6 +158,8 @@ def sweep_runs(desc: dict, timeout_defaults: Timeouts | None = None) -> tuple[Pa
     names = [s.name for s in schedulers]
     if len(set(names)) != len(names):
         raise rd.DescriptionError(f"scheduler names must be unique: {names}")
+    if any(s.policy for s in schedulers) and pybatsim_missing():
+        raise rd.DescriptionError(pybatsim_missing())   # once, not once per run
     timeouts = rd.read_timeouts(desc, timeout_defaults)
     engine = rd.engine_command(desc.get("engine"))
     extra = rd.engine_args(desc)

@@ -47,7 +47,13 @@ def _parser():
 
 def main(argv=None) -> int:
     args = _parser().parse_args(argv)
+    from batloc.processes import pybatsim_missing
     from batloc.study import description, note, prepare
+
+    missing = None if args.prepare_only else pybatsim_missing()
+    if missing:
+        print(f"batloc study: {missing}", file=sys.stderr)
+        return 2
 
     log = (lambda msg: None) if args.quiet else (lambda msg: print(msg, flush=True))
     started = time.monotonic()
