@@ -62,12 +62,7 @@ class SchedulerSide(WatchedSocket):
         self.ready_timeout = ready_timeout
         self.reply_timeout = reply_timeout
         self.answered = False
-        self.sock.setsockopt(zmq.LINGER, 0)
-        try:
-            self.sock.connect(endpoint)
-        except zmq.ZMQError as e:
-            self.close()
-            raise ProxyError(f"invalid endpoint for the wrapped scheduler {endpoint!r}: {e}") from None
+        self.connect(endpoint, lambda e: ProxyError(f"invalid endpoint for the wrapped scheduler {endpoint!r}: {e}"))
 
     def exchange(self, payload, now):
         self.sock.send(payload)

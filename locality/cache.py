@@ -138,14 +138,20 @@ class NodeCache:
         return gone
 
     def _make_room(self, size, now, file):
+        """Evict unused files, in ``eviction_key`` order, until `size` more bytes fit; an overflow otherwise."""
         evicted = []
         used = self.used_bytes()
-        victims = sorted((r.last_use, r.seq, f) for f, r in self.files.items() if r.users == 0)
-        for _, _, f in victims:
-            if used + size <= self.capacity:
-                break
-            used -= self.files.pop(f).size
-            evicted.append(f)
+        if used + size > self.capacity:
+            victims = sorted((self.eviction_key(f, r), f) for f, r in self.files.items() if r.users == 0)
+            for _, f in victims:
+                if used + size <= self.capacity:
+                    break
+                used -= self.files.pop(f).size
+                evicted.append(f)
         if used + size > self.capacity:
             self.overflows.append((now, file, used + size))
         return evicted
+
+    def eviction_key(self, file, resident):
+        """The order in which unused files leave to make room (lru): least recently used, then first loaded."""
+        return resident.last_use, resident.seq

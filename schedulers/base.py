@@ -26,8 +26,9 @@ the protocol around them, once for all:
   is executed and killed in the same answer, so it ends COMPLETED_KILLED at its
   window's end, its cores freed, as the paper's schedule has it (Batsim 4.2.1
   runs the execution, then the kill, at that instant).
-- **Held jobs**: ``Held``, a job holding cores, the record the families'
-  states keep and these timers read (``self.state.held``, ``self.state.stagings``).
+- **Held jobs**: ``Held``, a job holding cores, and ``HeldJobs``, the held
+  jobs and stagings in flight that the families' states are built on and
+  these timers read (``self.state.held``, ``self.state.stagings``).
 """
 
 import heapq
@@ -43,7 +44,7 @@ from procset import ProcSet
 
 from batloc.locality.decision_log import DecisionLog
 from batloc.locality.platform_view import PlatformError, PlatformView
-from batloc.locality.staging import STAGE_WORKLOAD, is_staging_job, staging_profile, storage_mapping
+from batloc.locality.staging import STAGE_WORKLOAD, StagingBook, is_staging_job, staging_profile, storage_mapping
 from batloc.schedulers.boundary import PREFIX, TICK, BatlocScheduler, OptionsError, options_or_exit
 
 log = logging.getLogger("batloc.schedulers")
@@ -60,6 +61,33 @@ class Held:
     staging: Optional[str]
     computing: bool
     alloc: Optional[ProcSet] = None
+
+
+class HeldJobs:
+    """The jobs holding cores and the stagings in flight: the part of a file-aware family's
+    state (planning, file-sharing) that the window-end timers read too."""
+
+    def __init__(self):
+        self.held = {}                 # job id -> Held
+        self.stagings = StagingBook()
+
+    def loaded(self, staging_id):
+        """Staging `staging_id` completed: (its Staging, the Held jobs waiting for it, now computing)."""
+        st = self.stagings.complete(staging_id)
+        ready = []
+        for jid in st.waiters:
+            held = self.held.get(jid)
+            if held is not None:        # None: it ended while waiting
+                held.computing = True
+                ready.append(held)
+        return st, ready
+
+    def release(self, job_id):
+        """A job ended (completed or killed): its Held, gone from the staging it waited for; None if unknown."""
+        held = self.held.pop(job_id, None)
+        if held is not None and held.staging is not None and not held.computing:
+            self.stagings.leave(held.staging, job_id)
+        return held
 
 
 class SchedulerBase(BatlocScheduler):

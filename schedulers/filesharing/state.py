@@ -15,9 +15,9 @@ import numpy as np
 from procset import ProcSet
 
 from batloc.locality.cache import NodeCache
-from batloc.locality.staging import STAGE_WORKLOAD, StagingBook, staging_job_id
+from batloc.locality.staging import STAGE_WORKLOAD, staging_job_id
 from batloc.locality.value_cache import FileCensus, ValueCache
-from batloc.schedulers.base import Held
+from batloc.schedulers.base import Held, HeldJobs
 from batloc.schedulers.filesharing.transfers import TransferChart
 
 
@@ -45,8 +45,9 @@ def _procset(ids):
     return ProcSet(*runs)
 
 
-class FileSharingState:
+class FileSharingState(HeldJobs):
     def __init__(self, platform, opts):
+        super().__init__()
         nodes = platform.nodes
         self.platform = platform
         self.census = FileCensus()
@@ -58,8 +59,6 @@ class FileSharingState:
         self.n_free = [len(n.core_ids) for n in nodes]
         self.on_node = [dict() for _ in nodes]      # node -> job id -> Held
         self.chart = TransferChart(platform.bandwidth, opts.shared_lane)
-        self.stagings = StagingBook()
-        self.held = {}                              # job id -> Held
         self.replicas = set()                       # ids of replication stagings
         self.n_replicas = 0
 
@@ -121,24 +120,18 @@ class FileSharingState:
 
     def staging_done(self, staging_id, now):
         """A load completed: returns the Held jobs that may now compute."""
-        st = self.stagings.complete(staging_id)
+        st, ready = self.loaded(staging_id)
         self.chart.released(st.node, st.est_end, now)
         memory = self.memories[st.node]
         memory.load_done(st.file, now)
         if staging_id in self.replicas:
             self.replicas.discard(staging_id)
             self.census.drop(memory.end_job(st.file, now), st.node)
-        ready = []
-        for jid in st.waiters:
-            held = self.held.get(jid)
-            if held is not None:
-                held.computing = True
-                ready.append(held)
         return ready
 
     def finish(self, job_id, now):
         """A job ended (completed or killed): free its cores and its file's use; its Held, or None."""
-        held = self.held.pop(job_id, None)
+        held = self.release(job_id)
         if held is None:
             return None
         node = held.node
@@ -146,6 +139,4 @@ class FileSharingState:
         self.n_free[node] += len(held.positions)
         self.on_node[node].pop(job_id, None)
         self.census.drop(self.memories[node].end_job(held.job.file, now), node)
-        if held.staging is not None and not held.computing:
-            self.stagings.leave(held.staging, job_id)
         return held

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from typing import Optional
 
 from batloc.locality.cache import NodeCache
-from batloc.locality.staging import StagingBook, staging_job_id
-from batloc.schedulers.base import Held
+from batloc.locality.staging import staging_job_id
+from batloc.schedulers.base import Held, HeldJobs
 from batloc.schedulers.planning.flat_state import FlatState
 
 
@@ -29,15 +29,14 @@ class Window:
     staging: Optional[str] = None    # staging job this window loads or waits for
 
 
-class ClusterState:
+class ClusterState(HeldJobs):
     def __init__(self, platform, options):
+        super().__init__()
         self.platform = platform
         self.options = options
         self.flat = FlatState(platform)
         self.caches = [NodeCache(n.memory_bytes, options.cache) for n in platform.nodes]
         self.windows = [dict() for _ in platform.nodes]     # node -> job id -> Window
-        self.stagings = StagingBook()
-        self.held = {}                                      # job id -> Held
 
     def file_id(self, name):
         return self.flat.files.id_of(name)
@@ -70,31 +69,23 @@ class ClusterState:
 
     def staging_done(self, staging_id, now):
         """A load completed: returns the Held jobs that may now compute."""
-        st = self.stagings.complete(staging_id)
+        st, ready = self.loaded(staging_id)
         self.caches[st.node].load_done(st.file, now)
-        ready = []
-        for jid in st.waiters:
-            held = self.held.get(jid)
-            if held is None:
-                continue            # killed while waiting
-            held.computing = True
-            w = self.windows[st.node].get(jid)
+        for held in ready:
+            w = self.windows[st.node].get(held.job.id)
             if w is not None:
                 w.avail = now
-            ready.append(held)
         self._mirror(st.node)
         return ready
 
     def finish(self, job_id, now):
         """A job ended (completed or killed): free its cores and its file's use."""
-        held = self.held.pop(job_id, None)
+        held = self.release(job_id)
         if held is None:
             return None
         node = held.node
         self.flat.release(node, held.positions)
         self.windows[node].pop(job_id, None)
         self.caches[node].end_job(held.job.file, now)
-        if held.staging is not None and not held.computing:
-            self.stagings.leave(held.staging, job_id)
         self._mirror(node)
         return held
