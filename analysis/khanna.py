@@ -7,7 +7,7 @@
 - response (Eq. 2-3) = completion - arrival, averaged (Eq. 4);
 - remote transfers = staging jobs, replications (DLL) included (Fig. 7),
   and the bytes they moved; makespan stays in the per-run table.
-Waits and responses count evaluated, completed jobs, as the other run totals.
+Waits and responses count evaluated jobs that ended (killed included), as the other run totals.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import pandas as pd
 
 from batloc.locality.staging import STAGE_WORKLOAD as STAGING_WORKLOAD
 
-COLUMNS = ["run", "scheduler", "platform", "workload", "jobs_completed", "mean_response", "khanna_mean_wait",
+COLUMNS = ["run", "scheduler", "platform", "workload", "jobs_completed", "jobs_killed", "mean_response", "khanna_mean_wait",
            "remote_transfers", "replications", "bytes_staged", "makespan"]
 
 
@@ -27,7 +27,7 @@ def replica_file(job_id: str) -> str:
 
 def run_metrics(jobs_table: pd.DataFrame, jobs_csv: pd.DataFrame) -> dict:
     """jobs_table: metrics.per_job's table; jobs_csv: the run's raw jobs.csv (load.read_jobs)."""
-    done = jobs_table[jobs_table["evaluated"] & jobs_table["completed"]]
+    done = jobs_table[jobs_table["evaluated"] & jobs_table["ended"]]
     start = done["reservation_start"].where(done["cache"] != "miss", done["starting_time"] - done["transfer_time"])
     stagings = jobs_csv[jobs_csv["workload_name"] == STAGING_WORKLOAD]
     replicas = stagings[stagings["job_id"].str.startswith("rep-")]

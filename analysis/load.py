@@ -70,6 +70,7 @@ class Workload:
     jobs: pd.DataFrame  # one row per job: job_id (str), subtime, res, walltime, user, input_file, input_size, evaluated[, session]
     provenance: dict = field(default_factory=dict)
     nb_res: int | None = None
+    profiles: dict = field(default_factory=dict)  # profile name → Batsim profile object
 
 
 def read_workload(path) -> Workload:
@@ -88,7 +89,8 @@ def read_workload(path) -> Workload:
     jobs["input_size"] = pd.to_numeric(jobs["input_size"], errors="coerce").fillna(0.0)
     jobs["evaluated"] = jobs["evaluated"].fillna(True).astype(bool)
     jobs["user"] = jobs["user"].fillna("").astype(str)
-    return Workload(jobs=jobs, provenance=data.get("batloc", {}) or {}, nb_res=data.get("nb_res"))
+    return Workload(jobs=jobs, provenance=data.get("batloc", {}) or {}, nb_res=data.get("nb_res"),
+                    profiles=data.get("profiles") or {})
 
 
 def read_platform_bandwidths(path) -> dict[str, float]:
