@@ -133,6 +133,7 @@ class RunFiles:
     directory: Path
     prefix: Path
     meta: dict
+    problem: str | None = None  # why its run.json cannot be used (one line naming it), None if fine
 
     @property
     def jobs_csv(self) -> Path:
@@ -182,8 +183,28 @@ def discover_runs(output_dir) -> list[RunFiles]:
             continue
         directory = jobs_csv.parent
         meta_path = directory / "run.json"
-        meta = json.loads(meta_path.read_text()) if meta_path.exists() else {}
+        meta, problem = read_run_json(meta_path)
         prefix = Path(str(jobs_csv)[: -len("_jobs.csv")])
-        name = meta.get("name") or (directory.name if directory != output_dir else prefix.name)
-        runs.append(RunFiles(name=name, directory=directory, prefix=prefix, meta=meta))
+        name = str(meta.get("name") or (directory.name if directory != output_dir else prefix.name))
+        runs.append(RunFiles(name=name, directory=directory, prefix=prefix, meta=meta, problem=problem))
     return runs
+
+
+def read_run_json(path) -> tuple[dict, str | None]:
+    """robin's run.json as a dict ({} when absent), and a one-line problem when it cannot be read."""
+    path = Path(path)
+    if not path.exists():
+        return {}, None
+    try:
+        meta = json.loads(path.read_bytes().decode("utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        return {}, f"{path}: unreadable run.json ({str(exc).splitlines()[0] if str(exc) else type(exc).__name__})"
+    if not isinstance(meta, dict):
+        return {}, f"{path}: run.json is not a JSON object"
+    return meta, None
+
+
+def read_compute_nodes(path) -> dict[int, str]:
+    """Compute resource id → its node's name (the `node` property, contract §6)."""
+    return {int(res["id"]): res["properties"]["node"] for res in read_resources(path).compute
+            if "node" in res["properties"]}

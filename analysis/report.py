@@ -9,13 +9,13 @@ from __future__ import annotations
 import re
 import sys
 import time
-import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
 
 from . import compare, figures, gantt, khanna, load, seed_metrics, usage
+from .checks import RunLeftOut
 from .report_html import render
 from .runs import Inputs, analyse_run
 
@@ -39,30 +39,13 @@ def build_report(output_dir, baseline: str = "fcfs", inputs: Inputs | None = Non
     t0 = time.perf_counter()
     log = log or (lambda msg: print(msg, file=sys.stderr))
     output_dir = Path(output_dir)
+    results, raw, failed = gather(output_dir, inputs, log)
+    if not results:
+        left = f" ({len(failed)} left out, see above)" if failed else ""
+        raise FileNotFoundError(f"no analysable run (*_jobs.csv) under {output_dir}{left}")
+
     fig_dir = output_dir / "figures"
     fig_dir.mkdir(parents=True, exist_ok=True)
-
-    results, raw, failed = [], {}, {}
-    workload_cache: dict = {}
-    for run in load.discover_runs(output_dir):
-        if run.meta.get("status") == "failure":
-            # robin recorded this run as failed: its outputs may be partial
-            failed[run.name] = f"robin: {run.meta.get('reason', 'failed')}"
-            continue
-        try:
-            result, jobs_csv = analyse_run(run, inputs, workload_cache)
-        except Exception as exc:  # one unreadable run must not hide the others
-            failed[run.name] = f"{type(exc).__name__}: {exc}"
-            log(f"batloc report: skipping run {run.name}: {failed[run.name]}")
-            log(traceback.format_exc(limit=3))
-            continue
-        seed_metrics.extend_summary(result, run.input_path("workload") or (inputs.workload if inputs else None),
-                                    jobs_csv)
-        results.append(result)
-        raw[result.name] = jobs_csv
-    if not results:
-        raise FileNotFoundError(f"no analysable run (*_jobs.csv) under {output_dir}")
-
     khanna.add_metrics(results, raw)
     comp = compare.compare(results, baseline)
     figs = _figures(results, raw, comp, fig_dir, gantt_range)
@@ -77,6 +60,38 @@ def build_report(output_dir, baseline: str = "fcfs", inputs: Inputs | None = Non
     report = Report(html=html, summary_csv=summary_csv, figures=figs, failed=failed, seconds=time.perf_counter() - t0,
                     comparison=comp)
     return report
+
+
+def gather(output_dir: Path, inputs: Inputs | None, log):
+    """Every run under output_dir checked and analysed: (results, raw jobs.csv frames, left out).
+
+    A run that fails a check (analysis.checks) or cannot be read is left out
+    with one line naming the file, logged and kept in `left out`; the others
+    are still analysed."""
+    results, raw, failed = [], {}, {}
+    workload_cache: dict = {}
+    for run in load.discover_runs(output_dir):
+        if run.name in failed or run.name in raw:   # two folders claim one name: tell them apart
+            run.name = f"{run.name} ({run.directory})"
+        if run.meta.get("status") == "failure":
+            # robin recorded this run as failed: its outputs may be partial
+            failed[run.name] = f"{run.directory / 'run.json'}: robin: {run.meta.get('reason', 'failed')}"
+        else:
+            try:
+                result, jobs_csv = analyse_run(run, inputs, workload_cache)
+                seed_metrics.extend_summary(result, run.input_path("workload") or (inputs.workload if inputs else None),
+                                            jobs_csv)
+            except RunLeftOut as exc:
+                failed[run.name] = str(exc)
+            except Exception as exc:  # one unreadable run must not hide the others, nor end in a traceback
+                text = str(exc).strip()
+                failed[run.name] = f"{run.jobs_csv}: {type(exc).__name__}{': ' + text.splitlines()[0] if text else ''}"
+            else:
+                results.append(result)
+                raw[result.name] = jobs_csv
+                continue
+        log(f"batloc report: leaving out run {run.name}: {failed[run.name]}")
+    return results, raw, failed
 
 
 def _pooled_counts(improvements: pd.DataFrame) -> pd.DataFrame:

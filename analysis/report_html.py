@@ -103,7 +103,7 @@ def render(output_dir: Path, results, comp, summary: pd.DataFrame, figs: dict, f
                "session stretch = sum over a user's jobs submitted within 5 minutes; "
                "improvement = baseline session stretch / scheduler session stretch.</p>")
     if failed:
-        out.append("<h2 class='fail'>Runs that could not be analysed</h2><ul>")
+        out.append("<h2 class='fail'>Runs left out of every comparison</h2><ul>")
         out += [f"<li class='fail'><b>{html.escape(k)}</b>: {html.escape(v)}</li>" for k, v in failed.items()]
         out.append("</ul>")
 
