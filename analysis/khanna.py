@@ -16,9 +16,7 @@ import pandas as pd
 
 from batloc.locality.staging import STAGE_WORKLOAD as STAGING_WORKLOAD
 
-COLUMNS = ["run", "scheduler", "platform", "workload", "jobs_completed", "jobs_killed", "mean_response", "khanna_mean_wait",
-           "remote_transfers", "replications", "bytes_staged", "makespan"]
-
+from .tables import HOUR, TB, Column, frame, to_html
 
 def replica_file(job_id: str) -> str:
     """The file of a replication staging ``rep-<file>-<node>-<n>`` (node names have no '-')."""
@@ -51,9 +49,17 @@ def add_metrics(results, raw_jobs: dict) -> None:
 
 
 def html_section(summary: pd.DataFrame) -> str:
-    cols = [c for c in COLUMNS if c in summary.columns]
-    if "remote_transfers" not in cols:
+    if "remote_transfers" not in summary.columns:
         return ""
-    table = summary[cols].to_html(index=False, border=0, na_rep="–", float_format=lambda v: f"{v:.2f}")
+    rows = summary.to_dict("records")
+    columns = [Column("jobs_completed", "jobs completed", integer=True),
+               Column("jobs_killed", "jobs killed at walltime", integer=True),
+               Column("mean_response", "mean response (h)", 1 / HOUR),
+               Column("khanna_mean_wait", "mean wait from the first transfer (h)", 1 / HOUR),
+               Column("remote_transfers", "remote transfers", integer=True),
+               Column("replications", "of them replications", integer=True),
+               Column("bytes_staged", "data staged (TB)", 1 / TB),
+               Column("makespan", "makespan (h)", 1 / HOUR)]
+    table = frame(rows, [c for c in columns if c.key in summary.columns], [("run", "run")])
     return ("<h2>Khanna et al.'s metrics: mean response, wait from the first transfer, remote transfers "
-            "(replications included), bytes staged</h2>" + table)
+            "(replications included), data staged</h2>" + to_html(table))

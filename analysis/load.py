@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -208,3 +209,48 @@ def read_compute_nodes(path) -> dict[int, str]:
     """Compute resource id → its node's name (the `node` property, contract §6)."""
     return {int(res["id"]): res["properties"]["node"] for res in read_resources(path).compute
             if "node" in res["properties"]}
+
+
+def _jobs_csv_of(run) -> tuple[Path, dict]:
+    """A run folder, an export prefix or a jobs.csv → (its jobs.csv, its run.json or {})."""
+    run = Path(run)
+    if run.is_dir():
+        found = sorted(run.glob("*_jobs.csv"))
+        if len(found) != 1:
+            raise FileNotFoundError(f"{run}: expected one *_jobs.csv in the folder, found {len(found)}")
+        jobs = found[0]
+    else:
+        jobs = run if run.name.endswith("_jobs.csv") else Path(f"{run}_jobs.csv")
+    meta, _ = read_run_json(jobs.parent / "run.json")
+    return jobs, meta
+
+
+def jobset(run, platform=None):
+    """One run as an evalys JobSet of its workload's jobs on the platform's compute cores.
+
+    `run` is a run folder (robin's, with run.json), an export prefix or a
+    jobs.csv. Staging jobs (which run on storage resources) and jobs that
+    never ran (rejected, unfinished) are left out, and the resources are the
+    compute cores of the platform (`platform`, else the run's run.json),
+    so evalys' utilisation and MaxProcs count cores only.
+    """
+    from evalys.jobset import JobSet
+    from procset import ProcSet
+
+    from batloc.locality.staging import STAGE_WORKLOAD
+
+    jobs_path, meta = _jobs_csv_of(run)
+    if platform is None and meta.get("platform"):
+        platform = Path(meta["platform"])
+        platform = platform if platform.is_absolute() else jobs_path.parent / platform
+    df = read_jobs(jobs_path)
+    df = df[(df["workload_name"] != STAGE_WORKLOAD) & (df["allocated_resources"].str.len() > 0)]
+    df = df.dropna(subset=["starting_time", "finish_time"]).drop(columns="full_id").reset_index(drop=True)
+    df["allocated_resources"] = df["allocated_resources"].map(ProcSet.from_str)
+    if platform is not None:
+        cores = read_platform_cores(platform)
+    else:
+        cores = max((p.max + 1 for p in df["allocated_resources"] if len(p)), default=1)
+    with warnings.catch_warnings():   # evalys 4.0 renames a column in place, which pandas 3 deprecates
+        warnings.filterwarnings("ignore", message="The inplace keyword")
+        return JobSet(df, resource_bounds=(0, cores - 1))
