@@ -129,7 +129,7 @@ def cluster_usage(usage: Usage, path, title: str, axis: TimeAxis, total_cores: f
         bottom.set_xlim(*xlim)
     if ylim is not None:
         top.set_ylim(0, max(1.0, ylim[0]) * 1.05)
-        bottom.set_ylim(0, max(1.0, ylim[1]) * 1.05)
+        bottom.set_ylim(0, max(1.0, ylim[1], total_cores or 0) * 1.05)   # the platform's line stays in sight
     top.legend(loc="upper right", fontsize="x-small")
     bottom.legend(loc="upper right", fontsize="x-small")
     bottom.set_xlabel(axis.label + "; orange: evaluation window")
