@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from . import compare, figures, gantt, job_table, khanna, load, seed_metrics, usage
-from .checks import RunLeftOut
+from .checks import RunLeftOut, check_validation
 from .report_html import render
 from .runs import Inputs, analyse_run
 from .style import Palette, TimeAxis
@@ -82,25 +82,29 @@ def gather(output_dir: Path, inputs: Inputs | None, log):
     for run in load.discover_runs(output_dir):
         if run.name in failed or run.name in raw:   # two folders claim one name: tell them apart
             run.name = f"{run.name} ({run.directory})"
-        if run.meta.get("status") == "failure":
-            # robin recorded this run as failed: its outputs may be partial
-            failed[run.name] = f"{run.directory / 'run.json'}: robin: {run.meta.get('reason', 'failed')}"
+        try:
+            result, jobs_csv = _analyse(run, inputs, workload_cache)
+        except RunLeftOut as exc:
+            failed[run.name] = str(exc)
+        except Exception as exc:  # one unreadable run must not hide the others, nor end in a traceback
+            text = str(exc).strip()
+            failed[run.name] = f"{run.jobs_csv}: {type(exc).__name__}{': ' + text.splitlines()[0] if text else ''}"
         else:
-            try:
-                result, jobs_csv = analyse_run(run, inputs, workload_cache)
-                seed_metrics.extend_summary(result, run.input_path("workload") or (inputs.workload if inputs else None),
-                                            jobs_csv)
-            except RunLeftOut as exc:
-                failed[run.name] = str(exc)
-            except Exception as exc:  # one unreadable run must not hide the others, nor end in a traceback
-                text = str(exc).strip()
-                failed[run.name] = f"{run.jobs_csv}: {type(exc).__name__}{': ' + text.splitlines()[0] if text else ''}"
-            else:
-                results.append(result)
-                raw[result.name] = jobs_csv
-                continue
+            results.append(result)
+            raw[result.name] = jobs_csv
+            continue
         log(f"batloc report: leaving out run {run.name}: {failed[run.name]}")
     return results, raw, failed
+
+
+def _analyse(run: load.RunFiles, inputs: Inputs | None, workload_cache: dict):
+    # the validator's counts say more than the failure they made robin record
+    check_validation(run.meta, run.directory / "run.json")
+    if run.meta.get("status") == "failure":   # robin's record: its outputs may be partial
+        raise RunLeftOut(f"{run.directory / 'run.json'}: robin: {run.meta.get('reason', 'failed')}")
+    result, jobs_csv = analyse_run(run, inputs, workload_cache)
+    seed_metrics.extend_summary(result, run.input_path("workload") or (inputs.workload if inputs else None), jobs_csv)
+    return result, jobs_csv
 
 
 def _per_job_tables(results, raw, folder: Path) -> dict[str, Path]:

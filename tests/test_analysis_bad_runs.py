@@ -57,6 +57,16 @@ def invalid_schedule(run: Path) -> str:
     return str(p)
 
 
+def robin_failed_it(run: Path) -> str:
+    """run.json as robin writes it for an impossible schedule: a failed run with the validator's counts."""
+    p = run / "run.json"
+    meta = json.loads(p.read_text())
+    meta.update(status="failure", reason="invalid schedule: 1 violation(s)",
+                validation={"valid": False, "violations": {"core used twice": 1}})
+    p.write_text(json.dumps(meta))
+    return str(p)
+
+
 def garbage_workload(run: Path) -> str:
     p = run / "workload.json"
     p.write_bytes(b"\x00\x01 not json")
@@ -72,6 +82,7 @@ CASES = {
     "decisions.csv binary": (binary_decisions, "not a CSV file"),
     "run.json garbage": (garbage_run_json, "unreadable run.json"),
     "validator found violations": (invalid_schedule, "memory over capacity 3"),
+    "robin failed it as invalid": (robin_failed_it, "core used twice 1"),
     "workload garbage": (garbage_workload, "cannot read the workload"),
 }
 
