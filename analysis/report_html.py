@@ -193,7 +193,7 @@ def render(output_dir: Path, results, comp, summary: pd.DataFrame, figs: dict, f
     out.append("<h2>Headline: each variant against its baseline</h2>")
     out.append("<p class='note'>Means over the evaluated jobs that ran (a killed job's turnaround ends at its kill); "
                "wait = computing start − submission, loading included; time waiting for files = own loads plus "
-               "waits for others' loads; core-hours include the time cores are held for a load. In brackets after "
+               "waits for others' loads; core-hours include the time cores are held for a load; data moved counts every load of the run, context jobs' and replications included. In brackets after "
                "the jobs killed at walltime: those that would have finished had their load not counted against "
                "their walltime. Under each value, its change from the run in <em>against</em> "
                "(<span class='better'>better</span>, <span class='worse'>worse</span>).</p>")
