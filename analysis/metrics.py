@@ -76,9 +76,12 @@ def per_job(jobs: pd.DataFrame, workload: Workload, decisions: pd.DataFrame | No
     out["submission_time"] = sub
     out["starting_time"] = start
     out["finish_time"] = end
-    state = got["final_state"].fillna("").astype(str)
-    out["final_state"] = state
     out["ended"] = start.notna() & end.notna()
+    if "final_state" in got.columns:
+        state = got["final_state"].fillna("").astype(str)
+    else:   # a frame built without Batsim's states (tests, other tools): a job that ended succeeded
+        state = pd.Series(np.where(out["ended"], "COMPLETED_SUCCESSFULLY", ""), index=out.index)
+    out["final_state"] = state
     out["completed"] = out["ended"] & (state == "COMPLETED_SUCCESSFULLY")
     out["killed"] = state.isin(KILLED_STATES)
     out["rejected"] = state == "REJECTED"

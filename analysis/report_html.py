@@ -204,9 +204,9 @@ def render(output_dir: Path, results, comp, summary: pd.DataFrame, figs: dict, f
         out.append(tables.to_html(headline.table(group_rows, baseline), keep=2, raw=True))
 
     out.append("<h2>Reduction of time spent waiting for files (transfer + file wait) relative to the baseline, % (Tables I, II)</h2>")
-    out.append(_pct_table(comp.transfer_table, 1))
+    out.append(_pct_table(comp.transfer_table, 2))
     out.append("<h2>Reduction of total core time relative to the baseline, % (Table III)</h2>")
-    out.append(_pct_table(comp.core_time_table, 2))
+    out.append(_pct_table(comp.core_time_table, 3))   # core time moves by fractions of a percent
 
     out.append(f"<h2>User sessions faster / slower / equal (±{EQUAL_BAND:.0%}) than the baseline (Figs. 2, 7)</h2>")
     if not comp.per_run.empty:
