@@ -22,7 +22,7 @@ def table(rows):
     df["reservation_start"] = df["starting_time"]
     df["run_time"] = df["finish_time"] - df["starting_time"]
     df["queue_time"] = df["reservation_start"] - df["submission_time"]
-    df["completed"] = True
+    df["completed"] = df["ended"] = True
     df["evaluated"] = True
     return df
 
