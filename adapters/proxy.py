@@ -32,7 +32,7 @@ class StageProxy:
         self.engine = self.sched = None
         try:
             self.engine = EngineSide(self.ctx, bind, child)
-            self.sched = SchedulerSide(self.ctx, connect, child, ready_timeout, reply_timeout)
+            self.sched = SchedulerSide(self.ctx, connect, child, ready_timeout, reply_timeout, self.engine)
         except ProxyError:
             self.close()
             raise

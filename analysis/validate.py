@@ -40,6 +40,9 @@ OUTSIDE, STAGING_OUTSIDE, CORE_COUNT = "outside compute ids", "staging outside s
 FINISH_FIRST, OVERLAP, EARLY = "finish before start", "core used twice", "start before submission"
 FILE_LATE, FALSE_HIT, OVER_CAPACITY = "start before file in memory", "hit not in memory", "memory over capacity"
 DECISION = "decision without its job"
+# Decision-log `cache` of a row saying that the job held its cores from `time` waiting for room in the
+# node's memory (the staging proxy, contract §6); its later rows say how it got its file.
+WAITED_FOR_ROOM = "full"
 
 
 class InputError(Exception):
@@ -133,6 +136,8 @@ def check_files_and_memory(rows, decisions, memories, model):
     events = []      # (time, order, kind, payload); ends and loads before starts at equal times
     for i, d in enumerate(decisions):
         jid = d["job_id"]
+        if d["cache"] == WAITED_FOR_ROOM:
+            continue        # cores held, nothing claimed in memory: the job's next rows claim it
         r = by_id.get(jid)
         if r is None:
             out.append((DECISION, f"{jid}: in decisions.csv but not in jobs.csv"))
