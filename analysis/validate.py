@@ -156,6 +156,8 @@ def check_files_and_memory(rows, decisions, memories, model):
         size = float(d["input_size"]) if d["input_size"] else 0.0
         events.append((float(d["time"]), 1, "start", (i, jid, d["node"], file, size, d["cache"])))
         events.append((r["_finish"], 0, "end", (d["node"], file)))
+    if model is None:
+        return out      # a memory model the replay does not know (e.g. file-sharing's `value`)
     events.sort(key=lambda e: (e[0], e[1], e[3][0] if e[2] == "start" else -1))
     caches = {}
     for t, _, kind, p in events:
@@ -216,12 +218,13 @@ def read_jobs_csv(path):
     return rows
 
 
-def read_decisions(path):
+def read_decisions(path, quiet=False):
     try:
         with open(path, newline="") as fh:
             return list(csv.DictReader(fh))
     except FileNotFoundError:
-        print(f"batloc validate: no {path}: file checks skipped", file=sys.stderr)
+        if not quiet:
+            print(f"batloc validate: no {path}: file checks skipped", file=sys.stderr)
         return []
     except OSError as exc:
         raise InputError(f"{path}: cannot read: {exc.strerror}") from None
@@ -240,15 +243,18 @@ def read_workload_ids(path):
         raise InputError(f"{path}: not a Batsim workload (a 'jobs' list of jobs with an 'id')") from None
 
 
-def validate(prefix, workload, platform, cache="paper"):
-    """(violations as (kind, message), jobs checked, stagings, decisions); InputError on unreadable input."""
+def validate(prefix, workload, platform, cache="paper", quiet=False):
+    """(violations as (kind, message), jobs checked, stagings, decisions); InputError on unreadable input.
+
+    `cache` None: the run's memory model is not one the replay knows; hits and capacity go unchecked.
+    """
     rows = read_jobs_csv(f"{prefix}_jobs.csv")
     workload_ids = read_workload_ids(workload)
     try:
         view = read_view(platform)
     except PlatformError as exc:
         raise InputError(str(exc)) from None
-    decisions = read_decisions(f"{prefix}_decisions.csv")
+    decisions = read_decisions(f"{prefix}_decisions.csv", quiet)
     compute_ids = ProcSet(*view.node_of_core)
     storage_ids = ProcSet(view.lustre_id, *(n.mem_id for n in view.nodes))
     memories = {n.name: n.memory_bytes for n in view.nodes}
@@ -259,6 +265,17 @@ def validate(prefix, workload, platform, cache="paper"):
     ran = [r for r in rows if started(r)]
     stagings = sum(1 for r in ran if is_staging(r))
     return violations, len(ran) - stagings, len(workload_ids), stagings, len(decisions)
+
+
+def verdict(prefix, workload, platform, cache="paper"):
+    """A finished run's verdict as robin records it in run.json, and the violations' lines.
+
+    ({"valid": bool, "violations": {kind: count}}, [line, ...]); InputError on unreadable input.
+    """
+    violations = validate(prefix, workload, platform, cache, quiet=True)[0]
+    counts = Counter(kind for kind, _ in violations)
+    return ({"valid": not violations, "violations": dict(sorted(counts.items()))},
+            [f"{kind}: {message}" for kind, message in violations])
 
 
 def main(argv=None) -> int:

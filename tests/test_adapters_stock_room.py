@@ -9,11 +9,13 @@ jobs that waited for room are logged with the time they waited.
 """
 
 import csv
+import json
 import random
 import subprocess
 import sys
 
 import pytest
+import yaml
 
 from batloc.analysis import load, metrics, validate
 from batloc.processes import free_port
@@ -101,3 +103,30 @@ def test_the_analysis_counts_the_wait_for_room_as_file_wait(tmp_path):
             expected = float(stagings[claim["staging_job"].split("!")[1]]["finish_time"]) - since
         assert table.loc[jid, "reservation_start"] == pytest.approx(since)
         assert table.loc[jid, "file_wait"] == pytest.approx(expected)
+
+
+def test_the_same_through_a_robin_sweep_whose_run_json_records_the_verdict(tmp_path):
+    platform = write(tmp_path, "p.xml", platform_xml(nodes=4, cores=4, bandwidth=0.1 * GB, memory=1.5 * GB))
+    wl = write(tmp_path, "w.json", workload())
+    staged = [{"command": f"pybatsim {s}", "staging": True} for s in SCHEDULERS]
+    desc = {"output-dir": str(tmp_path / "sweep"), "platforms": [platform], "workloads": [wl],
+            # and EASY without the proxy: it runs jobs on storage ids, which the validation catches
+            "schedulers": staged + [{"command": "pybatsim easyBackfill"}],
+            "simulation-timeout": 300, "ready-timeout": 30, "success-timeout": 30, "failure-timeout": 10}
+    (tmp_path / "sweep.yaml").write_text(yaml.safe_dump(desc))
+    res = subprocess.run([sys.executable, "-m", "batloc.robin", str(tmp_path / "sweep.yaml"), "--jobs", "2",
+                          "--no-report"], capture_output=True, text=True, timeout=600, cwd=tmp_path)
+    runs = tmp_path / "sweep" / "runs"
+    for s in SCHEDULERS:
+        meta = json.loads((runs / f"p__w__{s}-staged" / "run.json").read_text())
+        assert meta["status"] == "success", meta["reason"]
+        assert meta["validation"] == {"valid": True, "violations": {}}
+    bare = json.loads((runs / "p__w__easyBackfill" / "run.json").read_text())
+    assert bare["validation"]["valid"] is False and bare["validation"]["violations"]["outside compute ids"] > 0
+    assert res.returncode == 1
+    assert res.stderr.strip().splitlines()[-1] == "robin: 1 of 4 runs failed: p__w__easyBackfill (1 invalid: " \
+                                                  "p__w__easyBackfill)"
+    # pybatsim's own event log (its high-level schedulers write one) stayed in its run; its log at warning
+    assert not (tmp_path / "out_events.csv").exists()
+    assert (runs / "p__w__schedFcfs-staged" / "out_events.csv").exists()
+    assert " INFO]" not in (runs / "p__w__schedFcfs-staged" / "log" / "sched.stderr").read_text()
