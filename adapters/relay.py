@@ -140,6 +140,9 @@ class Relay:
                                                    data.get("storage_resources") or [])
         except PlatformError as exc:
             raise ProxyError(f"the platform does not fit the staging proxy: {exc}") from None
+        except (KeyError, TypeError, ValueError, AttributeError):
+            raise ProxyError("SIMULATION_BEGINS: every resource needs an integer id and a name "
+                             f"(got {str(data.get('compute_resources'))[:200]})") from None
         log = DecisionLog(self.decisions_path) if self.decisions_path else None
         nb_resources = len(data.get("compute_resources") or []) + len(data.get("storage_resources") or [])
         self.state = StagingState(platform, self.model, log, nb_resources)

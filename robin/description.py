@@ -88,7 +88,7 @@ def resolve_input(path: str) -> Path:
 
 def output_folder(path) -> Path:
     """OUTPUT_DIR as an absolute path; refused in one line when it names a file."""
-    if not isinstance(path, (str, os.PathLike)) or not str(path):
+    if isinstance(path, (bool, list, dict)) or path is None or not str(path):
         raise DescriptionError(f"output-dir must be a folder name, not {path!r}")
     out = Path(os.path.expanduser(str(path))).resolve()
     for parent in (out, *out.parents):
@@ -115,10 +115,12 @@ def read_timeouts(desc: dict, defaults: Timeouts | None = None) -> Timeouts:
 
 def load_description(path) -> dict:
     try:
-        with open(path) as f:
+        with open(path, encoding="utf-8") as f:
             desc = yaml.safe_load(f)
     except OSError as exc:
         raise DescriptionError(f"cannot read description file: {exc}") from None
+    except UnicodeDecodeError:
+        raise DescriptionError(f"{path}: not a text file (a description is YAML in UTF-8)") from None
     except yaml.YAMLError as exc:
         raise DescriptionError(f"invalid YAML in {path}: {exc}") from None
     if not isinstance(desc, dict):
@@ -248,7 +250,8 @@ def scheduler_address(desc: dict) -> str:
 
 def parse_scheduler(entry) -> SchedulerSpec:
     if isinstance(entry, str):
-        return SchedulerSpec(name=checked_name(entry), policy=_policy_of(entry), options=_options_of(entry))
+        return SchedulerSpec(name=checked_name(entry), policy=checked_policy(_policy_of(entry)),
+                             options=_options_of(entry))
     if not isinstance(entry, dict):
         raise DescriptionError(f"a scheduler is a name or a mapping, not {entry!r}")
     unknown = set(entry) - {"name", "policy", "options", "command", "staging"}
@@ -258,14 +261,40 @@ def parse_scheduler(entry) -> SchedulerSpec:
         staging = entry.get("staging", False)
         if not isinstance(staging, bool):
             raise DescriptionError(f"scheduler {entry['command']!r}: staging must be true or false")
-        name = entry.get("name") or safe_name(shlex.split(entry["command"])[-1]) + ("-staged" if staging else "")
+        words = command_words(entry["command"])
+        name = entry.get("name") or safe_name(words[-1]) + ("-staged" if staging else "")
         return SchedulerSpec(name=checked_name(name), command=str(entry["command"]), staging=staging)
     policy = entry.get("policy") or _policy_of(str(entry.get("name", "")))
     if not policy:
         raise DescriptionError(f"scheduler {entry!r} needs a policy or a command")
-    options = {**_options_of(str(entry.get("name", policy))), **(entry.get("options") or {})}
+    policy = checked_policy(str(policy))
+    given = entry.get("options") or {}
+    if not isinstance(given, dict):
+        raise DescriptionError(f"scheduler {entry.get('name', policy)!r}: options must be a mapping, not {given!r}")
+    options = {**_options_of(str(entry.get("name", policy))), **given}
     name = entry.get("name") or (policy + ("-bf" if options.get("backfilling") else ""))
     return SchedulerSpec(name=checked_name(name), policy=str(policy), options=dict(options))
+
+
+def command_words(command) -> list[str]:
+    """A scheduler command's words; one line for an empty command or unbalanced quotes."""
+    if not isinstance(command, str):
+        raise DescriptionError(f"a scheduler command is a string, not {command!r}")
+    try:
+        words = shlex.split(command)
+    except ValueError as exc:
+        raise DescriptionError(f"scheduler command {command!r}: {exc}") from None
+    if not words:
+        raise DescriptionError("a scheduler command is empty")
+    return words
+
+
+def checked_policy(policy: str) -> str:
+    """A batloc policy: a file schedulers/<policy>.py (names only, never a path)."""
+    if not SAFE_NAME.fullmatch(policy) or not (schedulers_dir() / f"{policy}.py").is_file():
+        raise DescriptionError(f"unknown policy {policy!r}: no {schedulers_dir() / (policy + '.py')} "
+                               "(for a scheduler of your own, give its command)")
+    return policy
 
 
 def _policy_of(name: str) -> str:

@@ -69,6 +69,8 @@ def validate_run(prefix: Path, workload, platform, scheduler: dict) -> tuple[dic
         return verdict(prefix, workload, platform, memory_model(scheduler))
     except InputError as exc:
         return {"valid": False, "violations": {UNREADABLE: 1}}, [f"{UNREADABLE}: {exc}"]
+    except Exception as exc:  # noqa: BLE001  (garbage a reader did not expect: the run, not robin, is at fault)
+        return {"valid": False, "violations": {UNREADABLE: 1}}, [f"{UNREADABLE}: {prefix}: {type(exc).__name__}: {exc}"]
 
 
 def summary(validation: dict) -> str:

@@ -186,3 +186,20 @@ def test_a_job_on_two_nodes_claims_both_at_once(relay, tmp_path):
     assert [r for r in rows if r[1] == "w0!2"] == [
         (1.0, "w0!2", "n000", "full", ""), (8.0, "w0!2", "n000", "miss", stage(2, "n000")),
         (8.0, "w0!2", "n001", "miss", stage(2, "n001"))]
+
+
+@pytest.mark.parametrize("raw", [b'{"now": 0, "events": [1]}', b'{"now": "0", "events": []}',
+                                 b'{"now": 0, "events": [{"type": "X", "data": 3}]}', b'[]'])
+def test_an_engine_message_that_is_not_batsim_is_one_line(raw):
+    from types import SimpleNamespace
+
+    from batloc.adapters.proxy import StageProxy
+    with pytest.raises(ProxyError, match="the engine sent something that is not a Batsim message"):
+        StageProxy._answer(SimpleNamespace(relay=Relay()), raw)
+
+
+def test_resources_without_ids_are_one_line():
+    data = begins()["events"][0]["data"]
+    data["compute_resources"] = [{"name": "n000_c00", "properties": {"node": "n000"}}]
+    with pytest.raises(ProxyError, match="every resource needs an integer id"):
+        Relay().from_engine({"now": 0.0, "events": [{"timestamp": 0.0, "type": "SIMULATION_BEGINS", "data": data}]})

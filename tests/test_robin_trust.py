@@ -173,3 +173,37 @@ def test_threads_and_dask_give_the_same_tally(tmp_path):
         results[executor] = (res.returncode, statuses, res.stderr.strip().splitlines()[-1])
     assert results["threads"] == results["dask"]
     assert results["dask"][2] == "robin: 1 of 2 runs failed: p__w__overlap (1 invalid: p__w__overlap)"
+
+
+@pytest.mark.parametrize("schedulers, error", [
+    ([{"command": ""}], "robin: a scheduler command is empty"),
+    ([{"command": 'pybatsim "x'}], "robin: scheduler command 'pybatsim \"x': No closing quotation"),
+    ([{"policy": "lea", "options": [1]}], "robin: scheduler 'lea': options must be a mapping, not [1]"),
+    ([{"policy": "../../x"}], "robin: unknown policy '../../x': no "),
+    (["nosuch-bf"], "robin: unknown policy 'nosuch': no "),
+    ([{"command": 5}], "robin: a scheduler command is a string, not 5"),
+])
+def test_bad_scheduler_entries_are_one_line(tmp_path, schedulers, error):
+    platform, wl = inputs(tmp_path)
+    path = tmp_path / "s.yaml"
+    path.write_text(yaml.safe_dump({"output-dir": str(tmp_path / "o"), "platforms": [platform], "workloads": [wl],
+                                    "schedulers": schedulers}))
+    res = robin(path)
+    assert res.returncode == 1 and res.stderr.startswith(error) and len(res.stderr.strip().splitlines()) == 1, \
+        res.stderr
+
+
+def test_a_description_that_is_not_text_is_one_line(tmp_path):
+    (tmp_path / "bin.yaml").write_bytes(b"\xff\xfe\x00garbage")
+    res = robin(tmp_path / "bin.yaml")
+    assert res.returncode == 1 and res.stderr == f"robin: {tmp_path / 'bin.yaml'}: not a text file (a description " \
+                                                 "is YAML in UTF-8)\n"
+
+
+def test_outputs_the_validator_cannot_read_fail_the_run_not_robin(tmp_path):
+    from batloc.robin.validation import validate_run
+    (tmp_path / "out_jobs.csv").write_bytes(b"job_id,\x00\xff\n\x00")
+    platform, wl = inputs(tmp_path)
+    verdict, lines = validate_run(tmp_path / "out", wl, platform, {"name": "x", "command": "x"})
+    assert verdict == {"valid": False, "violations": {"unreadable outputs": 1}}
+    assert len(lines) == 1 and lines[0].startswith("unreadable outputs: ")
