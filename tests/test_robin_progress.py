@@ -1,6 +1,8 @@
 """What robin shows of long runs: the engine's progress file, and the sweep's display built from it."""
 
 import io
+
+import pytest
 from pathlib import Path
 
 import engine_harness
@@ -43,3 +45,19 @@ def test_the_display_shows_runs_done_and_each_running_runs_simulated_time(tmp_pa
     assert display.tally.failed == ["c", "d"] and display.tally.invalid == ["c"]
     assert display.line().startswith("robin: [######################........] 3/4 runs: 1 done, 2 failed (1 invalid)")
     assert out.getvalue().count("\n") == 3      # not a terminal: one line per change
+
+
+@pytest.mark.parametrize("loading, said", [(0.0, True), (600.0, False)])
+def test_a_long_planning_core_load_is_announced_once(monkeypatch, loading, said):
+    # the load takes longer than `loading` seconds (0: always; 600: never here)
+    from batloc.robin import kernel
+    from batloc.robin.process import Stop
+
+    monkeypatch.setattr(kernel, "WARM_UP", "pass")
+    monkeypatch.setattr(kernel, "LOADING", loading)
+    lines = []
+    kernel.prepare([{"name": "lea", "policy": "lea"}], lines.append, lines.append, Stop())
+    assert any("compiling the planning core once" in line for line in lines) is said
+    lines.clear()
+    kernel.prepare([{"name": "x", "command": "pybatsim schedFcfs"}], lines.append, lines.append, Stop())
+    assert lines == []     # no planning policy: nothing to load
