@@ -12,12 +12,12 @@ from batloc.adapters.errors import ProxyError
 from batloc.adapters.relay import Relay
 
 
-def begins(dynamic=True):
+def begins(dynamic=True, memory=10e9):
     cores = [{"id": i, "name": f"n00{n}_c0{c}", "state": "idle", "properties": {"node": f"n00{n}"}}
              for n, (i, c) in [(0, (1, 0)), (0, (2, 1)), (1, (4, 0)), (1, (5, 1))]]
     storage = [{"id": 0, "name": "lustre", "state": "idle", "properties": {"role": "storage"}}] + [
         {"id": mid, "name": f"n00{n}_mem", "state": "idle",
-         "properties": {"role": "storage", "node": f"n00{n}", "memory_bytes": "10000000000", "bandwidth": "1000000000"}}
+         "properties": {"role": "storage", "node": f"n00{n}", "memory_bytes": str(int(memory)), "bandwidth": "1000000000"}}
         for n, mid in [(0, 3), (1, 6)]]
     config = {"dynamic-jobs-enabled": dynamic, "dynamic-jobs-acknowledged": False,
               "profiles-forwarded-on-submission": False, "forward-unknown-events": False}

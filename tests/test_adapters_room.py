@@ -12,22 +12,13 @@ import pytest
 
 from batloc.adapters.errors import ProxyError
 from batloc.adapters.relay import Relay
+from test_adapters_relay import begins as relay_begins
 
 GB = 1e9
 
 
 def begins(memory=3 * GB):
-    cores = [{"id": i, "name": f"n00{n}_c0{c}", "state": "idle", "properties": {"node": f"n00{n}"}}
-             for n, c, i in [(0, 0, 1), (0, 1, 2), (1, 0, 4), (1, 1, 5)]]
-    storage = [{"id": 0, "name": "lustre", "state": "idle", "properties": {"role": "storage"}}] + [
-        {"id": mid, "name": f"n00{n}_mem", "state": "idle",
-         "properties": {"role": "storage", "node": f"n00{n}", "memory_bytes": str(int(memory)),
-                        "bandwidth": "1000000000"}} for n, mid in [(0, 3), (1, 6)]]
-    config = {"dynamic-jobs-enabled": True, "dynamic-jobs-acknowledged": False,
-              "profiles-forwarded-on-submission": False, "forward-unknown-events": False}
-    return {"now": 0.0, "events": [{"timestamp": 0.0, "type": "SIMULATION_BEGINS", "data": {
-        "nb_resources": 7, "nb_compute_resources": 4, "nb_storage_resources": 3, "config": config,
-        "compute_resources": cores, "storage_resources": storage, "workloads": {}, "profiles": {}}}]}
+    return relay_begins(memory=memory)
 
 
 def ev(now, etype, **data):
