@@ -143,7 +143,10 @@ class Relay:
         except (KeyError, TypeError, ValueError, AttributeError):
             raise ProxyError("SIMULATION_BEGINS: every resource needs an integer id and a name "
                              f"(got {str(data.get('compute_resources'))[:200]})") from None
-        log = DecisionLog(self.decisions_path) if self.decisions_path else None
+        try:
+            log = DecisionLog(self.decisions_path) if self.decisions_path else None
+        except OSError as exc:
+            raise ProxyError(f"cannot write the decision log {self.decisions_path}: {exc.strerror or exc}") from None
         nb_resources = len(data.get("compute_resources") or []) + len(data.get("storage_resources") or [])
         self.state = StagingState(platform, self.model, log, nb_resources)
         self.ids = ComputeIds(data.get("compute_resources") or [])

@@ -86,3 +86,16 @@ def test_a_double_execution_by_the_wrapped_scheduler_is_refused_in_one_line(tmp_
     assert engine.returncode != 0 and "executed job w0!1 twice" in engine.stderr
     assert "Traceback" not in engine.stderr
     assert os.path.exists(tmp_path / "out_jobs.csv")   # the engine wrote what it had
+
+
+def test_a_decision_log_that_cannot_be_written_is_one_line_before_anything_runs(tmp_path):
+    (tmp_path / "afile").write_text("")
+    for args, error in (
+            (["--decisions", str(tmp_path / "afile" / "d.csv")], f"{tmp_path / 'afile'} is a file, not a folder"),
+            (["--export-prefix", str(tmp_path / "afile" / "out")], f"{tmp_path / 'afile'} is a file, not a folder"),
+            (["--decisions", str(tmp_path)], "Is a directory")):
+        res = subprocess.run(PROXY + ["--bind", f"tcp://127.0.0.1:{free_port()}", *args], capture_output=True,
+                             text=True, timeout=30)
+        assert res.returncode == 1 and res.stderr.startswith("batloc-stage-proxy: error: cannot write the decision "
+                                                             "log ") and error in res.stderr, res.stderr
+        assert len(res.stderr.strip().splitlines()) == 1
