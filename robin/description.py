@@ -81,6 +81,8 @@ def resolve_input(path: str) -> Path:
         p = package_root() / p
     if p.is_dir():
         raise DescriptionError(f"input {path} is a folder, not a file")
+    if p.exists() and not p.is_file():
+        raise DescriptionError(f"input {path} is not a regular file (a device or a pipe never ends)")
     if p.exists():
         return p.resolve()
     raise DescriptionError(f"input file not found: {path} (looked in {Path.cwd()} and {package_root()})")

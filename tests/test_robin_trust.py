@@ -119,6 +119,8 @@ def test_a_schedulers_own_files_land_in_its_run_folder(tmp_path):
      "and no description file (missing: --workload)"),
     (["--output-dir", "{dir}", "--platform", "{tmp}", "--workload", "{w}", "--schedulers", "fcfs"],
      "robin: input {tmp} is a folder, not a file"),
+    (["--output-dir", "{dir}", "--platform", "{p}", "--workload", "/dev/zero", "--schedulers", "fcfs"],
+     "robin: input /dev/zero is not a regular file"),
     (["--output-dir", "{dir}", "--platform", "{p}", "--workload", "{w}", "--schedulers", "fcfs,../x"],
      "robin: scheduler name '../x' must be a plain file name"),
 ])
