@@ -15,6 +15,7 @@ What a sweep does, whichever executor runs it:
 
 from __future__ import annotations
 
+import shutil
 import sys
 import threading
 import time
@@ -109,8 +110,10 @@ class Display:
         if self.quiet:
             return
         with self.lock:
-            if self.tty:
-                self.stream.write("\r\033[K" + self.line())
+            if self.tty:   # one screen line, or the next redraw cannot erase it
+                width = shutil.get_terminal_size().columns - 1
+                text = self.line()
+                self.stream.write("\r\033[K" + (text if len(text) <= width else text[:width - 1] + "…"))
             else:
                 self.stream.write(self.line() + "\n")
             self.stream.flush()
