@@ -94,9 +94,6 @@ class RunSpec:
         more = f"; and {len(changed) - 3} more" if len(changed) > 3 else ""
         return "changed", "; ".join(changed[:3]) + more
 
-    def is_complete(self) -> bool:
-        return self.state()[0] == "complete"
-
 
 class PortAllocator:
     """Free TCP ports, distinct within this robin: the OS picks an unused ephemeral port."""

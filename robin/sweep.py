@@ -18,7 +18,6 @@ from __future__ import annotations
 import shutil
 import sys
 import threading
-import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 
