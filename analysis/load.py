@@ -63,7 +63,13 @@ def read_decisions(path) -> pd.DataFrame | None:
         na_values={"time": [""], "planned_start": [""], "score": [""], "input_size": [""], "cores": [""]},
     )
     df["time"] = pd.to_numeric(df["time"], errors="coerce")
-    return df.drop_duplicates("job_id", keep="last").reset_index(drop=True)
+    # The staging proxy's `full` rows (contract §6): the job held its cores from then, waiting for room
+    # in a node's memory before its own row; that wait is file wait (metrics).
+    full = df["cache"] == "full"
+    since = df[full].groupby("job_id")["time"].min()
+    df = df[~full].drop_duplicates("job_id", keep="last").reset_index(drop=True)
+    df["held_since"] = df["job_id"].map(since)
+    return df
 
 
 @dataclass

@@ -7,7 +7,8 @@ Per job J, joined from jobs.csv, the decision log and the workload:
 - stretch = flow / (input_size / bandwidth + run time)  (the paper's ReferenceFlow);
 - transfer_time = duration of the staging job J triggered (cache `miss`);
   file_wait = time J held its cores waiting for a staging started for another
-  job (cache `wait`); load_time = their sum, the paper's "time spent waiting
+  job (cache `wait`), or for room in a node's memory (the staging proxy's
+  `full` rows, counted from there); load_time = their sum, the paper's "time spent waiting
   for a file";
 - core_time = cores × (finish − reservation start): staging included, since
   cores are held from the decision on;
@@ -93,12 +94,17 @@ def per_job(jobs: pd.DataFrame, workload: Workload, decisions: pd.DataFrame | No
         dec = decisions.copy()
         dec["key"] = dec["job_id"].str.split("!", n=1).str[-1]
         dec = dec.drop_duplicates("key", keep="last").set_index("key").reindex(out.index)
-        res_start = dec["time"].astype(float).where(dec["time"].notna(), start)
+        claimed = dec["time"].astype(float).where(dec["time"].notna(), start)
+        # a job that waited for room in memory (staging proxy) held its cores from its `full` row on
+        held_since = dec["held_since"].astype(float) if "held_since" in dec else pd.Series(np.nan, index=dec.index)
+        res_start = held_since.where(held_since.notna(), claimed)
+        room_wait = (claimed - res_start).clip(lower=0).fillna(0.0)
         cache = dec["cache"].fillna("none").replace("", "none")
         staging_job = dec["staging_job"].fillna("")
         node = dec["node"].fillna("")
     else:
         res_start = start.copy()
+        room_wait = pd.Series(0.0, index=out.index)
         cache = pd.Series("none", index=out.index)
         staging_job = pd.Series("", index=out.index)
         node = pd.Series("", index=out.index)
@@ -117,7 +123,7 @@ def per_job(jobs: pd.DataFrame, workload: Workload, decisions: pd.DataFrame | No
     transfer = np.where(np.isnan(st_end), held_before_start, st_end - st_start)
     waited = np.where(np.isnan(st_end), held_before_start, np.maximum(0.0, st_end - res_start.to_numpy(dtype=float)))
     out["transfer_time"] = np.where(is_miss, transfer, 0.0)
-    out["file_wait"] = np.where(is_wait, waited, 0.0)
+    out["file_wait"] = np.where(is_wait, waited, room_wait.to_numpy(dtype=float))
     out["load_time"] = out["transfer_time"] + out["file_wait"]
 
     out["flow"] = end - sub

@@ -42,6 +42,9 @@ OUTSIDE, STAGING_OUTSIDE, CORE_COUNT = "outside compute ids", "staging outside s
 FINISH_FIRST, OVERLAP, EARLY = "finish before start", "core used twice", "start before submission"
 FILE_LATE, FALSE_HIT, OVER_CAPACITY = "start before file in memory", "hit not in memory", "memory over capacity"
 DECISION = "decision without its job"
+# Decision-log `cache` of a row saying that the job held its cores from `time` waiting for room in the
+# node's memory (the staging proxy, contract §6); its later rows say how it got its file.
+WAITED_FOR_ROOM = "full"
 
 
 class InputError(Exception):
@@ -140,6 +143,8 @@ def check_files_and_memory(rows, decisions, memories, model):
     events = []      # (time, order, kind, payload); ends and loads before starts at equal times
     for i, d in enumerate(decisions):
         jid = d["job_id"]
+        if d["cache"] == WAITED_FOR_ROOM:
+            continue        # cores held, nothing claimed in memory: the job's next rows claim it
         r = by_id.get(jid)
         if r is None:
             out.append((DECISION, f"{jid}: in decisions.csv but not in jobs.csv"))
@@ -158,6 +163,8 @@ def check_files_and_memory(rows, decisions, memories, model):
         size = float(d["input_size"]) if d["input_size"] else 0.0
         events.append((float(d["time"]), 1, "start", (i, jid, d["node"], file, size, d["cache"])))
         events.append((r["_finish"], 0, "end", (d["node"], file)))
+    if model is None:
+        return out      # a memory model the replay does not know (e.g. file-sharing's `value`)
     events.sort(key=lambda e: (e[0], e[1], e[3][0] if e[2] == "start" else -1))
     caches = {}
     for t, _, kind, p in events:
@@ -218,12 +225,13 @@ def read_jobs_csv(path):
     return rows
 
 
-def read_decisions(path):
+def read_decisions(path, quiet=False):
     try:
         with open(path, newline="") as fh:
             return list(csv.DictReader(fh))
     except FileNotFoundError:
-        print(f"batloc validate: no {path}: file checks skipped", file=sys.stderr)
+        if not quiet:
+            print(f"batloc validate: no {path}: file checks skipped", file=sys.stderr)
         return []
     except OSError as exc:
         raise InputError(f"{path}: cannot read: {exc.strerror}") from None
@@ -242,15 +250,18 @@ def read_workload_ids(path):
         raise InputError(f"{path}: not a Batsim workload (a 'jobs' list of jobs with an 'id')") from None
 
 
-def validate(prefix, workload, platform, cache="paper"):
-    """(violations as (kind, message), jobs checked, stagings, decisions); InputError on unreadable input."""
+def validate(prefix, workload, platform, cache="paper", quiet=False):
+    """(violations as (kind, message), jobs checked, stagings, decisions); InputError on unreadable input.
+
+    `cache` None: the run's memory model is not one the replay knows; hits and capacity go unchecked.
+    """
     rows = read_jobs_csv(f"{prefix}_jobs.csv")
     workload_ids = read_workload_ids(workload)
     try:
         view = read_view(platform)
     except PlatformError as exc:
         raise InputError(str(exc)) from None
-    decisions = read_decisions(f"{prefix}_decisions.csv")
+    decisions = read_decisions(f"{prefix}_decisions.csv", quiet)
     compute_ids = ProcSet(*view.node_of_core)
     storage_ids = ProcSet(view.lustre_id, *(n.mem_id for n in view.nodes))
     memories = {n.name: n.memory_bytes for n in view.nodes}
@@ -261,6 +272,17 @@ def validate(prefix, workload, platform, cache="paper"):
     ran = [r for r in rows if started(r)]
     stagings = sum(1 for r in ran if is_staging(r))
     return violations, len(ran) - stagings, len(workload_ids), stagings, len(decisions)
+
+
+def verdict(prefix, workload, platform, cache="paper"):
+    """A finished run's verdict as robin records it in run.json, and the violations' lines.
+
+    ({"valid": bool, "violations": {kind: count}}, [line, ...]); InputError on unreadable input.
+    """
+    violations = validate(prefix, workload, platform, cache, quiet=True)[0]
+    counts = Counter(kind for kind, _ in violations)
+    return ({"valid": not violations, "violations": dict(sorted(counts.items()))},
+            [f"{kind}: {message}" for kind, message in violations])
 
 
 def main(argv=None) -> int:

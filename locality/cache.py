@@ -64,6 +64,15 @@ class NodeCache:
             return sum(r.size for r in self.files.values() if r.users > 0)
         return sum(r.size for r in self.files.values())
 
+    def room_for(self, size, now):
+        """Whether a new file of `size` bytes fits next to the files in use (running, waiting or loading).
+
+        Every model may drop an unused file to make room (paper: any start drops them; lru: as
+        needed; strict: they hold none), so only the files in use count.
+        """
+        self._drop_ended(now)
+        return sum(r.size for r in self.files.values() if r.users > 0) + size <= self.capacity
+
     def orphans(self):
         """Loaded files no running or waiting job uses: (file, size) in insertion order."""
         return [(f, r.size) for f, r in self.files.items() if r.users == 0 and r.loaded]

@@ -1,7 +1,8 @@
 """The proxy's protocol rules on plain messages (no sockets): 2 nodes x 2 cores, 1 GB/s per node.
 
-Resource ids as the engine numbers them: lustre 0, n000 cores 1 2, n000_mem 3,
-n001 cores 4 5, n001_mem 6.
+Resource ids in the engine: lustre 0, n000 cores 1 2, n000_mem 3, n001 cores 4 5,
+n001_mem 6 (not Batsim 4.2's order, so that the proxy's translation shows): the
+wrapped scheduler sees the cores alone, as 0 1 (n000) and 2 3 (n001).
 """
 
 
@@ -11,12 +12,12 @@ from batloc.adapters.errors import ProxyError
 from batloc.adapters.relay import Relay
 
 
-def begins(dynamic=True):
+def begins(dynamic=True, memory=10e9):
     cores = [{"id": i, "name": f"n00{n}_c0{c}", "state": "idle", "properties": {"node": f"n00{n}"}}
              for n, (i, c) in [(0, (1, 0)), (0, (2, 1)), (1, (4, 0)), (1, (5, 1))]]
     storage = [{"id": 0, "name": "lustre", "state": "idle", "properties": {"role": "storage"}}] + [
         {"id": mid, "name": f"n00{n}_mem", "state": "idle",
-         "properties": {"role": "storage", "node": f"n00{n}", "memory_bytes": "10000000000", "bandwidth": "1000000000"}}
+         "properties": {"role": "storage", "node": f"n00{n}", "memory_bytes": str(int(memory)), "bandwidth": "1000000000"}}
         for n, mid in [(0, 3), (1, 6)]]
     config = {"dynamic-jobs-enabled": dynamic, "dynamic-jobs-acknowledged": False,
               "profiles-forwarded-on-submission": False, "forward-unknown-events": False}
@@ -65,7 +66,7 @@ def test_config_rewritten_unknown_events_passed_and_staging_only_instants_answer
     odd = ev(1.0, "SOMETHING_NEW", x=1)
     m = msg(1.0, odd, submitted(1.0, 1))
     assert relay.from_engine(m) is m
-    reply = relay.to_engine(msg(1.0, ev(1.0, "SOMETHING_ELSE", y=2), execute(1.0, 1, "1")))
+    reply = relay.to_engine(msg(1.0, ev(1.0, "SOMETHING_ELSE", y=2), execute(1.0, 1, "0")))
     # miss: the staging is registered and executed, the job is held
     assert types(reply) == [("SOMETHING_ELSE", None), ("REGISTER_PROFILE", None),
                             ("REGISTER_JOB", "batloc-stage!stage-w0-1-n000"),
@@ -78,7 +79,7 @@ def test_config_rewritten_unknown_events_passed_and_staging_only_instants_answer
 
     # t=2: the same file on the same node shares the load; on the other node it is a load of its own
     relay.from_engine(msg(2.0, submitted(2.0, 2), submitted(2.0, 3)))
-    reply = relay.to_engine(msg(2.0, execute(2.0, 2, "2"), execute(2.0, 3, "4")))
+    reply = relay.to_engine(msg(2.0, execute(2.0, 2, "1"), execute(2.0, 3, "2")))
     assert types(reply) == [("REGISTER_PROFILE", None), ("REGISTER_JOB", "batloc-stage!stage-w0-3-n001"),
                             ("EXECUTE_JOB", "batloc-stage!stage-w0-3-n001")]
 
@@ -92,7 +93,7 @@ def test_config_rewritten_unknown_events_passed_and_staging_only_instants_answer
 def test_killing_a_held_job_ends_it_in_the_engine_and_completes_the_kill_report():
     relay = started(Relay())
     relay.from_engine(msg(1.0, submitted(1.0, 1), ev(1.0, "NOTIFY", type="no_more_static_job_to_submit")))
-    relay.to_engine(msg(1.0, execute(1.0, 1, "1")))
+    relay.to_engine(msg(1.0, execute(1.0, 1, "0")))
     relay.from_engine(msg(1.5, ev(1.5, "REQUESTED_CALL")))
     reply = relay.to_engine(msg(1.5, ev(1.5, "KILL_JOB", job_ids=["w0!1"])))
     # killed before the engine ever started it: CHANGE_JOB_STATE first, so the KILL_JOB finds it ended
@@ -109,7 +110,7 @@ def test_killing_a_held_job_ends_it_in_the_engine_and_completes_the_kill_report(
 def test_future_dated_execute_waits_for_its_own_call():
     relay = started(Relay())
     relay.from_engine(msg(1.0, submitted(1.0, 1, file=None)))
-    late = execute(5.0, 1, "1")
+    late = execute(5.0, 1, "0")
     reply = relay.to_engine(msg(1.0, late, ev(1.0, "CALL_ME_LATER", timestamp=5.0)))
     assert reply["events"] == [{"timestamp": 1.0, "type": "CALL_ME_LATER", "data": {"timestamp": 5.0}},
                                ev(1.0, "CALL_ME_LATER", timestamp=5.0)]
@@ -126,7 +127,7 @@ def test_a_registering_scheduler_sees_the_real_config_and_ends_registration_thro
     relay.to_engine(msg(0.0))
     relay.from_engine(msg(1.0, submitted(1.0, 1), ev(1.0, "NOTIFY", type="no_more_static_job_to_submit")))
     finished = ev(1.0, "NOTIFY", type="registration_finished")
-    reply = relay.to_engine(msg(1.0, execute(1.0, 1, "1"), finished))
+    reply = relay.to_engine(msg(1.0, execute(1.0, 1, "0"), finished))
     assert ("NOTIFY", None) not in types(reply)      # a load is in flight: registration stays open
     relay.from_engine(msg(3.0, ev(3.0, "JOB_COMPLETED", job_id="batloc-stage!stage-w0-1-n000",
                                   job_state="COMPLETED_SUCCESSFULLY", return_code=0, alloc="0 3")))

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from engine_harness import platform_xml
 from batloc.robin import description as rd
 from batloc.robin.runs import sweep_runs
 
@@ -36,7 +37,7 @@ def processes_with(marker: str) -> list[int]:
 
 
 def sweep(tmp_path, schedulers, **more):
-    (tmp_path / "p.xml").write_text("<platform/>")
+    (tmp_path / "p.xml").write_text(platform_xml(nodes=1))   # validated after the run: a real platform
     (tmp_path / "w.json").write_text('{"jobs": []}')
     desc = {"output-dir": str(tmp_path / "sweep"), "platforms": [str(tmp_path / "p.xml")],
             "workloads": [str(tmp_path / "w.json")], "engine": f"{PY} {DATA / 'fake_engine.py'}",

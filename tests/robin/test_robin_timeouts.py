@@ -15,6 +15,7 @@ import pytest
 
 import yaml
 
+from engine_harness import platform_xml
 from batloc.robin.runs import PortAllocator
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "analysis"
@@ -113,7 +114,7 @@ def test_invalid_description(tmp_path):
 
 def test_sweep_goes_on_after_a_failed_run_and_skips_complete_ones(tmp_path):
     marker = f"{500 + random.random():.9f}"
-    (tmp_path / "p.xml").write_text("<platform/>")
+    (tmp_path / "p.xml").write_text(platform_xml(nodes=1))   # validated after the run: a real platform
     (tmp_path / "w.json").write_text('{"jobs": []}')
     desc = {
         "output-dir": str(tmp_path / "sweep"), "platforms": [str(tmp_path / "p.xml")],
@@ -134,10 +135,7 @@ def test_sweep_goes_on_after_a_failed_run_and_skips_complete_ones(tmp_path):
     # the engine got the embedded-engine flags, without --enable-dynamic-jobs for a command scheduler
     assert " -p " in good["batcmd"] and "--enable-dynamic-jobs" not in good["batcmd"]
     assert processes_with(marker) == []
-    # 'good' has no jobs.csv (fake engine), so it is not complete yet: nothing is skipped
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
-    assert "0 already complete, 2 to run" in proc.stdout
-    (tmp_path / "sweep" / "runs" / "p__w__good" / "out_jobs.csv").write_text("job_id\n")
+    # 'good' succeeded, its (empty) jobs.csv is valid: it is complete, 'bad' is run again
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
     assert "1 already complete, 1 to run" in proc.stdout
     proc = subprocess.run(cmd + ["--force"], capture_output=True, text=True, timeout=60)
