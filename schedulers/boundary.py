@@ -23,8 +23,24 @@ import zmq
 from batsim.batsim import BatsimScheduler
 from zmq.utils.monitor import recv_monitor_message
 
+from batloc.outputs import OutputError
+
 PREFIX = "batloc scheduler"
 BAD_INPUT, ENGINE_GONE = 2, 1
+
+
+def _one_line_for_outputs(kind, exc, tb, previous=sys.excepthook):
+    """An output the scheduler cannot write (a full disk) ends it with one line; anything else as before.
+
+    pybatsim runs the scheduler's callbacks in its own loop, so this is the one
+    place every family's exception passes."""
+    if issubclass(kind, OutputError):
+        print(f"{PREFIX}: error: {exc}", file=sys.stderr, flush=True)
+    else:
+        previous(kind, exc, tb)
+
+
+sys.excepthook = _one_line_for_outputs
 
 
 def leave(message, status):
