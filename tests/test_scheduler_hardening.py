@@ -119,6 +119,43 @@ def test_a_platform_without_node_memories_stops_the_scheduler_after_one_answer(t
     assert out.engine.returncode != 0 and "the scheduler disconnected" in out.engine.stderr
 
 
+@engine_needed
+@pytest.mark.parametrize("policy", ["lea", "met", "jdp_dll", "online_hps"])
+def test_node_memories_without_a_size_are_one_line_in_every_family(tmp_path, policy):
+    # MET, JDP-DLL and Online-HPS (the file-sharing family) used to die with a PlatformError traceback
+    # over SIMULATION_BEGINS, and the engine to wait for its reply timeout before blaming the port
+    xml = re.sub(r'<prop id="memory_bytes" value="\d+"/>', "", platform_xml(nodes=1, cores=2))
+    (tmp_path / "p.xml").write_text(xml)
+    jobs = [{"id": 1, "subtime": 1, "res": 1, "walltime": 10, "profile": "d"}]
+    out = simulate(tmp_path, policy, tmp_path / "p.xml", delay_workload(jobs), check=False)
+    lines = [line for line in out.sched_out.splitlines() if line.startswith("batloc scheduler")]
+    assert lines == ["batloc scheduler: storage 'n000_mem' lacks a numeric 'memory_bytes'; the batloc contract "
+                     "(docs/contract.md §1 and §6) expects, for every node nNNN, cores with property node=nNNN and "
+                     "one storage host named 'nNNN_mem' (role=storage) with properties node, memory_bytes and "
+                     "bandwidth (bytes/s), plus a storage host named 'lustre'"]
+    assert "Traceback" not in out.sched_out
+    assert out.engine.returncode == 1 and "died or crashed" in out.engine.stderr
+    assert [r["final_state"] for r in out.rows.values()] == ["NOT_SUBMITTED"]
+
+
+@engine_needed
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+@pytest.mark.parametrize("policy, decisions, reason", [
+    ("fcfs", "/dev/full", "No space left on device"),     # a full disk, in the planning family
+    ("met", "/dev/full", "No space left on device"),      # and in the file-sharing family
+    ("met", "/nonexistent/d.csv", "No such file or directory"),
+])
+def test_a_decision_log_that_cannot_be_written_is_one_line(tmp_path, policy, decisions, reason):
+    (tmp_path / "p.xml").write_text(platform_xml(nodes=2, cores=2))
+    jobs = [file_job(i, 1 + i, f"F{i}", 1e6) for i in range(1, 301)]   # past the file's 8 KiB buffer
+    out = simulate(tmp_path, policy, tmp_path / "p.xml", delay_workload(jobs), options={"decisions": decisions},
+                   check=False)
+    lines = [line for line in out.sched_out.splitlines() if line.startswith("batloc scheduler")]
+    assert lines == [f"batloc scheduler: error: cannot write the decision log {decisions}: {reason}"]
+    assert "Traceback" not in out.sched_out
+    assert out.engine.returncode == 1 and "died or crashed" in out.engine.stderr
+
+
 # ---- a file larger than every node's memory ----------------------------------------------------
 
 def delay_workload(jobs):

@@ -27,12 +27,12 @@ from procset import ProcSet
 
 from batloc.locality.cache import NodeCache
 from batloc.locality.decision_log import DecisionLog
-from batloc.locality.platform_view import PlatformView
+from batloc.locality.platform_view import PlatformError, PlatformView
 from batloc.locality.staging import (STAGE_WORKLOAD, StagingBook, is_staging_job, staging_job_id,
                                      staging_profile, storage_mapping)
 from batloc.locality.value_cache import FileCensus, ValueCache
 from batloc.schedulers.admission import Admission
-from batloc.schedulers.boundary import BatlocScheduler, options_or_exit
+from batloc.schedulers.boundary import BAD_INPUT, BatlocScheduler, leave, options_or_exit
 from batloc.schedulers.filesharing.options import FileSharingOptions, OptionsError
 from batloc.schedulers.filesharing.transfers import TransferChart
 
@@ -119,8 +119,11 @@ class FileSharingScheduler(BatlocScheduler):
         return FileSharingOptions.parse(raw, cls.accepted_options, cls.policy_name, **cls.default_options)
 
     def onSimulationBegins(self):
-        self.platform = PlatformView.from_resources(
-            self.bs.machines["compute"], self.bs.machines["storage"], self.opts.bandwidth)
+        try:
+            self.platform = PlatformView.from_resources(
+                self.bs.machines["compute"], self.bs.machines["storage"], self.opts.bandwidth)
+        except PlatformError as exc:   # one line, and the engine sees the scheduler leave at once
+            leave(str(exc), BAD_INPUT)
         self.admission = Admission(self.platform, no_walltime_note=f"{self.policy_name} estimates its run "
                                                                    "time as 0 and never kills it")
         nodes = self.platform.nodes
