@@ -39,13 +39,14 @@ def simulate(tmp_path, policy, workload, options=None):
     opts = json.dumps({"export_prefix": prefix, **(options or {})})
     for attempt in range(5):
         port = random.randint(30000, 60000)
-        sched = subprocess.Popen(["pybatsim", str(REPO / "schedulers" / f"{policy}.py"), "-s", f"tcp://*:{port}",
-                                  "-o", opts], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        sched = subprocess.Popen(["pybatsim", str(REPO / "schedulers" / f"{policy}.py"),
+                                  "-s", f"tcp://127.0.0.1:{port}", "-o", opts],
+                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         time.sleep(0.8)
         if sched.poll() is not None:          # port taken: try another
             continue
         eng = subprocess.run(["batloc-batsim", "-p", str(DATA / "two_nodes.xml"), "-w", str(wl_path),
-                              "-e", prefix, "-s", f"tcp://localhost:{port}", "--enable-dynamic-jobs", "-q"],
+                              "-e", prefix, "-s", f"tcp://127.0.0.1:{port}", "--enable-dynamic-jobs", "-q"],
                              capture_output=True, text=True, timeout=60)
         out, _ = sched.communicate(timeout=30)
         assert eng.returncode == 0, eng.stderr + out
