@@ -153,8 +153,8 @@ class DecisionHandlers:
             raise EngineError(f"REGISTER_JOB {shown(job_id)}: 'job' must be an object, got {shown(desc)}")
         desc = dict(desc)
         wname, sep, local = job_id.partition("!")
-        if not sep:
-            raise EngineError(f"REGISTER_JOB: job id {shown(job_id)} must read WORKLOAD!JOB")
+        if not (sep and wname and local):
+            raise EngineError(f"REGISTER_JOB: job id {shown(job_id)} must read WORKLOAD!JOB, neither part empty")
         workload = self.workloads.get(wname)
         if job_id in self.jobs or (workload is not None and workload.holds(local)):
             # a workload's job not yet submitted counts too: its row would be lost when it comes

@@ -220,6 +220,8 @@ def execute(**data):
     ([{"type": "CALL_ME_LATER", "data": {"timestamp": 1e300}}],
      ["CALL_ME_LATER at t=1.000000", "timestamp must be <= 4294967296 (the engine's horizon", "got 1e+300"]),
     ([{**execute(), "timestamp": 1e300}], ["answer at t=1.000000", "an event's timestamp must be <= 4294967296"]),
+    ([{"type": "REGISTER_JOB", "data": {"job_id": "w0!", "job": {"res": 1, "profile": "d"}}}],
+     ["REGISTER_JOB: job id 'w0!' must read WORKLOAD!JOB, neither part empty"]),
     ([{"type": "REGISTER_JOB", "data": {"job_id": "w0!1", "job": {"res": 1, "profile": "d"}}}],
      ["REGISTER_JOB at t=1.000000: job 'w0!1' already exists (a job of workload 'w0')"]),
     # a workload job not submitted yet: its row would have been lost when it came
