@@ -66,6 +66,8 @@ def read_rows(path, line_key=None):
     (a quoted newline makes rows and lines differ). OSError and UnicodeDecodeError
     (a file that is not UTF-8 text) are the caller's to word; a broken quote is `csv.Error`.
     """
+    # the engine writes an id of any length: lift the csv module's 128 KiB limit on one field
+    csv.field_size_limit(max(csv.field_size_limit(), 2 ** 31 - 1))
     with open(path, newline="", encoding=ENCODING) as fh:
         reader = csv.DictReader(fh)
         rows = []

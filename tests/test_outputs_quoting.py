@@ -26,6 +26,7 @@ from engine_harness import ENGINE, Fifo, platform_xml, run, write
 from io_sim import engine_ready, simulate
 
 ODD = ["a,b", 'say "hi"', "two\nlines", "caf\u00e9 \u65e5\u672c", "cr\rhere", ' "," ', "plain"]
+LONG = "x" * 200_000   # beyond the csv module's default limit on one field (128 KiB)
 
 
 def odd_workload(ids, profiles):
@@ -75,12 +76,13 @@ def check_outputs(prefix, workload_path, platform, ids, profiles):
 
 
 def test_odd_ids_and_profile_names_through_the_engine(tmp_path):
-    profiles = [f"p{i},{name}" for i, name in enumerate(ODD)]
+    ids = ODD + [LONG]
+    profiles = [f"p{i},{name}" for i, name in enumerate(ids)]
     platform = write(tmp_path, "p.xml", platform_xml(nodes=2, cores=2))
-    wl = write(tmp_path, "w.json", odd_workload(ODD, profiles))
+    wl = write(tmp_path, "w.json", odd_workload(ids, profiles))
     res = run(tmp_path, platform, [wl], Fifo())
     assert res.returncode == 0, res.stderr
-    check_outputs(res.prefix, wl, platform, ODD, profiles)
+    check_outputs(res.prefix, wl, platform, ids, profiles)
     # every row ends in Batsim's always-quoted metadata; the fields that need no quoting are as Batsim writes them
     text = Path(res.prefix + "_jobs.csv").read_text(encoding="utf-8")
     assert "\nplain,w0,\"p6,plain\",7.000000,1,100.000000,1,COMPLETED_SUCCESSFULLY," in text
