@@ -3,7 +3,8 @@
 Checks a run's outputs (``<prefix>_jobs.csv``, ``<prefix>_decisions.csv``)
 against its workload and platform (resource ids in Batsim 4.2's numbering,
 read as the schedulers read them):
-- every workload job appears exactly once in jobs.csv, with a final state;
+- every workload job appears exactly once in jobs.csv, with a final state,
+  and every staging job at most once;
 - a job runs on compute resources only, on exactly the cores it asked for,
   and finishes no earlier than it starts; a staging job uses storages only;
 - no core used by two jobs at once;

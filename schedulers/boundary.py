@@ -32,8 +32,8 @@ BAD_INPUT, ENGINE_GONE = 2, 1
 def _one_line_for_outputs(kind, exc, tb, previous=sys.excepthook):
     """An output the scheduler cannot write (a full disk) ends it with one line; anything else as before.
 
-    pybatsim runs the scheduler's callbacks in its own loop, so this is the one
-    place every family's exception passes."""
+    pybatsim calls the callbacks from its own loop, which catches nothing: the
+    hook for uncaught exceptions is the one place that sees every family's."""
     if issubclass(kind, OutputError):
         print(f"{PREFIX}: error: {exc}", file=sys.stderr, flush=True)
     else:
