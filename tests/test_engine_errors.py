@@ -63,6 +63,11 @@ def test_platform_xml_error_names_file_and_line(tmp_path):
                        "bad.xml:4", "platform XML error")
 
 
+def test_a_platform_that_is_a_folder(tmp_path):
+    assert_clean_error(engine("-p", str(tmp_path), "-w", good_workload(tmp_path)),
+                       f"cannot read platform file {tmp_path}: Is a directory")
+
+
 def test_missing_platform_file(tmp_path):
     assert_clean_error(engine("-p", str(tmp_path / "none.xml"), "-w", good_workload(tmp_path)),
                        "platform file not found")
