@@ -128,16 +128,13 @@ class Exporter:
     def close(self, end_time, scheduling_time=0.0, simulation_time=0.0):
         """Write the summaries, then put the three files in place; on failure none is left behind."""
         try:
-            if self.broken is not None:
-                raise EngineError(self.broken)
-            try:
+            if self.broken is None:
                 self._close(end_time, scheduling_time, simulation_time)
-            except OSError as e:
-                self.broken = f"cannot write outputs with prefix {self.prefix!r}: {e.strerror or e}"
-                raise EngineError(self.broken) from None
-        except EngineError:
+        except OSError as e:
+            self.broken = f"cannot write outputs with prefix {self.prefix!r}: {e.strerror or e}"
+        if self.broken is not None:
             self.discard()
-            raise
+            raise EngineError(self.broken)
 
     def _close(self, end_time, scheduling_time, simulation_time):
         self.jobs_file.close()

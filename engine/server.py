@@ -116,14 +116,12 @@ class Simulation(DecisionHandlers, JobLifecycle):
             heapq.heappop(heap)   # a walltime or phase end of a job that moved on
         t = self.next_time()
         if HORIZON < t < INF:
-            cause = ""
-            if heap and heap[0][0] == t:
-                kind, job = heap[0][1], heap[0][3]
-                cause = {PHASE_END: lambda: f", when a phase of job {job.id!r} would end",
-                         WALLTIME: lambda: f", when job {job.id!r} would reach its walltime",
-                         CALL: lambda: ", when a requested call is due",
-                         DEFERRED: lambda: ", the date of a decision"}[kind]()
-            raise EngineError(f"the simulation would pass its horizon (2^32 s, about 136 years) at t={t:.6f}{cause}")
+            # input times are within the horizon: only a sum (a start plus a delay or a walltime) passes it
+            _, kind, _, job, _, _ = heap[0]
+            cause = (f"a phase of job {job.id!r} would end" if kind == PHASE_END else
+                     f"job {job.id!r} would reach its walltime" if kind == WALLTIME else "a call or decision is due")
+            raise EngineError(f"the simulation would pass its horizon (2^32 s, about 136 years) at t={t:.6f}, "
+                              f"when {cause}")
         return t
 
     def fire_due(self):
