@@ -145,14 +145,19 @@ os._exit(3)
 """
 
 
-def test_scheduler_that_dies_mid_run(tmp_path, platform):
+def against(script, tmp_path, platform, timeout=30):
+    """The engine against a scheduler written as a Python `script` (it binds the endpoint in its argv)."""
     port = free_port()
-    sched = subprocess.Popen([sys.executable, "-c", CRASHING_SCHEDULER, f"tcp://127.0.0.1:{port}"])
+    sched = subprocess.Popen([sys.executable, "-c", script, f"tcp://127.0.0.1:{port}"])
     try:
-        proc = engine("-p", platform, "-w", good_workload(tmp_path), "-e", str(tmp_path / "o"),
-                      "-s", f"tcp://127.0.0.1:{port}")
+        return engine("-p", platform, "-w", good_workload(tmp_path), "-e", str(tmp_path / "o"),
+                      "-s", f"tcp://127.0.0.1:{port}", timeout=timeout)
     finally:
         sched.wait(10)
+
+
+def test_scheduler_that_dies_mid_run(tmp_path, platform):
+    proc = against(CRASHING_SCHEDULER, tmp_path, platform)
     assert_clean_error(proc, "scheduler disconnected", "1.000000")
     # the job it never ran is still in jobs.csv
     with open(tmp_path / "o_jobs.csv") as f:
@@ -230,13 +235,7 @@ os._exit(3)
 def test_a_scheduler_that_dies_on_its_first_message_is_seen_at_once(tmp_path, platform):
     # It used to stall the engine for the whole reply timeout (600 s), then be blamed on "another program
     # on that port", with no output written: the subprocess timeout below would expire first.
-    port = free_port()
-    sched = subprocess.Popen([sys.executable, "-c", DIES_ON_FIRST_MESSAGE, f"tcp://127.0.0.1:{port}"])
-    try:
-        proc = engine("-p", platform, "-w", good_workload(tmp_path), "-e", str(tmp_path / "o"),
-                      "-s", f"tcp://127.0.0.1:{port}", timeout=120)
-    finally:
-        sched.wait(10)
+    proc = against(DIES_ON_FIRST_MESSAGE, tmp_path, platform, timeout=120)
     assert_clean_error(proc, "the scheduler disconnected", "at simulated time 0.000000", "died or crashed",
                        "outputs written to", "1 job(s) unfinished")
     assert len(proc.stderr.strip().splitlines()) == 1

@@ -100,40 +100,36 @@ def test_node_memory_and_bandwidth_must_be_finite_and_positive(prop, text):
     assert str(error.value) == f"host 'n001_mem': property {prop} must be a finite number > 0, got {text!r}"
 
 
-@engine_needed
-def test_a_platform_without_node_memories_stops_the_scheduler_after_one_answer(tmp_path):
-    xml = platform_xml(nodes=1, cores=2)
+CONTRACT_HINT = ("the batloc contract (docs/contract.md §1 and §6) expects, for every node nNNN, cores with property "
+                 "node=nNNN and one storage host named 'nNNN_mem' (role=storage) with properties node, memory_bytes "
+                 "and bandwidth (bytes/s), plus a storage host named 'lustre'")
+
+
+def without_memories(xml):
     xml = re.sub(r'\s*<host id="n000_mem".*?</host>', "", xml)
-    xml = re.sub(r'\s*<route src="lustre" dst="n000_mem">.*?</route>', "", xml)
-    (tmp_path / "p.xml").write_text(xml)
-    jobs = [{"id": 1, "subtime": 1, "res": 1, "walltime": 10, "profile": "d"}]
-    out = simulate(tmp_path, "lea", tmp_path / "p.xml", {"jobs": jobs, "profiles": {"d": {"type": "delay", "delay": 5}}},
-                   check=False)
-    lines = [line for line in out.sched_out.splitlines() if line.startswith("batloc scheduler")]
-    assert lines == ["batloc scheduler: the platform has no node memory storage ('<node>_mem'); the batloc "
-                     "contract (docs/contract.md §1 and §6) expects, for every node nNNN, cores with property "
-                     "node=nNNN and one storage host named 'nNNN_mem' (role=storage) with properties node, "
-                     "memory_bytes and bandwidth (bytes/s), plus a storage host named 'lustre'"]
-    assert "Traceback" not in out.sched_out
-    # it answered, then left: the engine says so at once instead of waiting for its ready timeout
-    assert out.engine.returncode != 0 and "the scheduler disconnected" in out.engine.stderr
+    return re.sub(r'\s*<route src="lustre" dst="n000_mem">.*?</route>', "", xml)
+
+
+def without_memory_sizes(xml):
+    return re.sub(r'<prop id="memory_bytes" value="\d+"/>', "", xml)
 
 
 @engine_needed
-@pytest.mark.parametrize("policy", ["lea", "met", "jdp_dll", "online_hps"])
-def test_node_memories_without_a_size_are_one_line_in_every_family(tmp_path, policy):
-    # MET, JDP-DLL and Online-HPS (the file-sharing family) used to die with a PlatformError traceback
-    # over SIMULATION_BEGINS, and the engine to wait for its reply timeout before blaming the port
-    xml = re.sub(r'<prop id="memory_bytes" value="\d+"/>', "", platform_xml(nodes=1, cores=2))
-    (tmp_path / "p.xml").write_text(xml)
+@pytest.mark.parametrize("policy, edit, problem", [
+    ("lea", without_memories, "the platform has no node memory storage ('<node>_mem')"),
+    # the file-sharing family (MET, JDP-DLL, Online-HPS) used to die with a PlatformError traceback over
+    # SIMULATION_BEGINS, and the engine to wait for its reply timeout before blaming the port
+    *[(policy, without_memory_sizes, "storage 'n000_mem' lacks a numeric 'memory_bytes'")
+      for policy in ("lea", "met", "jdp_dll", "online_hps")],
+])
+def test_a_platform_a_scheduler_cannot_use_is_one_line_in_every_family(tmp_path, policy, edit, problem):
+    (tmp_path / "p.xml").write_text(edit(platform_xml(nodes=1, cores=2)))
     jobs = [{"id": 1, "subtime": 1, "res": 1, "walltime": 10, "profile": "d"}]
     out = simulate(tmp_path, policy, tmp_path / "p.xml", delay_workload(jobs), check=False)
     lines = [line for line in out.sched_out.splitlines() if line.startswith("batloc scheduler")]
-    assert lines == ["batloc scheduler: storage 'n000_mem' lacks a numeric 'memory_bytes'; the batloc contract "
-                     "(docs/contract.md §1 and §6) expects, for every node nNNN, cores with property node=nNNN and "
-                     "one storage host named 'nNNN_mem' (role=storage) with properties node, memory_bytes and "
-                     "bandwidth (bytes/s), plus a storage host named 'lustre'"]
+    assert lines == [f"batloc scheduler: {problem}; {CONTRACT_HINT}"]
     assert "Traceback" not in out.sched_out
+    # it left: the engine says so at once, outputs written, instead of waiting for its reply timeout
     assert out.engine.returncode == 1 and "died or crashed" in out.engine.stderr
     assert [r["final_state"] for r in out.rows.values()] == ["NOT_SUBMITTED"]
 
