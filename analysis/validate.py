@@ -3,14 +3,17 @@
 Checks a run's outputs (``<prefix>_jobs.csv``, ``<prefix>_decisions.csv``)
 against its workload and platform (resource ids in Batsim 4.2's numbering,
 read as the schedulers read them):
-- every workload job appears exactly once in jobs.csv, with a final state;
+- every workload job appears exactly once in jobs.csv, with a final state,
+  and every staging job at most once;
 - a job runs on compute resources only, on exactly the cores it asked for,
   and finishes no earlier than it starts; a staging job uses storages only;
 - no core used by two jobs at once;
 - no job started before its submission;
 - no job started before its file was in memory: a job that missed or waited
-  starts after its staging job finished; a hit finds the file in memory when
-  the node's memory is replayed under the memory model;
+  starts after its staging job finished (unless it was killed the instant it
+  started: its window ended while its file loaded, contract §6, and it
+  computed nothing); a hit finds the file in memory when the node's memory is
+  replayed under the memory model;
 - no node memory over capacity under that model (``--cache``, default paper).
 Exit status 1 with one line per violation and a count per kind; 2 when an
 input cannot be read (one line naming it).
@@ -19,6 +22,7 @@ input cannot be read (one line naming it).
 import argparse
 import csv
 import json
+import os
 import sys
 from collections import Counter
 
@@ -27,6 +31,7 @@ from procset import ProcSet
 
 from batloc.locality.cache import MODELS, NodeCache
 from batloc.locality.staging import STAGE_WORKLOAD
+from batloc.outputs import DECISIONS_COLUMNS, read_rows
 from batloc.platforms.reader import PlatformError, read_view
 
 EPS = 1e-6
@@ -40,6 +45,9 @@ OUTSIDE, STAGING_OUTSIDE, CORE_COUNT = "outside compute ids", "staging outside s
 FINISH_FIRST, OVERLAP, EARLY = "finish before start", "core used twice", "start before submission"
 FILE_LATE, FALSE_HIT, OVER_CAPACITY = "start before file in memory", "hit not in memory", "memory over capacity"
 DECISION = "decision without its job"
+# Decision-log `cache` of a row saying that the job held its cores from `time` waiting for room in the
+# node's memory (the staging proxy, contract §6); its later rows say how it got its file.
+WAITED_FOR_ROOM = "full"
 
 
 class InputError(Exception):
@@ -54,12 +62,18 @@ def started(r):
     return r["starting_time"] not in ("", "-1")
 
 
+def cut_at_start(r):
+    """Killed the instant it started: it never computed (a window that ended during its load)."""
+    return r["final_state"] == "COMPLETED_KILLED" and r["_finish"] <= r["_start"] + EPS
+
+
 def is_staging(r):
     return r["workload_name"] == STAGE_WORKLOAD
 
 
 def check_presence(rows, workload_ids):
-    """Every workload job exactly once with a final state; no row for a job the workload lacks."""
+    """Every workload job exactly once with a final state, every staging job at most once; no row for a job
+    the workload lacks."""
     out = []
     seen = Counter(r["job_id"] for r in rows if not is_staging(r))
     for jid in workload_ids:
@@ -67,6 +81,8 @@ def check_presence(rows, workload_ids):
             out.append((MISSING, f"job {jid} of the workload is not in jobs.csv"))
         elif seen[jid] > 1:
             out.append((TWICE, f"job {jid} appears {seen[jid]} times in jobs.csv"))
+    stagings = Counter(full_id(r) for r in rows if is_staging(r))
+    out += [(TWICE, f"staging job {sid} appears {n} times in jobs.csv") for sid, n in stagings.items() if n > 1]
     known = set(workload_ids)
     for r in rows:
         if is_staging(r):
@@ -133,6 +149,8 @@ def check_files_and_memory(rows, decisions, memories, model):
     events = []      # (time, order, kind, payload); ends and loads before starts at equal times
     for i, d in enumerate(decisions):
         jid = d["job_id"]
+        if d["cache"] == WAITED_FOR_ROOM:
+            continue        # cores held, nothing claimed in memory: the job's next rows claim it
         r = by_id.get(jid)
         if r is None:
             out.append((DECISION, f"{jid}: in decisions.csv but not in jobs.csv"))
@@ -142,7 +160,7 @@ def check_files_and_memory(rows, decisions, memories, model):
             st = by_id.get(d["staging_job"])
             if st is None:
                 out.append((DECISION, f"{jid}: its staging job {d['staging_job']} is not in jobs.csv"))
-            elif start < st["_finish"] - EPS:
+            elif start < st["_finish"] - EPS and not cut_at_start(r):
                 out.append((FILE_LATE, f"{jid} starts at {start:.6f} before its file {d['input_file']} is in "
                                        f"memory ({d['staging_job']} ends at {st['_finish']:.6f})"))
             if d["cache"] == "miss" and st is not None:
@@ -151,6 +169,8 @@ def check_files_and_memory(rows, decisions, memories, model):
         size = float(d["input_size"]) if d["input_size"] else 0.0
         events.append((float(d["time"]), 1, "start", (i, jid, d["node"], file, size, d["cache"])))
         events.append((r["_finish"], 0, "end", (d["node"], file)))
+    if model is None:
+        return out      # a memory model the replay does not know (e.g. file-sharing's `value`)
     events.sort(key=lambda e: (e[0], e[1], e[3][0] if e[2] == "start" else -1))
     caches = {}
     for t, _, kind, p in events:
@@ -182,16 +202,11 @@ _JOB_FIELDS = ("job_id", "workload_name", "submission_time", "requested_number_o
 
 def read_jobs_csv(path):
     """jobs.csv rows, with parsed `_submit`, and `_start`, `_finish`, `_cores`, `_alloc` on started rows."""
-    try:
-        with open(path, newline="") as fh:
-            reader = csv.DictReader(fh)
-            missing = [f for f in _JOB_FIELDS if f not in (reader.fieldnames or [])]
-            if missing:
-                raise InputError(f"{path}: not a Batsim jobs.csv (no column {', '.join(missing)})")
-            rows = list(reader)
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read: {exc.strerror}") from None
-    for line, r in enumerate(rows, start=2):
+    columns, rows = _read_csv(path, "_line")
+    missing = [f for f in _JOB_FIELDS if f not in columns]
+    if missing:
+        raise InputError(f"{path}: not a Batsim jobs.csv (no column {', '.join(missing)})")
+    for r in rows:
         field = ""
         try:
             field = "submission_time"
@@ -207,43 +222,70 @@ def read_jobs_csv(path):
                 field = "allocated_resources"
                 r["_alloc"] = ProcSet.from_str(r[field]) if r[field] else ProcSet()
         except (TypeError, ValueError):
-            raise InputError(f"{path}:{line}: job {r.get('job_id')}: cannot read {field} {r.get(field)!r}") from None
+            raise InputError(f"{path}:{r['_line']}: job {r.get('job_id')}: cannot read {field} "
+                             f"{r.get(field)!r}") from None
     return rows
 
 
-def read_decisions(path):
+def _read_csv(path, line_key=None):
+    """(columns, rows) of an output CSV (``batloc.outputs``); anything unreadable is an InputError."""
     try:
-        with open(path, newline="") as fh:
-            return list(csv.DictReader(fh))
-    except FileNotFoundError:
-        print(f"batloc validate: no {path}: file checks skipped", file=sys.stderr)
-        return []
+        return read_rows(path, line_key)
     except OSError as exc:
         raise InputError(f"{path}: cannot read: {exc.strerror}") from None
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{path}: not UTF-8 text (byte {exc.start})") from None
+    except csv.Error as exc:
+        raise InputError(f"{path}: not a readable CSV file: {exc}") from None
+
+
+def read_decisions(path, quiet=False):
+    if not os.path.exists(path):
+        if not quiet:
+            print(f"batloc validate: no {path}: file checks skipped", file=sys.stderr)
+        return []
+    columns, rows = _read_csv(path, "_line")
+    missing = [f for f in DECISIONS_COLUMNS if f not in columns]
+    if missing:
+        raise InputError(f"{path}: not a batloc decision log (no column {', '.join(missing)})")
+    for d in rows:
+        for field in ("time", "input_size"):
+            try:
+                if field == "time" or d[field]:
+                    float(d[field])
+            except (TypeError, ValueError):
+                raise InputError(f"{path}:{d['_line']}: job {d.get('job_id')}: cannot read {field} "
+                                 f"{d.get(field)!r}") from None
+    return rows
 
 
 def read_workload_ids(path):
     try:
-        with open(path) as fh:
+        with open(path, encoding="utf-8") as fh:
             jobs = json.load(fh)["jobs"]
         return [str(j["id"]) for j in jobs]
     except OSError as exc:
         raise InputError(f"{path}: cannot read: {exc.strerror}") from None
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{path}: not UTF-8 text (byte {exc.start})") from None
     except json.JSONDecodeError as exc:
         raise InputError(f"{path}:{exc.lineno}: not valid JSON: {exc.msg}") from None
     except (KeyError, TypeError):
         raise InputError(f"{path}: not a Batsim workload (a 'jobs' list of jobs with an 'id')") from None
 
 
-def validate(prefix, workload, platform, cache="paper"):
-    """(violations as (kind, message), jobs checked, stagings, decisions); InputError on unreadable input."""
+def validate(prefix, workload, platform, cache="paper", quiet=False):
+    """(violations as (kind, message), jobs checked, stagings, decisions); InputError on unreadable input.
+
+    `cache` None: the run's memory model is not one the replay knows; hits and capacity go unchecked.
+    """
     rows = read_jobs_csv(f"{prefix}_jobs.csv")
     workload_ids = read_workload_ids(workload)
     try:
         view = read_view(platform)
     except PlatformError as exc:
         raise InputError(str(exc)) from None
-    decisions = read_decisions(f"{prefix}_decisions.csv")
+    decisions = read_decisions(f"{prefix}_decisions.csv", quiet)
     compute_ids = ProcSet(*view.node_of_core)
     storage_ids = ProcSet(view.lustre_id, *(n.mem_id for n in view.nodes))
     memories = {n.name: n.memory_bytes for n in view.nodes}
@@ -254,6 +296,22 @@ def validate(prefix, workload, platform, cache="paper"):
     ran = [r for r in rows if started(r)]
     stagings = sum(1 for r in ran if is_staging(r))
     return violations, len(ran) - stagings, len(workload_ids), stagings, len(decisions)
+
+
+def verdict(prefix, workload, platform, cache="paper"):
+    """A finished run's verdict as robin records it in run.json, and the violations' lines.
+
+    ({"valid": bool, "violations": {kind: count}}, [line, ...]); InputError on unreadable input.
+    """
+    violations = validate(prefix, workload, platform, cache, quiet=True)[0]
+    counts = Counter(kind for kind, _ in violations)
+    return ({"valid": not violations, "violations": dict(sorted(counts.items()))},
+            [f"{kind}: {message}" for kind, message in violations])
+
+
+def one_line(message):
+    """`message` with its unprintable characters escaped: an id holding a newline must not split a line."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in message)
 
 
 def main(argv=None) -> int:
@@ -270,13 +328,13 @@ def main(argv=None) -> int:
         violations, done, n_jobs, stagings, n_decisions = validate(args.prefix, args.workload, args.platform,
                                                                    args.cache)
     except InputError as exc:
-        print(f"batloc validate: error: {exc}", file=sys.stderr)
+        print(f"batloc validate: error: {one_line(str(exc))}", file=sys.stderr)
         return 2
     if violations:
         counts = Counter(kind for kind, _ in violations)
         print(f"{len(violations)} violation(s): " + ", ".join(f"{kind} {n}" for kind, n in sorted(counts.items())))
         for kind, message in violations:
-            print(f"  {kind}: {message}")
+            print(f"  {kind}: {one_line(message)}")
         return 1
     print(f"ok: {done}/{n_jobs} jobs, {stagings} stagings, {n_decisions} decisions checked")
     return 0

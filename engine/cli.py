@@ -41,6 +41,9 @@ def parse_args(argv):
                    help="write wall-clock times into _schedule.csv (makes outputs differ between runs)")
     p.add_argument("-q", "--quiet", action="store_true", help="print nothing but errors")
     p.add_argument("--progress", action="store_true", help="show a progress bar over simulated time on stderr")
+    p.add_argument("--progress-file", metavar="FILE",
+                   help="rewrite FILE about once a second with one line 'now horizon jobs_done jobs_total' "
+                        "(simulated seconds, last submission time in seconds, counts), for robin")
     p.add_argument("--version", action="version", version=VERSION)
     return p.parse_args(argv)
 
@@ -114,7 +117,9 @@ def _prepare(args, stop, sg, engine, platform, workloads):
         profile_reuse=args.enable_profile_reuse, forward_profiles=args.forward_profiles_on_submission)
     nb_static = sum(len(w.jobs) for w in workloads)
     horizon = max((j.subtime for w in workloads for j in w.jobs), default=0.0)
-    progress = Progress(horizon, nb_static) if args.progress else None
+    progress = None
+    if args.progress or args.progress_file:
+        progress = Progress(horizon, nb_static, sys.stderr if args.progress else None, args.progress_file)
     exporter = Exporter(args.export, len(platform.compute), VERSION, args.record_wallclock)
     link = None
     try:
@@ -131,23 +136,32 @@ def _prepare(args, stop, sg, engine, platform, workloads):
 
 
 def _finish(args, sim, exporter, link, error, wall):
-    """Write the outputs (unless nothing was simulated) and report the run's end in one line."""
+    """Write the outputs (unless no scheduler was reached) and report the run's end in one line."""
     unfinished = 0
+    written = False
     try:
-        if error is not None and not link.answered:
+        if error is not None and not link.reached:
             exporter.discard()   # nothing was simulated: earlier outputs with this prefix stay
         else:
             if error is not None:
                 unfinished = sim.write_unfinished()
             exporter.close(sim.now, scheduling_time=0.0, simulation_time=wall)
+            written = True
+    except EngineError as e:   # the outputs cannot be written (a full disk): none is left half-written
+        if error is None or exporter.broken == str(error):
+            error = e
+        else:
+            error.args = (f"{error}; {e}",)
     finally:
         link.close()
         if sim.progress is not None:
             sim.progress.close(sim.now)
     if isinstance(error, (EngineError, Interrupted)):
         # say what became of the outputs, in the same one line
-        if link.answered:
+        if written:
             outputs = f"outputs written to {args.export}_*.csv, {unfinished} job(s) unfinished"
+        elif link.reached:
+            outputs = f"no output written (earlier {args.export}_*.csv, if any, kept)"
         else:
             outputs = f"nothing simulated, no output written (earlier {args.export}_*.csv, if any, kept)"
         error.args = (f"{error}; {outputs}",)

@@ -11,7 +11,7 @@ from .checks import integer, number, shown, string, walltime
 from .errors import EngineError
 from .profiles import check_profile, phases
 from .protocol import format_intervals, parse_intervals
-from .timers import CALL, WALLTIME
+from .timers import CALL, HORIZON, WALLTIME
 from .workload import Job, Workload
 
 # Batsim's job states, the values CHANGE_JOB_STATE may name
@@ -124,7 +124,7 @@ class DecisionHandlers:
         self.emit("JOB_KILLED", {"job_ids": list(ids), "job_progress": progress})
 
     def on_call_me_later(self, data):
-        ts = number(data.get("timestamp"), "timestamp", f"CALL_ME_LATER at t={self.now:.6f}")
+        ts = number(data.get("timestamp"), "timestamp", f"CALL_ME_LATER at t={self.now:.6f}", maximum=HORIZON)
         if ts < self.now:
             self.warn_once("past call", f"CALL_ME_LATER at t={self.now:.6f} asks for t={ts:.6f}, which is "
                                         "already reached: called now, as Batsim does")
@@ -153,11 +153,13 @@ class DecisionHandlers:
             raise EngineError(f"REGISTER_JOB {shown(job_id)}: 'job' must be an object, got {shown(desc)}")
         desc = dict(desc)
         wname, sep, local = job_id.partition("!")
-        if not sep:
-            raise EngineError(f"REGISTER_JOB: job id {shown(job_id)} must read WORKLOAD!JOB")
-        if job_id in self.jobs:
-            raise EngineError(f"REGISTER_JOB: job {shown(job_id)} already exists")
+        if not (sep and wname and local):
+            raise EngineError(f"REGISTER_JOB: job id {shown(job_id)} must read WORKLOAD!JOB, neither part empty")
         workload = self.workloads.get(wname)
+        if job_id in self.jobs or (workload is not None and workload.holds(local)):
+            # a workload's job not yet submitted counts too: its row would be lost when it comes
+            raise EngineError(f"REGISTER_JOB at t={self.now:.6f}: job {shown(job_id)} already exists "
+                              f"(a job of workload {wname!r})")
         pname = desc.get("profile")
         if workload is None or not isinstance(pname, str) or pname not in workload.profiles:
             hint = "" if self.opt.profile_reuse else (

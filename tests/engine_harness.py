@@ -5,7 +5,6 @@ the list of events to answer, and get back every message the engine sent and
 the output files, so they can check simulated times exactly.
 """
 
-import csv
 import json
 import os
 import subprocess
@@ -13,6 +12,8 @@ import sys
 import threading
 
 import zmq
+
+from batloc.outputs import read_rows
 
 ENGINE = [sys.executable, "-m", "batloc.engine"]
 
@@ -56,12 +57,10 @@ class Result:
         return [(m["now"], e) for m in self.messages for e in m["events"] if etype in (None, e["type"])]
 
     def jobs(self):
-        with open(self.prefix + "_jobs.csv") as f:
-            return {r["job_id"]: r for r in csv.DictReader(f)}
+        return {r["job_id"]: r for r in self.jobs_rows()}
 
     def jobs_rows(self):
-        with open(self.prefix + "_jobs.csv") as f:
-            return list(csv.DictReader(f))
+        return read_rows(self.prefix + "_jobs.csv")[1]
 
     def file(self, suffix):
         with open(self.prefix + suffix) as f:
