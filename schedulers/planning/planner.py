@@ -35,7 +35,7 @@ from batloc.schedulers.planning.scratch import (BUSY, C_BACKFILL, C_BW_MAX, C_IN
                                                 C_MODEL, C_NOW, C_PASS_STOP, C_POLICY, C_W, CHANGED, FREE, HEAD,
                                                 IV_COUNT, MAX_FREE, NO_NODE, O_CASE, O_JOB, O_NODE, O_SCORE, O_START,
                                                 O_TFILE, P_CASE, P_NEXT, P_NODE, P_SAT, P_SCORE, P_SEQ, P_WALL,
-                                                PF_COUNT, REBUILT, SCANNED, SCORED, TAIL, UNPLANNED, VALID, WALKED,
+                                                PF_COUNT, REBUILT, SCANNED, DROPPED, MOVED, SCORED, TAIL, UNPLANNED, VALID, WALKED,
                                                 allocate)
 
 INF = np.inf
@@ -387,25 +387,37 @@ def _changed_nodes(node_f, node_i, dset, dirty, now, last_now, policy):
     return nd
 
 
+# A walk that has moved this many jobs' reservations re-plans the rest from
+# scratch: each move makes its old node one more to score for every later job.
+MAX_CHANGED = 64
+
+
 @njit
-def _walk(P, nd, now, saturation, busy_count, cfg, node_f, held, mem, file_bits, base, first_free, tails, cols, tree,
-          node_i, dset, cand_times, pos, core_iv, iv, plan, pos_plan, pf_bits, buf, out_f, out_i, out_pos, ints,
-          q_cores, q_wall, q_file, q_size, q_slot):
-    """Walks the standing plan's jobs in queue order from the first, keeping
-    each reservation a full pass would make again; returns (r, starts, busy
-    count): r is the first job whose placement may differ (P if none).
+def _walk(P, nd, now, saturation, busy_count, cfg, node_f, core_end, core_held, held, mem, file_bits, base,
+          first_free, tails, cols, tree, node_i, dset, cand_times, pos, core_iv, iv, plan, pos_plan, pf_bits, pf_set,
+          buf, out_f, out_i, out_pos, ints, q_cores, q_wall, q_file, q_size, q_slot, q_seq):
+    """Walks the standing plan's jobs in queue order, giving each the
+    reservation a full pass would give it; returns (r, starts, busy count,
+    changed nodes): r is the first job the walk cannot settle (P if none),
+    from which the pass places every job again.
 
     A full pass places job i seeing the actual state and the reservations of
-    jobs 0..i-1. Every node's part of that view is the same as when job i was
-    placed, except on the changed nodes (``_changed_nodes``), and for nodes
-    with cores free now, whose scores only grew as time passed (t_k = now;
-    the waits that shrink are on changed nodes). So job i keeps its
-    reservation on its node b unless b changed and job i's exact score there
-    now differs in any way (score, start, file time, case, cores), or a
-    changed node now scores (score, index) below (its score, b), or LEM's
-    saturation flag differs from when it was placed. The changed nodes' rows
-    start from the actual state, and each kept reservation on one of them is
-    made again, so they always show what job i sees."""
+    jobs 0..i-1. On every node but the changed ones (``dset``) that view is
+    the one job i had when it was placed: same actual state, same earlier
+    reservations, and nodes with cores free now only got dearer as time
+    passed (t_k = now; the waits that shrink are on changed nodes). There,
+    job i scored (its score, its node b) or more. The changed nodes' rows
+    hold the actual state and the reservations the walk gave so far, so
+    they show exactly what job i sees: scored there, the least (score,
+    index) m decides.
+    - b unchanged: the job stays unless m beats (its score, b); then it moves
+      to m, and b, which it leaves, becomes a changed node (its rows
+      reloaded with the reservations of earlier jobs only).
+    - b changed: if m is at most (its old score, b), no unchanged node can
+      beat it, so the job goes to m (its old reservation again when nothing
+      about it differs); otherwise an unchanged node might now win, which the
+      walk cannot see: it stops there.
+    LEM: a job placed with another saturation flag also stops the walk."""
     n = node_f.shape[0]
     W, policy = cfg[C_W], int(cfg[C_POLICY])
     backfilling = cfg[C_BACKFILL] != 0
@@ -419,20 +431,21 @@ def _walk(P, nd, now, saturation, busy_count, cfg, node_f, held, mem, file_bits,
         c, w, fid, size = q_cores[i], q_wall[i], q_file[i], q_size[i]
         saturated = busy_count / n >= saturation
         if policy == LEM and saturated != (plan[slot, P_SAT] != 0.0):
-            return i, ndec, busy_count
+            return i, ndec, busy_count, nd
         s_i, t_i = plan[slot, P_SCORE], plan[slot, START]
         on_changed = node_i[b, CHANGED] != 0
+        # The best so far (m): the old reservation on an unchanged b, else b scored again.
         if on_changed:
-            s, case, t, t_file = _score_node(b, c, w, fid, size, av.at(cols[c - 1, b], now), saturated, cfg, node_f,
-                                             held, mem, base, tails, cols, node_i, cand_times, pos, core_iv, iv, plan,
-                                             buf, ints)
-            if not (t == t_i and s == s_i and t_file == plan[slot, AVAIL] and case == plan[slot, P_CASE]):
-                return i, ndec, busy_count
+            best_s, best_case, best_t, best_tf = _score_node(
+                b, c, w, fid, size, av.at(cols[c - 1, b], now), saturated, cfg, node_f, held, mem, base, tails,
+                cols, node_i, cand_times, pos, core_iv, iv, plan, buf, ints)
+            best_k = b if best_t < INF else n
             for p in range(c):
-                if pos[0, p] != pos_plan[slot, p]:
-                    return i, ndec, busy_count
-        elif t_i <= now:
-            return i, ndec, busy_count    # cannot happen (an event comes first); never trust it
+                pos[1, p] = pos[0, p]
+        else:
+            if t_i <= now:
+                return i, ndec, busy_count, nd    # cannot happen (an event comes first); never trust it
+            best_s, best_k, best_case, best_t, best_tf = s_i, b, int(plan[slot, P_CASE]), t_i, plan[slot, AVAIL]
         sorts_files = fid >= 0 and reads_overhead(policy)
         for x in range(nd):
             k = dset[x]
@@ -445,32 +458,87 @@ def _walk(P, nd, now, saturation, busy_count, cfg, node_f, held, mem, file_bits,
             if sorts_files and not (_has_bit(file_bits, fid, k) or _has_bit(pf_bits, fid, k)):
                 ov = size / node_f[k, BW]
             bk = bound(policy, t_lb, ov, now, saturated, W)
-            if bk > s_i or (bk == s_i and k > b):
+            if bk > best_s or (bk == best_s and k > best_k):
                 continue
-            s, case, t, t_file = _score_node(k, c, w, fid, size, t_lb, saturated, cfg, node_f, held, mem, base,
-                                             tails, cols, node_i, cand_times, pos, core_iv, iv, plan, buf, ints)
-            if t < INF and (s < s_i or (s == s_i and k < b)):
-                return i, ndec, busy_count
-        if on_changed:
-            for p in range(c):
-                pos[1, p] = pos_plan[slot, p]
-            _reserve(b, c, t_i, w, now, backfilling, base, first_free, tails, cols, tree, node_i, cand_times, pos,
-                     core_iv, iv, ints)
-            _link(b, slot, node_i, plan)
-            if t_i == now:
-                if not node_i[b, BUSY]:
-                    node_i[b, BUSY] = 1
-                    busy_count += 1
-                out_i[ndec, O_JOB] = i
-                out_i[ndec, O_CASE] = int(plan[slot, P_CASE])
-                out_i[ndec, O_NODE] = b
-                out_f[ndec, O_START] = t_i
-                out_f[ndec, O_TFILE] = plan[slot, AVAIL]
-                out_f[ndec, O_SCORE] = s_i
+            sk, case, t, t_file = _score_node(k, c, w, fid, size, t_lb, saturated, cfg, node_f, held, mem, base,
+                                              tails, cols, node_i, cand_times, pos, core_iv, iv, plan, buf, ints)
+            if t < INF and (sk < best_s or (sk == best_s and k < best_k)):
+                best_s, best_k, best_case, best_t, best_tf = sk, k, case, t, t_file
                 for p in range(c):
-                    out_pos[ndec, p] = pos_plan[slot, p]
-                ndec += 1
-    return P, ndec, busy_count
+                    pos[1, p] = pos[0, p]
+        if not on_changed and best_k == b:
+            continue                      # stays, its reservation already in b's rows
+        if on_changed and (best_s > s_i or (best_s == s_i and best_k > b)):
+            return i, ndec, busy_count, nd    # b got dearer: an unchanged node may win
+        if not on_changed:
+            # It leaves b: b's rows and windows keep only the earlier jobs'.
+            if nd == MAX_CHANGED:
+                return i, ndec, busy_count, nd
+            for p in range(c):
+                pos[2, p] = pos[1, p]
+            head = node_i[b, HEAD]
+            av.load(b, backfilling, now, core_end, core_held, base, first_free, tails, core_iv, cols, tree, node_i,
+                    cand_times)
+            node_i[b, HEAD] = head
+            _replay(b, now, backfilling, base, first_free, tails, cols, tree, node_i, cand_times, pos, core_iv, iv,
+                    plan, pos_plan, ints, float(q_seq[i]))
+            node_i[b, CHANGED] = 1
+            dset[nd] = b
+            nd += 1
+            for p in range(c):
+                pos[1, p] = pos[2, p]
+            ints[MOVED] += 1
+        elif not (best_k == b and best_t == t_i and best_s == s_i and best_tf == plan[slot, AVAIL]
+                  and best_case == plan[slot, P_CASE] and _same_cores(pos, pos_plan, slot, c)):
+            ints[MOVED] += 1
+        k = best_k
+        _reserve(k, c, best_t, w, now, backfilling, base, first_free, tails, cols, tree, node_i, cand_times, pos,
+                 core_iv, iv, ints)
+        _record(slot, k, best_t, best_tf, best_s, best_case, saturated, w, fid, size, q_seq[i], c, pos, plan,
+                pos_plan)
+        _link(k, slot, node_i, plan)
+        if not _mark_planned_file(fid, k, pf_bits, pf_set, ints):
+            _rebuild_planned_files(node_i, plan, pf_bits, pf_set, ints)
+        if best_t == now:
+            if not node_i[k, BUSY]:
+                node_i[k, BUSY] = 1
+                busy_count += 1
+            out_i[ndec, O_JOB] = i
+            out_i[ndec, O_CASE] = best_case
+            out_i[ndec, O_NODE] = k
+            out_f[ndec, O_START] = best_t
+            out_f[ndec, O_TFILE] = best_tf
+            out_f[ndec, O_SCORE] = best_s
+            for p in range(c):
+                out_pos[ndec, p] = pos[1, p]
+            ndec += 1
+    return P, ndec, busy_count, nd
+
+
+@inline
+def _same_cores(pos, pos_plan, slot, c):
+    for p in range(c):
+        if pos[1, p] != pos_plan[slot, p]:
+            return False
+    return True
+
+
+@inline
+def _record(slot, k, t, t_file, score_, case, saturated, w, fid, size, seq, c, pos, plan, pos_plan):
+    """The job in ``slot`` reserved on node k (its cores in pos[1]): its standing-plan row."""
+    plan[slot, START] = t
+    plan[slot, AVAIL] = t_file
+    plan[slot, END] = t + w
+    plan[slot, SIZE] = size
+    plan[slot, FILE] = fid
+    plan[slot, P_SEQ] = seq
+    plan[slot, P_SCORE] = score_
+    plan[slot, P_NODE] = k
+    plan[slot, P_CASE] = case
+    plan[slot, P_SAT] = 1.0 if saturated else 0.0
+    plan[slot, P_WALL] = w
+    for p in range(pos_plan.shape[1]):
+        pos_plan[slot, p] = pos[1, p] if p < c else -1
 
 
 @njit
@@ -546,10 +614,16 @@ def plan_pass(node_f, core_end, core_held, held, mem, file_bits,
         for k in range(n):
             if node_i[k, BUSY]:
                 busy_count += 1
-        first, ndec, busy_count = _walk(P, nd, now, saturation, busy_count, cfg, node_f, held, mem, file_bits, base,
-                                        first_free, tails, cols, tree, node_i, dset, cand_times, pos, core_iv, iv,
-                                        plan, pos_plan, pf_bits, buf, out_f, out_i, out_pos, ints, q_cores, q_wall,
-                                        q_file, q_size, q_slot)
+        # Nothing changed (submissions only): every reservation stands, and
+        # LEM's busy count is the one each job was placed with.
+        first = P
+        if nd > 0:
+            first, ndec, busy_count, nd = _walk(P, nd, now, saturation, busy_count, cfg, node_f, core_end, core_held,
+                                                held, mem, file_bits, base, first_free, tails, cols, tree, node_i,
+                                                dset, cand_times, pos, core_iv, iv, plan, pos_plan, pf_bits, pf_set,
+                                                buf, out_f, out_i, out_pos, ints, q_cores, q_wall, q_file, q_size,
+                                                q_slot, q_seq)
+        ints[DROPPED] += P - first
         _drop_from(first, P, now, backfilling, base, first_free, tails, cols, tree, node_i, dset, nd, cand_times, pos,
                    core_iv, iv, plan, pos_plan, core_end, core_held, ints, q_slot, q_seq)
         for x in range(nd):
@@ -595,19 +669,8 @@ def plan_pass(node_f, core_end, core_held, held, mem, file_bits,
         _reserve(k, c, t, w, now, backfilling, base, first_free, tails, cols, tree, node_i, cand_times, pos, core_iv,
                  iv, ints)
         free_now -= free_k - node_i[k, FREE]
-        plan[slot, START] = t
-        plan[slot, AVAIL] = best_tfile
-        plan[slot, END] = t + w
-        plan[slot, SIZE] = size
-        plan[slot, FILE] = fid
-        plan[slot, P_SEQ] = q_seq[i]
-        plan[slot, P_SCORE] = best_score
-        plan[slot, P_NODE] = k
-        plan[slot, P_CASE] = best_case
-        plan[slot, P_SAT] = 1.0 if saturated else 0.0
-        plan[slot, P_WALL] = w
-        for p in range(pos_plan.shape[1]):
-            pos_plan[slot, p] = pos[1, p] if p < c else -1
+        _record(slot, k, t, best_tfile, best_score, best_case, saturated, w, fid, size, q_seq[i], c, pos, plan,
+                pos_plan)
         _link(k, slot, node_i, plan)
         if not _mark_planned_file(fid, k, pf_bits, pf_set, ints):
             _rebuild_planned_files(node_i, plan, pf_bits, pf_set, ints)
@@ -649,7 +712,7 @@ class Planner:
         self._scratch = None
         self._room = (0, 0, 0, 0)
         self._last_now = -np.inf
-        self._stats_base = (0, 0, 0)
+        self._stats_base = (0, 0, 0, 0, 0)
 
     def _stat(self, slot, i):
         return self._stats_base[i] + (int(self._scratch.ints[slot]) if self._scratch else 0)
@@ -666,6 +729,14 @@ class Planner:
     def stats_jobs_walked(self):
         return self._stat(WALKED, 2)
 
+    @property
+    def stats_jobs_dropped(self):
+        return self._stat(DROPPED, 3)
+
+    @property
+    def stats_jobs_moved(self):
+        return self._stat(MOVED, 4)
+
     def _scratch_for(self, slots, cores, files, memory_files):
         """The working memory, grown when the queue, its cores or the files
         outgrow it (the standing plan is then dropped: a full pass follows)."""
@@ -673,7 +744,8 @@ class Planner:
         if self._scratch is None or any(a > b for a, b in zip(need, self._room)):
             room = tuple(max(a, 2 * b) for a, b in zip(need, self._room))
             if self._scratch is not None:
-                self._stats_base = (self.stats_jobs_scanned, self.stats_nodes_scored, self.stats_jobs_walked)
+                self._stats_base = (self.stats_jobs_scanned, self.stats_nodes_scored, self.stats_jobs_walked,
+                                    self.stats_jobs_dropped, self.stats_jobs_moved)
             f = self.flat
             self._scratch = allocate(f.n, f.m, f.words, max(room[0], 16), max(room[1], 16), max(room[2], 64),
                                      room[3])

@@ -145,4 +145,6 @@ class PlanningScheduler(SchedulerBase):
                 "mean_pass_s": float(dt.mean()) if q.size else 0.0,
                 "jobs_scanned": self.planner.stats_jobs_scanned, "first_pass_seconds": self.first_pass_seconds,
                 "nodes_scored": self.planner.stats_nodes_scored,
-                "jobs_walked": getattr(self.planner, "stats_jobs_walked", 0), "by_queue_length": buckets}
+                "jobs_walked": getattr(self.planner, "stats_jobs_walked", 0),
+                "jobs_dropped": getattr(self.planner, "stats_jobs_dropped", 0),
+                "jobs_moved": getattr(self.planner, "stats_jobs_moved", 0), "by_queue_length": buckets}

@@ -68,9 +68,10 @@ C_NOW, C_W, C_BW_MAX, C_POLICY, C_MODEL, C_BACKFILL, C_INFLIGHT_FROM_NOW, C_PASS
 # Slots of ``ints``: largest count of cores free now (-1: to recompute);
 # intervals and planned-file bits in use; jobs placed (chosen among every
 # node), nodes scored, jobs walked (kept unless a changed node could take
-# them) (statistics); whether the rows hold the standing plan (else the next
-# pass plans from scratch); the number of nodes in ``dset``.
-MAX_FREE, IV_COUNT, PF_COUNT, SCANNED, SCORED, WALKED, VALID, NDSET = range(8)
+# them), reservations dropped to be placed again, reservations the walk moved
+# (statistics); whether the rows hold the standing plan (else the next pass
+# plans from scratch).
+MAX_FREE, IV_COUNT, PF_COUNT, SCANNED, SCORED, WALKED, DROPPED, MOVED, VALID = range(9)
 
 
 def leaves(n):
@@ -98,4 +99,4 @@ def allocate(n, m, words, jobs, cores, files, memory_files):
         known=z(words, dtype=np.uint64), pf_bits=z((files, words), dtype=np.uint64),
         pf_set=z((2 * jobs, 2), dtype=i64),
         buf=z((u, 7)), out_f=z((jobs, 3)), out_i=z((jobs, 3), dtype=i64), out_pos=z((jobs, m), dtype=i64),
-        smallest_left=z(jobs, dtype=i64), ints=z(8, dtype=i64), cfg=z(9))
+        smallest_left=z(jobs, dtype=i64), ints=z(9, dtype=i64), cfg=z(9))
