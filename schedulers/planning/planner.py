@@ -31,10 +31,11 @@ from batloc.schedulers.planning.flat_state import (AVAIL, BW, END, FILE, MEM, MI
                                                    START)
 from batloc.schedulers.planning.formulas import CODES, LEA, LEM, bound, needs_penalty, reads_overhead, score
 from batloc.schedulers.planning.jit import inline, njit
-from batloc.schedulers.planning.scratch import (BUSY, C_BACKFILL, C_BW_MAX, C_INFLIGHT_FROM_NOW, C_LAST_NOW,
+from batloc.schedulers.planning.scratch import (BUSY, C_BACKFILL, C_BW_MAX, C_INFLIGHT_FROM_NOW, C_LAST_NOW, C_WHOLE,
                                                 C_MODEL, C_NOW, C_PASS_STOP, C_POLICY, C_W, CHANGED, FREE, HEAD,
                                                 IV_COUNT, MAX_FREE, NO_NODE, O_CASE, O_JOB, O_NODE, O_SCORE, O_START,
-                                                O_TFILE, P_CASE, P_NEXT, P_NODE, P_SAT, P_SCORE, P_SEQ, P_WALL,
+                                                O_TFILE, P_CASE, P_FIRST, P_FIRST_AT, P_NEXT, P_NODE, P_PREV, P_SAT, P_SCORE,
+                                                P_SEQ, P_WALL,
                                                 PF_COUNT, REBUILT, SCANNED, DROPPED, MOVED, SCORED, TAIL, UNPLANNED, VALID, WALKED,
                                                 allocate)
 
@@ -52,6 +53,9 @@ class Decision:
     staging: Optional[str]
     score: Optional[float]
     index: int = -1       # the job's position in the queue
+    # Its planned start when first planned, the pass that planned it, and its
+    # planned start before the pass that started it (the standing plan's predictions).
+    predicted: tuple = (None, None, None)
 
 
 @inline
@@ -494,7 +498,7 @@ def _walk(P, nd, now, saturation, busy_count, cfg, node_f, core_end, core_held, 
         k = best_k
         _reserve(k, c, best_t, w, now, backfilling, base, first_free, tails, cols, tree, node_i, cand_times, pos,
                  core_iv, iv, ints)
-        _record(slot, k, best_t, best_tf, best_s, best_case, saturated, w, fid, size, q_seq[i], c, pos, plan,
+        _record(slot, k, best_t, best_tf, best_s, best_case, saturated, w, fid, size, q_seq[i], c, now, pos, plan,
                 pos_plan)
         _link(k, slot, node_i, plan)
         if not _mark_planned_file(fid, k, pf_bits, pf_set, ints):
@@ -524,8 +528,14 @@ def _same_cores(pos, pos_plan, slot, c):
 
 
 @inline
-def _record(slot, k, t, t_file, score_, case, saturated, w, fid, size, seq, c, pos, plan, pos_plan):
+def _record(slot, k, t, t_file, score_, case, saturated, w, fid, size, seq, c, now, pos, plan, pos_plan):
     """The job in ``slot`` reserved on node k (its cores in pos[1]): its standing-plan row."""
+    if plan[slot, P_FIRST] != plan[slot, P_FIRST]:       # NaN: its first placement, its prediction
+        plan[slot, P_FIRST] = t
+        plan[slot, P_FIRST_AT] = now
+        plan[slot, P_PREV] = t
+    else:
+        plan[slot, P_PREV] = plan[slot, START]
     plan[slot, START] = t
     plan[slot, AVAIL] = t_file
     plan[slot, END] = t + w
@@ -650,9 +660,10 @@ def plan_pass(node_f, core_end, core_held, held, mem, file_bits,
             smallest = q_cores[i]
         smallest_left[i] = smallest
     pass_stop = cfg[C_PASS_STOP] != 0
+    whole = cfg[C_WHOLE] != 0
     free_now = node_i[:, FREE].sum() if pass_stop else 0
     for i in range(first, qlen):
-        if av.max_free_now(node_i, ints) < smallest_left[i] or (pass_stop and q_cores[i] > free_now):
+        if (not whole and av.max_free_now(node_i, ints) < smallest_left[i]) or (pass_stop and q_cores[i] > free_now):
             break
         ints[SCANNED] += 1
         slot = q_slot[i]
@@ -669,7 +680,7 @@ def plan_pass(node_f, core_end, core_held, held, mem, file_bits,
         _reserve(k, c, t, w, now, backfilling, base, first_free, tails, cols, tree, node_i, cand_times, pos, core_iv,
                  iv, ints)
         free_now -= free_k - node_i[k, FREE]
-        _record(slot, k, t, best_tfile, best_score, best_case, saturated, w, fid, size, q_seq[i], c, pos, plan,
+        _record(slot, k, t, best_tfile, best_score, best_case, saturated, w, fid, size, q_seq[i], c, now, pos, plan,
                 pos_plan)
         _link(k, slot, node_i, plan)
         if not _mark_planned_file(fid, k, pf_bits, pf_set, ints):
@@ -704,6 +715,7 @@ class Planner:
         self.W = float(opts.W)
         self.saturation = float(opts.saturation)
         self.depth = int(opts.queue_depth)
+        self.whole_queue = bool(opts.predictions)
         self.inflight_from_now = opts.inflight_overhead == "from_now"
         self.pass_stop = opts.pass_stop_for(policy_name) == "job_exceeds_free_cores"
         # Those two rules read now in scores the walk assumes time-free (waits
@@ -747,8 +759,16 @@ class Planner:
                 self._stats_base = (self.stats_jobs_scanned, self.stats_nodes_scored, self.stats_jobs_walked,
                                     self.stats_jobs_dropped, self.stats_jobs_moved)
             f = self.flat
+            old = self._scratch
             self._scratch = allocate(f.n, f.m, f.words, max(room[0], 16), max(room[1], 16), max(room[2], 64),
                                      room[3])
+            # The new rows start empty (the next pass plans from scratch), but
+            # the queued jobs keep their predictions.
+            self._scratch.plan[:, P_FIRST] = np.nan
+            if old is not None:
+                rows = old.plan.shape[0]
+                for col in (START, P_FIRST, P_FIRST_AT, P_PREV):
+                    self._scratch.plan[:rows, col] = old.plan[:, col]
             self._room = room
         return self._scratch
 
@@ -762,9 +782,11 @@ class Planner:
         f = self.flat
         f.ensure_files(len(f.files))
         S = self._scratch_for(queue.slot_count, int(cores[:len(queue)].sum()), f.file_bits.shape[0], f.mem_cap)
-        S.plan[queue.take_fresh(), P_NODE] = UNPLANNED     # slots handed out since: none planned yet
+        fresh = queue.take_fresh()
+        S.plan[fresh, P_NODE] = UNPLANNED     # slots handed out since: none planned yet
+        S.plan[fresh, P_FIRST] = np.nan
         S.cfg[:] = (now, self.W, f.bw_max, self.policy, self.model, self.backfilling, self.inflight_from_now,
-                    self.pass_stop, self._last_now)
+                    self.pass_stop, self._last_now, self.whole_queue)
         ndec = plan_pass(*f.arrays(), *S, f.take_dirty(), cores, wall, fids, sizes, slots, seqs, qlen,
                          self.saturation, self.standing)
         self._last_now = now
@@ -773,9 +795,11 @@ class Planner:
         for d in range(ndec):
             index = int(out_i[d, O_JOB])
             job = jobs[index]
+            row = S.plan[slots[index]]
             out.append(Decision(job, int(out_i[d, O_NODE]), S.out_pos[d, :job.cores].copy(),
                                 float(out_f[d, O_START]), float(out_f[d, O_TFILE]), CASE_NAMES[int(out_i[d, O_CASE])],
-                                None, float(out_f[d, O_SCORE]), index))
+                                None, float(out_f[d, O_SCORE]), index,
+                                (float(row[P_FIRST]), float(row[P_FIRST_AT]), float(row[P_PREV]))))
         return out
 
 

@@ -31,6 +31,7 @@ from batloc.schedulers.boundary import OptionsError, with_forced
 from batloc.schedulers.planning.job_queue import JobQueue, QueuedJob
 from batloc.schedulers.planning.options import SchedulerOptions
 from batloc.schedulers.planning.planner import Planner
+from batloc.schedulers.planning.predictions import PredictionLog
 from batloc.schedulers.planning.state import ClusterState
 
 
@@ -62,6 +63,8 @@ class PlanningScheduler(SchedulerBase):
         self.state = self.make_state()
         self.planner = self.make_planner()
         self.open_decision_log()
+        prefix = self.opts.export_prefix
+        self.predictions = PredictionLog(f"{prefix}_predictions.csv" if prefix else None)
         self.ready = True
 
     def make_state(self):
@@ -118,6 +121,7 @@ class PlanningScheduler(SchedulerBase):
             self.decision_log.write(now, d.job.id, self.label, node.name, str(held.alloc), d.job.cores,
                                     self.state.windows[d.node][d.job.id].avail,
                                     d.job.file, d.job.size, case, held.staging, d.score)
+            self.predictions.write(d.job.id, d.job.subtime, d.predicted, now)
             if new_staging is not None:
                 self.issue_staging(new_staging)
             if held.computing:
@@ -126,6 +130,11 @@ class PlanningScheduler(SchedulerBase):
         self.queue.remove([d.index for d in decisions])
 
     # ---- the end ----------------------------------------------------------------
+    def onSimulationEnds(self):
+        if getattr(self, "predictions", None) is not None:
+            self.predictions.close()
+        super().onSimulationEnds()
+
     def memories(self):
         return self.state.caches
 

@@ -27,8 +27,10 @@ The rows hold the actual state plus every queued job's standing reservation
   file id), then the next window on the same node (``P_NEXT``: each node's
   windows in queue order), the job's submission sequence, its score, node
   (``UNPLANNED``: none yet; ``NO_NODE``: no node can ever hold it), planned
-  case, LEM's saturation flag when it was placed and its walltime;
-  ``pos_plan[s]`` its cores (-1 after the last);
+  case, LEM's saturation flag when it was placed and its walltime; and for
+  the predictions (what ``squeue --start`` tells): its first planned start
+  and the pass that made it (NaN until it is planned), and the planned start
+  it had before its latest placement; ``pos_plan[s]`` its cores (-1 after the last);
 - choosing a node: bounds ``lb`` and candidates ``cand[0]`` (nodes set aside
   in ``cand[1]``), a search ``stack``, ``known`` (the nodes that know the
   job's file), ``pf_bits`` (the nodes each file is planned on) and which bits
@@ -57,13 +59,13 @@ Scratch = namedtuple("Scratch", ["base", "first_free", "tails", "cols", "tree", 
 
 # Columns of node_i, plan (after flat_state's START..FILE), iv, buf, out_f, out_i; slots of cfg.
 FREE, BUSY, CHANGED, HEAD, TAIL, REBUILT = range(6)
-P_NEXT, P_SEQ, P_SCORE, P_NODE, P_CASE, P_SAT, P_WALL = range(5, 12)
+P_NEXT, P_SEQ, P_SCORE, P_NODE, P_CASE, P_SAT, P_WALL, P_FIRST, P_FIRST_AT, P_PREV = range(5, 15)
 UNPLANNED, NO_NODE = -2.0, -1.0
 IV_START, IV_END, IV_NEXT = range(3)
 B_FILE, B_SIZE, B_LAST, B_SEQ, B_ALIVE, B_ORDER, B_VICTIM = range(7)
 O_START, O_TFILE, O_SCORE = range(3)
 O_JOB, O_CASE, O_NODE = range(3)
-C_NOW, C_W, C_BW_MAX, C_POLICY, C_MODEL, C_BACKFILL, C_INFLIGHT_FROM_NOW, C_PASS_STOP, C_LAST_NOW = range(9)
+C_NOW, C_W, C_BW_MAX, C_POLICY, C_MODEL, C_BACKFILL, C_INFLIGHT_FROM_NOW, C_PASS_STOP, C_LAST_NOW, C_WHOLE = range(10)
 
 # Slots of ``ints``: largest count of cores free now (-1: to recompute);
 # intervals and planned-file bits in use; jobs placed (chosen among every
@@ -93,10 +95,10 @@ def allocate(n, m, words, jobs, cores, files, memory_files):
         base=z((n, m)), first_free=z((n, m)), tails=z((n, 2 * m + 1)), cols=np.full((m, n + 1), np.inf),
         tree=z((m, 2 * leaves(n), 2)), node_i=node_i, dset=z(n, dtype=i64),
         cand_times=z(m + jobs + 1), pos=z((3, m), dtype=i64),
-        core_iv=np.full((n, m), -1, dtype=i64), iv=z((2 * cores, 3)), plan=z((jobs, 12)),
+        core_iv=np.full((n, m), -1, dtype=i64), iv=z((2 * cores, 3)), plan=z((jobs, 15)),
         pos_plan=z((jobs, m), dtype=i64),
         lb=z(n), cand=z((2, n), dtype=i64), stack=z(2 * leaves(n).bit_length() + 4, dtype=i64),
         known=z(words, dtype=np.uint64), pf_bits=z((files, words), dtype=np.uint64),
         pf_set=z((2 * jobs, 2), dtype=i64),
         buf=z((u, 7)), out_f=z((jobs, 3)), out_i=z((jobs, 3), dtype=i64), out_pos=z((jobs, m), dtype=i64),
-        smallest_left=z(jobs, dtype=i64), ints=z(9, dtype=i64), cfg=z(9))
+        smallest_left=z(jobs, dtype=i64), ints=z(9, dtype=i64), cfg=z(10))
