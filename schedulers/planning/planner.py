@@ -36,7 +36,7 @@ from batloc.schedulers.planning.scratch import (BUSY, C_BACKFILL, C_BW_MAX, C_IN
                                                 IV_COUNT, MAX_FREE, NO_NODE, O_CASE, O_JOB, O_NODE, O_SCORE, O_START,
                                                 O_TFILE, P_CASE, P_FIRST, P_FIRST_AT, P_NEXT, P_NODE, P_PREV, P_SAT, P_SCORE,
                                                 P_SEQ, P_WALL,
-                                                PF_COUNT, REBUILT, SCANNED, DROPPED, MOVED, SCORED, TAIL, UNPLANNED, VALID, WALKED,
+                                                REBUILT, SCANNED, DROPPED, MOVED, SCORED, TAIL, UNPLANNED, VALID, WALKED,
                                                 allocate)
 
 INF = np.inf
@@ -283,8 +283,8 @@ def _reserve(k, c, t, w, now, backfilling, base, first_free, tails, cols, tree, 
 
 
 @inline
-def _link(k, slot, node_i, plan):
-    """The job in ``slot`` becomes node k's last planned window."""
+def _link(k, slot, node_i, plan, pf_bits, pf_count):
+    """The job in ``slot`` becomes node k's last planned window (and k plans its file)."""
     plan[slot, P_NEXT] = -1
     tail = node_i[k, TAIL]
     if tail < 0:
@@ -292,45 +292,39 @@ def _link(k, slot, node_i, plan):
     else:
         plan[tail, P_NEXT] = slot
     node_i[k, TAIL] = slot
+    fid = int(plan[slot, FILE])
+    if fid >= 0:
+        pf_count[fid, k] += 1
+        pf_bits[fid, k >> 6] |= np.uint64(1) << np.uint64(k & 63)
 
 
 @inline
-def _mark_planned_file(fid, k, pf_bits, pf_set, ints):
-    """Node k plans file fid (bits are only ever added between rebuilds: a
-    superset of the truth only makes the pass's bounds weaker, never wrong)."""
-    if fid >= 0 and not _has_bit(pf_bits, fid, k):
-        if ints[PF_COUNT] == pf_set.shape[0]:
-            return False
-        pf_bits[fid, k >> 6] |= np.uint64(1) << np.uint64(k & 63)
-        x = ints[PF_COUNT]
-        pf_set[x, 0] = fid
-        pf_set[x, 1] = k
-        ints[PF_COUNT] = x + 1
-    return True
+def _unplan_file(fid, k, pf_bits, pf_count):
+    if fid >= 0:
+        pf_count[fid, k] -= 1
+        if pf_count[fid, k] == 0:
+            pf_bits[fid, k >> 6] &= ~(np.uint64(1) << np.uint64(k & 63))
 
 
 @njit
-def _rebuild_planned_files(node_i, plan, pf_bits, pf_set, ints):
-    """Planned-file bits exactly those of the standing windows."""
-    for x in range(ints[PF_COUNT]):
-        pf_bits[pf_set[x, 0], pf_set[x, 1] >> 6] = np.uint64(0)
-    ints[PF_COUNT] = 0
-    for k in range(node_i.shape[0]):
-        j = node_i[k, HEAD]
-        while j >= 0:
-            _mark_planned_file(int(plan[j, FILE]), k, pf_bits, pf_set, ints)
-            j = int(plan[j, P_NEXT])
+def _unlink_all(k, node_i, plan, pf_bits, pf_count):
+    """Node k's chain of planned windows emptied (its rows are the caller's)."""
+    j = node_i[k, HEAD]
+    while j >= 0:
+        _unplan_file(int(plan[j, FILE]), k, pf_bits, pf_count)
+        j = int(plan[j, P_NEXT])
+    node_i[k, HEAD] = -1
+    node_i[k, TAIL] = -1
 
 
 @njit
 def _replay(k, now, backfilling, base, first_free, tails, cols, tree, node_i, cand_times, pos, core_iv, iv, plan,
-            pos_plan, ints, before_seq):
+            pos_plan, pf_bits, pf_count, ints, before_seq):
     """Node k's standing windows of jobs submitted before ``before_seq`` (its
     chain's head: the chain is in queue order) reserved again on its actual
     rows; the rest of its chain is dropped."""
     j = node_i[k, HEAD]
-    node_i[k, HEAD] = -1
-    node_i[k, TAIL] = -1
+    _unlink_all(k, node_i, plan, pf_bits, pf_count)
     while j >= 0 and plan[j, P_SEQ] < before_seq:
         nxt = int(plan[j, P_NEXT])
         c = 0
@@ -341,16 +335,15 @@ def _replay(k, now, backfilling, base, first_free, tails, cols, tree, node_i, ca
             c += 1
         _reserve(k, c, plan[j, START], plan[j, P_WALL], now, backfilling, base, first_free, tails, cols,
                  tree, node_i, cand_times, pos, core_iv, iv, ints)
-        _link(k, j, node_i, plan)
+        _link(k, j, node_i, plan, pf_bits, pf_count)
         j = nxt
 
 
 @njit
 def _compact(backfilling, now, core_end, core_held, base, first_free, tails, cols, tree, node_i, cand_times, pos,
-             core_iv, iv, plan, pos_plan, pf_bits, pf_set, ints):
+             core_iv, iv, plan, pos_plan, pf_bits, pf_count, ints):
     """Every node reloaded and its standing windows reserved again: the
-    backfilling intervals of nodes rebuilt since the last compaction are
-    freed, the planned-file bits made exact again."""
+    backfilling intervals of nodes rebuilt since the last compaction are freed."""
     n = core_end.shape[0]
     heads = np.empty(n, dtype=np.int64)
     for k in range(n):
@@ -360,8 +353,7 @@ def _compact(backfilling, now, core_end, core_held, base, first_free, tails, col
     for k in range(n):
         node_i[k, HEAD] = heads[k]
         _replay(k, now, backfilling, base, first_free, tails, cols, tree, node_i, cand_times, pos, core_iv, iv, plan,
-                pos_plan, ints, INF)
-    _rebuild_planned_files(node_i, plan, pf_bits, pf_set, ints)
+                pos_plan, pf_bits, pf_count, ints, INF)
 
 
 @njit
@@ -398,7 +390,7 @@ MAX_CHANGED = 64
 
 @njit
 def _walk(P, nd, now, saturation, busy_count, cfg, node_f, core_end, core_held, held, mem, file_bits, base,
-          first_free, tails, cols, tree, node_i, dset, cand_times, pos, core_iv, iv, plan, pos_plan, pf_bits, pf_set,
+          first_free, tails, cols, tree, node_i, dset, cand_times, pos, core_iv, iv, plan, pos_plan, pf_bits, pf_count,
           buf, out_f, out_i, out_pos, ints, q_cores, q_wall, q_file, q_size, q_slot, q_seq):
     """Walks the standing plan's jobs in queue order, giving each the
     reservation a full pass would give it; returns (r, starts, busy count,
@@ -485,7 +477,7 @@ def _walk(P, nd, now, saturation, busy_count, cfg, node_f, core_end, core_held, 
                     cand_times)
             node_i[b, HEAD] = head
             _replay(b, now, backfilling, base, first_free, tails, cols, tree, node_i, cand_times, pos, core_iv, iv,
-                    plan, pos_plan, ints, float(q_seq[i]))
+                    plan, pos_plan, pf_bits, pf_count, ints, float(q_seq[i]))
             node_i[b, CHANGED] = 1
             dset[nd] = b
             nd += 1
@@ -500,9 +492,7 @@ def _walk(P, nd, now, saturation, busy_count, cfg, node_f, core_end, core_held, 
                  core_iv, iv, ints)
         _record(slot, k, best_t, best_tf, best_s, best_case, saturated, w, fid, size, q_seq[i], c, now, pos, plan,
                 pos_plan)
-        _link(k, slot, node_i, plan)
-        if not _mark_planned_file(fid, k, pf_bits, pf_set, ints):
-            _rebuild_planned_files(node_i, plan, pf_bits, pf_set, ints)
+        _link(k, slot, node_i, plan, pf_bits, pf_count)
         if best_t == now:
             if not node_i[k, BUSY]:
                 node_i[k, BUSY] = 1
@@ -553,7 +543,7 @@ def _record(slot, k, t, t_file, score_, case, saturated, w, fid, size, seq, c, n
 
 @njit
 def _drop_from(r, P, now, backfilling, base, first_free, tails, cols, tree, node_i, dset, nd, cand_times, pos,
-               core_iv, iv, plan, pos_plan, core_end, core_held, ints, q_slot, q_seq):
+               core_iv, iv, plan, pos_plan, pf_bits, pf_count, core_end, core_held, ints, q_slot, q_seq):
     """Jobs r..P-1 lose their standing reservations: the unchanged nodes
     holding any of them are reloaded with only the reservations of jobs
     before r (the changed nodes hold none of them)."""
@@ -577,13 +567,13 @@ def _drop_from(r, P, now, backfilling, base, first_free, tails, cols, tree, node
                 cand_times)
         node_i[k, HEAD] = head
         _replay(k, now, backfilling, base, first_free, tails, cols, tree, node_i, cand_times, pos, core_iv, iv, plan,
-                pos_plan, ints, before)
+                pos_plan, pf_bits, pf_count, ints, before)
 
 
 @njit
 def plan_pass(node_f, core_end, core_held, held, mem, file_bits,
               base, first_free, tails, cols, tree, node_i, dset, cand_times, pos, core_iv, iv, plan, pos_plan, lb,
-              cand, stack, known, pf_bits, pf_set, buf, out_f, out_i, out_pos, smallest_left, ints, cfg,
+              cand, stack, known, pf_bits, pf_count, buf, out_f, out_i, out_pos, smallest_left, ints, cfg,
               dirty, q_cores, q_wall, q_file, q_size, q_slot, q_seq, qlen, saturation, standing):
     """Plans the first ``qlen`` queued jobs on the standing plan; the starts are
     in out_* (returns their count).
@@ -616,9 +606,10 @@ def plan_pass(node_f, core_end, core_held, held, mem, file_bits,
             total += q_cores[i]
         if backfilling and ints[IV_COUNT] + total > iv.shape[0]:
             _compact(backfilling, now, core_end, core_held, base, first_free, tails, cols, tree, node_i, cand_times,
-                     pos, core_iv, iv, plan, pos_plan, pf_bits, pf_set, ints)
+                     pos, core_iv, iv, plan, pos_plan, pf_bits, pf_count, ints)
         nd = _changed_nodes(node_f, node_i, dset, dirty, now, cfg[C_LAST_NOW], policy)
         for x in range(nd):
+            _unlink_all(dset[x], node_i, plan, pf_bits, pf_count)
             av.load(dset[x], backfilling, now, core_end, core_held, base, first_free, tails, core_iv, cols, tree,
                     node_i, cand_times)
         for k in range(n):
@@ -630,21 +621,20 @@ def plan_pass(node_f, core_end, core_held, held, mem, file_bits,
         if nd > 0:
             first, ndec, busy_count, nd = _walk(P, nd, now, saturation, busy_count, cfg, node_f, core_end, core_held,
                                                 held, mem, file_bits, base, first_free, tails, cols, tree, node_i,
-                                                dset, cand_times, pos, core_iv, iv, plan, pos_plan, pf_bits, pf_set,
+                                                dset, cand_times, pos, core_iv, iv, plan, pos_plan, pf_bits, pf_count,
                                                 buf, out_f, out_i, out_pos, ints, q_cores, q_wall, q_file, q_size,
                                                 q_slot, q_seq)
         ints[DROPPED] += P - first
         _drop_from(first, P, now, backfilling, base, first_free, tails, cols, tree, node_i, dset, nd, cand_times, pos,
-                   core_iv, iv, plan, pos_plan, core_end, core_held, ints, q_slot, q_seq)
+                   core_iv, iv, plan, pos_plan, pf_bits, pf_count, core_end, core_held, ints, q_slot, q_seq)
         for x in range(nd):
             node_i[dset[x], CHANGED] = 0
         ints[MAX_FREE] = -1
     else:
+        for k in range(n):
+            _unlink_all(k, node_i, plan, pf_bits, pf_count)
         av.load_all(backfilling, now, core_end, core_held, base, first_free, tails, core_iv, cols, tree, node_i,
                     cand_times, ints)
-        for x in range(ints[PF_COUNT]):
-            pf_bits[pf_set[x, 0], pf_set[x, 1] >> 6] = np.uint64(0)
-        ints[PF_COUNT] = 0
         for i in range(qlen):
             plan[q_slot[i], P_NODE] = UNPLANNED
         for k in range(n):
@@ -682,10 +672,7 @@ def plan_pass(node_f, core_end, core_held, held, mem, file_bits,
         free_now -= free_k - node_i[k, FREE]
         _record(slot, k, t, best_tfile, best_score, best_case, saturated, w, fid, size, q_seq[i], c, now, pos, plan,
                 pos_plan)
-        _link(k, slot, node_i, plan)
-        if not _mark_planned_file(fid, k, pf_bits, pf_set, ints):
-            _rebuild_planned_files(node_i, plan, pf_bits, pf_set, ints)
-            _mark_planned_file(fid, k, pf_bits, pf_set, ints)
+        _link(k, slot, node_i, plan, pf_bits, pf_count)
         if t == now:
             if not node_i[k, BUSY]:
                 node_i[k, BUSY] = 1

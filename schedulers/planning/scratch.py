@@ -33,8 +33,8 @@ The rows hold the actual state plus every queued job's standing reservation
   it had before its latest placement; ``pos_plan[s]`` its cores (-1 after the last);
 - choosing a node: bounds ``lb`` and candidates ``cand[0]`` (nodes set aside
   in ``cand[1]``), a search ``stack``, ``known`` (the nodes that know the
-  job's file), ``pf_bits`` (the nodes each file is planned on) and which bits
-  were set (``pf_set``), core positions ``pos[0]`` (candidate) and ``pos[1]``
+  job's file), ``pf_bits`` (the nodes each file is planned on: bits of
+  ``pf_count``, the standing windows of that file on that node), core positions ``pos[0]`` (candidate) and ``pos[1]``
   (best), and ``pos[2]`` a cursor per core for the backfilling search;
 - ``buf``: the files of one node's memory at some instant (file, size, last
   use, sequence, alive, and two index lists);
@@ -54,7 +54,7 @@ from collections import namedtuple
 import numpy as np
 
 Scratch = namedtuple("Scratch", ["base", "first_free", "tails", "cols", "tree", "node_i", "dset", "cand_times", "pos",
-                                 "core_iv", "iv", "plan", "pos_plan", "lb", "cand", "stack", "known", "pf_bits", "pf_set",
+                                 "core_iv", "iv", "plan", "pos_plan", "lb", "cand", "stack", "known", "pf_bits", "pf_count",
                                  "buf", "out_f", "out_i", "out_pos", "smallest_left", "ints", "cfg"])
 
 # Columns of node_i, plan (after flat_state's START..FILE), iv, buf, out_f, out_i; slots of cfg.
@@ -68,12 +68,12 @@ O_JOB, O_CASE, O_NODE = range(3)
 C_NOW, C_W, C_BW_MAX, C_POLICY, C_MODEL, C_BACKFILL, C_INFLIGHT_FROM_NOW, C_PASS_STOP, C_LAST_NOW, C_WHOLE = range(10)
 
 # Slots of ``ints``: largest count of cores free now (-1: to recompute);
-# intervals and planned-file bits in use; jobs placed (chosen among every
+# intervals in use; jobs placed (chosen among every
 # node), nodes scored, jobs walked (kept unless a changed node could take
 # them), reservations dropped to be placed again, reservations the walk moved
 # (statistics); whether the rows hold the standing plan (else the next pass
 # plans from scratch).
-MAX_FREE, IV_COUNT, PF_COUNT, SCANNED, SCORED, WALKED, DROPPED, MOVED, VALID = range(9)
+MAX_FREE, IV_COUNT, SCANNED, SCORED, WALKED, DROPPED, MOVED, VALID = range(8)
 
 
 def leaves(n):
@@ -99,6 +99,6 @@ def allocate(n, m, words, jobs, cores, files, memory_files):
         pos_plan=z((jobs, m), dtype=i64),
         lb=z(n), cand=z((2, n), dtype=i64), stack=z(2 * leaves(n).bit_length() + 4, dtype=i64),
         known=z(words, dtype=np.uint64), pf_bits=z((files, words), dtype=np.uint64),
-        pf_set=z((2 * jobs, 2), dtype=i64),
+        pf_count=z((files, n), dtype=np.int32),
         buf=z((u, 7)), out_f=z((jobs, 3)), out_i=z((jobs, 3), dtype=i64), out_pos=z((jobs, m), dtype=i64),
-        smallest_left=z(jobs, dtype=i64), ints=z(9, dtype=i64), cfg=z(10))
+        smallest_left=z(jobs, dtype=i64), ints=z(8, dtype=i64), cfg=z(10))
