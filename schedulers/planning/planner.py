@@ -127,8 +127,30 @@ def _score_node(k, cores, walltime, fid, size, lower, saturated, cfg, node_f, he
     return score(policy, t, overhead, pen, now, saturated, W), case, t, t_file
 
 
+@inline
+def _t_lower(k, tc, w, backfilling, now, cols, tcols, tails):
+    """A lower bound of t_k for tc + 1 cores on node k (exact without
+    backfilling, and with it for a job longer than every gap on the node)."""
+    if backfilling and not av.longer_than_gaps(w, k, tails):
+        return av.at(cols[tc, k], now)
+    return av.at((tcols if backfilling else cols)[tc, k], now)
+
+
+@inline
+def _list_insert(lb, cand, nf, b, k):
+    """Node k with bound b into the list sorted by (bound, insertion): its new length."""
+    a = nf
+    while a > 0 and lb[a - 1] > b:
+        lb[a] = lb[a - 1]
+        cand[0, a] = cand[0, a - 1]
+        a -= 1
+    lb[a] = b
+    cand[0, a] = k
+    return nf + 1
+
+
 @njit
-def _choose(c, w, fid, size, saturated, cfg, node_f, held, mem, file_bits, base, tails, cols, tree, node_i,
+def _choose(c, w, fid, size, saturated, cfg, node_f, held, mem, file_bits, base, tails, cols, tcols, tree, node_i,
             cand_times,
             pos, core_iv, iv, plan, lb, cand, stack, known, pf_bits, buf, ints):
     """The node of least (score, index) for the job, its cores in pos[1]:
@@ -145,29 +167,35 @@ def _choose(c, w, fid, size, saturated, cfg, node_f, held, mem, file_bits, base,
     n = node_f.shape[0]
     tc = c - 1
     now, W, policy = cfg[C_NOW], cfg[C_W], int(cfg[C_POLICY])
-    # Nodes that know the file, by (bound, index); none when the score ignores
-    # the file (every node then has the same bound form).
+    backfilling = cfg[C_BACKFILL] != 0
+    tkey = tcols if backfilling else cols
+    # Listed nodes, by (bound, index), set aside from the tree: those that know
+    # the file (none when the score ignores it: every node then has the same
+    # bound form), and with backfilling those with a gap the job fits in (the
+    # tree's t_k, their cores' last ends, is only an upper bound there).
     nf = 0
-    if fid >= 0 and reads_overhead(policy):
+    sorts_files = fid >= 0 and reads_overhead(policy)
+    for x in range(known.shape[0]):
+        known[x] = np.uint64(0)
+    if sorts_files:
         for x in range(known.shape[0]):
             bits = file_bits[fid, x] | pf_bits[fid, x]
             known[x] = bits
             while bits != 0:
                 k = x * 64 + _lowest_bit(bits)
                 bits &= bits - np.uint64(1)
+                t_lb = _t_lower(k, tc, w, backfilling, now, cols, tcols, tails)
+                if t_lb < INF:
+                    nf = _list_insert(lb, cand, nf, bound(policy, t_lb, 0.0, now, saturated, W), k)
+    if backfilling:
+        for k in range(n):
+            if not av.longer_than_gaps(w, k, tails) and not _bit(known, k):
+                known[k >> 6] |= np.uint64(1) << np.uint64(k & 63)
                 t_lb = av.at(cols[tc, k], now)
                 if t_lb < INF:
-                    b = bound(policy, t_lb, 0.0, now, saturated, W)
-                    a = nf
-                    while a > 0 and lb[a - 1] > b:
-                        lb[a] = lb[a - 1]
-                        cand[0, a] = cand[0, a - 1]
-                        a -= 1
-                    lb[a] = b
-                    cand[0, a] = k
-                    nf += 1
+                    ov = size / node_f[k, BW] if sorts_files else 0.0
+                    nf = _list_insert(lb, cand, nf, bound(policy, t_lb, ov, now, saturated, W), k)
     # The others yield their overhead size/BW_k: at least size over the largest bandwidth.
-    sorts_files = fid >= 0 and reads_overhead(policy)
     ov_least = size / cfg[C_BW_MAX] if sorts_files else 0.0
     best_score, best_k, best_case, best_t, best_tfile = INF, n, NONE, INF, INF
     fi, nset, tree_done = 0, 0, False
@@ -176,8 +204,8 @@ def _choose(c, w, fid, size, saturated, cfg, node_f, held, mem, file_bits, base,
         if not tree_done:
             # Least node of the tree that does not know the file.
             kn, key = av.least(tree, tc)
-            while kn < n and sorts_files and _bit(known, kn):
-                av.set_aside(tree, cols, tc, kn)
+            while kn < n and _bit(known, kn):
+                av.set_aside(tree, tkey, tc, kn)
                 cand[1, nset] = kn
                 nset += 1
                 kn, key = av.least(tree, tc)
@@ -195,16 +223,16 @@ def _choose(c, w, fid, size, saturated, cfg, node_f, held, mem, file_bits, base,
             if b_tree == best_score and kn > best_k:
                 best_score, best_k, best_case, best_t, best_tfile = _search_below(
                     tc, ov_least, c, w, fid, size, sorts_files, saturated, best_score, best_k, best_case, best_t, best_tfile,
-                    cfg, node_f, held, mem, base, tails, cols, tree, node_i, cand_times, pos, core_iv, iv, plan,
+                    cfg, node_f, held, mem, base, tails, cols, tcols, tree, node_i, cand_times, pos, core_iv, iv, plan,
                     stack, known, buf, ints)
                 tree_done = True
                 continue
             k = kn
-            av.set_aside(tree, cols, tc, kn)
+            av.set_aside(tree, tkey, tc, kn)
             cand[1, nset] = kn
             nset += 1
             overhead = size / node_f[k, BW] if sorts_files else 0.0
-            b = bound(policy, av.at(cols[tc, k], now), overhead, now, saturated, W)
+            b = bound(policy, av.at(tkey[tc, k], now), overhead, now, saturated, W)
         if b > best_score or (b == best_score and k > best_k):
             continue
         s, case, t, t_file = _score_node(k, c, w, fid, size, av.at(cols[tc, k], now), saturated, cfg, node_f, held,
@@ -214,19 +242,20 @@ def _choose(c, w, fid, size, saturated, cfg, node_f, held, mem, file_bits, base,
             for p in range(c):
                 pos[1, p] = pos[0, p]
     for a in range(nset - 1, -1, -1):
-        av.put_back(tree, cols, tc, cand[1, a])
+        av.put_back(tree, tkey, tc, cand[1, a])
     return best_score, best_k, best_case, best_t, best_tfile
 
 
 @njit
 def _search_below(tc, ov_least, c, w, fid, size, sorts_files, saturated, best_score, best_k, best_case, best_t,
-                  best_tfile, cfg, node_f, held, mem, base, tails, cols, tree, node_i, cand_times, pos, core_iv, iv,
+                  best_tfile, cfg, node_f, held, mem, base, tails, cols, tcols, tree, node_i, cand_times, pos, core_iv, iv,
                   plan, stack, known, buf, ints):
     """Depth-first over tree tc: every node of index below ``best_k`` whose
     bound does not exceed the best score is scored; returns the best found,
     starting from (best_score, best_k, ...) (pos[1] updated)."""
     n = node_f.shape[0]
     now, W, policy = cfg[C_NOW], cfg[C_W], int(cfg[C_POLICY])
+    tkey = tcols if cfg[C_BACKFILL] != 0 else cols
     leaves = tree.shape[1] // 2
     stack[0] = 1
     top = 1
@@ -254,10 +283,10 @@ def _search_below(tc, ov_least, c, w, fid, size, sorts_files, saturated, best_sc
             top += 2
             continue
         k = kmin
-        if sorts_files and _bit(known, k):
+        if _bit(known, k):
             continue
         overhead = size / node_f[k, BW] if sorts_files else 0.0
-        b = bound(policy, av.at(cols[tc, k], now), overhead, now, saturated, W)
+        b = bound(policy, av.at(tkey[tc, k], now), overhead, now, saturated, W)
         if b > best_score or (b == best_score and k > best_k):
             continue
         s, case, t, t_file = _score_node(k, c, w, fid, size, av.at(cols[tc, k], now), saturated, cfg, node_f, held,
@@ -272,11 +301,11 @@ def _search_below(tc, ov_least, c, w, fid, size, sorts_files, saturated, best_sc
 # ---- the standing plan ---------------------------------------------------------
 
 @inline
-def _reserve(k, c, t, w, now, backfilling, base, first_free, tails, cols, tree, node_i, cand_times, pos, core_iv, iv,
+def _reserve(k, c, t, w, now, backfilling, base, first_free, tails, cols, tcols, tree, node_i, cand_times, pos, core_iv, iv,
              ints):
     """Cores ``pos[1, :c]`` of node k taken over [t, t + w)."""
     if backfilling:
-        av.reserve_bf(k, c, t, w, now, base, first_free, tails, cols, tree, node_i, cand_times, pos, core_iv, iv,
+        av.reserve_bf(k, c, t, w, now, base, first_free, tails, cols, tcols, tree, node_i, cand_times, pos, core_iv, iv,
                       ints)
     else:
         av.reserve(k, c, t, w, now, base, cols, tree, node_i, cand_times, pos, ints)
@@ -318,7 +347,7 @@ def _unlink_all(k, node_i, plan, pf_bits, pf_count):
 
 
 @njit
-def _replay(k, now, backfilling, base, first_free, tails, cols, tree, node_i, cand_times, pos, core_iv, iv, plan,
+def _replay(k, now, backfilling, base, first_free, tails, cols, tcols, tree, node_i, cand_times, pos, core_iv, iv, plan,
             pos_plan, pf_bits, pf_count, ints, before_seq):
     """Node k's standing windows of jobs submitted before ``before_seq`` (its
     chain's head: the chain is in queue order) reserved again on its actual
@@ -333,14 +362,14 @@ def _replay(k, now, backfilling, base, first_free, tails, cols, tree, node_i, ca
                 break
             pos[1, p] = pos_plan[j, p]
             c += 1
-        _reserve(k, c, plan[j, START], plan[j, P_WALL], now, backfilling, base, first_free, tails, cols,
+        _reserve(k, c, plan[j, START], plan[j, P_WALL], now, backfilling, base, first_free, tails, cols, tcols,
                  tree, node_i, cand_times, pos, core_iv, iv, ints)
         _link(k, j, node_i, plan, pf_bits, pf_count)
         j = nxt
 
 
 @njit
-def _compact(backfilling, now, core_end, core_held, base, first_free, tails, cols, tree, node_i, cand_times, pos,
+def _compact(backfilling, now, core_end, core_held, base, first_free, tails, cols, tcols, tree, node_i, cand_times, pos,
              core_iv, iv, plan, pos_plan, pf_bits, pf_count, ints):
     """Every node reloaded and its standing windows reserved again: the
     backfilling intervals of nodes rebuilt since the last compaction are freed."""
@@ -348,11 +377,11 @@ def _compact(backfilling, now, core_end, core_held, base, first_free, tails, col
     heads = np.empty(n, dtype=np.int64)
     for k in range(n):
         heads[k] = node_i[k, HEAD]
-    av.load_all(backfilling, now, core_end, core_held, base, first_free, tails, core_iv, cols, tree, node_i,
+    av.load_all(backfilling, now, core_end, core_held, base, first_free, tails, core_iv, cols, tcols, tree, node_i,
                 cand_times, ints)
     for k in range(n):
         node_i[k, HEAD] = heads[k]
-        _replay(k, now, backfilling, base, first_free, tails, cols, tree, node_i, cand_times, pos, core_iv, iv, plan,
+        _replay(k, now, backfilling, base, first_free, tails, cols, tcols, tree, node_i, cand_times, pos, core_iv, iv, plan,
                 pos_plan, pf_bits, pf_count, ints, INF)
 
 
@@ -390,7 +419,7 @@ MAX_CHANGED = 64
 
 @njit
 def _walk(P, nd, now, saturation, busy_count, cfg, node_f, core_end, core_held, held, mem, file_bits, base,
-          first_free, tails, cols, tree, node_i, dset, cand_times, pos, core_iv, iv, plan, pos_plan, pf_bits, pf_count,
+          first_free, tails, cols, tcols, tree, node_i, dset, cand_times, pos, core_iv, iv, plan, pos_plan, pf_bits, pf_count,
           buf, out_f, out_i, out_pos, ints, q_cores, q_wall, q_file, q_size, q_slot, q_seq):
     """Walks the standing plan's jobs in queue order, giving each the
     reservation a full pass would give it; returns (r, starts, busy count,
@@ -447,7 +476,7 @@ def _walk(P, nd, now, saturation, busy_count, cfg, node_f, core_end, core_held, 
             k = dset[x]
             if k == b:
                 continue
-            t_lb = av.at(cols[c - 1, k], now)
+            t_lb = _t_lower(k, c - 1, w, backfilling, now, cols, tcols, tails)
             if not t_lb < INF:
                 continue
             ov = 0.0
@@ -473,10 +502,10 @@ def _walk(P, nd, now, saturation, busy_count, cfg, node_f, core_end, core_held, 
             for p in range(c):
                 pos[2, p] = pos[1, p]
             head = node_i[b, HEAD]
-            av.load(b, backfilling, now, core_end, core_held, base, first_free, tails, core_iv, cols, tree, node_i,
+            av.load(b, backfilling, now, core_end, core_held, base, first_free, tails, core_iv, cols, tcols, tree, node_i,
                     cand_times)
             node_i[b, HEAD] = head
-            _replay(b, now, backfilling, base, first_free, tails, cols, tree, node_i, cand_times, pos, core_iv, iv,
+            _replay(b, now, backfilling, base, first_free, tails, cols, tcols, tree, node_i, cand_times, pos, core_iv, iv,
                     plan, pos_plan, pf_bits, pf_count, ints, float(q_seq[i]))
             node_i[b, CHANGED] = 1
             dset[nd] = b
@@ -488,7 +517,7 @@ def _walk(P, nd, now, saturation, busy_count, cfg, node_f, core_end, core_held, 
                   and best_case == plan[slot, P_CASE] and _same_cores(pos, pos_plan, slot, c)):
             ints[MOVED] += 1
         k = best_k
-        _reserve(k, c, best_t, w, now, backfilling, base, first_free, tails, cols, tree, node_i, cand_times, pos,
+        _reserve(k, c, best_t, w, now, backfilling, base, first_free, tails, cols, tcols, tree, node_i, cand_times, pos,
                  core_iv, iv, ints)
         _record(slot, k, best_t, best_tf, best_s, best_case, saturated, w, fid, size, q_seq[i], c, now, pos, plan,
                 pos_plan)
@@ -542,7 +571,7 @@ def _record(slot, k, t, t_file, score_, case, saturated, w, fid, size, seq, c, n
 
 
 @njit
-def _drop_from(r, P, now, backfilling, base, first_free, tails, cols, tree, node_i, dset, nd, cand_times, pos,
+def _drop_from(r, P, now, backfilling, base, first_free, tails, cols, tcols, tree, node_i, dset, nd, cand_times, pos,
                core_iv, iv, plan, pos_plan, pf_bits, pf_count, core_end, core_held, ints, q_slot, q_seq):
     """Jobs r..P-1 lose their standing reservations: the unchanged nodes
     holding any of them are reloaded with only the reservations of jobs
@@ -563,16 +592,16 @@ def _drop_from(r, P, now, backfilling, base, first_free, tails, cols, tree, node
         k = dset[x]
         node_i[k, REBUILT] = 0
         head = node_i[k, HEAD]
-        av.load(k, backfilling, now, core_end, core_held, base, first_free, tails, core_iv, cols, tree, node_i,
+        av.load(k, backfilling, now, core_end, core_held, base, first_free, tails, core_iv, cols, tcols, tree, node_i,
                 cand_times)
         node_i[k, HEAD] = head
-        _replay(k, now, backfilling, base, first_free, tails, cols, tree, node_i, cand_times, pos, core_iv, iv, plan,
+        _replay(k, now, backfilling, base, first_free, tails, cols, tcols, tree, node_i, cand_times, pos, core_iv, iv, plan,
                 pos_plan, pf_bits, pf_count, ints, before)
 
 
 @njit
 def plan_pass(node_f, core_end, core_held, held, mem, file_bits,
-              base, first_free, tails, cols, tree, node_i, dset, cand_times, pos, core_iv, iv, plan, pos_plan, lb,
+              base, first_free, tails, cols, tcols, tree, node_i, dset, cand_times, pos, core_iv, iv, plan, pos_plan, lb,
               cand, stack, known, pf_bits, pf_count, buf, out_f, out_i, out_pos, smallest_left, ints, cfg,
               dirty, q_cores, q_wall, q_file, q_size, q_slot, q_seq, qlen, saturation, standing):
     """Plans the first ``qlen`` queued jobs on the standing plan; the starts are
@@ -605,12 +634,12 @@ def plan_pass(node_f, core_end, core_held, held, mem, file_bits,
         for i in range(qlen):
             total += q_cores[i]
         if backfilling and ints[IV_COUNT] + total > iv.shape[0]:
-            _compact(backfilling, now, core_end, core_held, base, first_free, tails, cols, tree, node_i, cand_times,
+            _compact(backfilling, now, core_end, core_held, base, first_free, tails, cols, tcols, tree, node_i, cand_times,
                      pos, core_iv, iv, plan, pos_plan, pf_bits, pf_count, ints)
         nd = _changed_nodes(node_f, node_i, dset, dirty, now, cfg[C_LAST_NOW], policy)
         for x in range(nd):
             _unlink_all(dset[x], node_i, plan, pf_bits, pf_count)
-            av.load(dset[x], backfilling, now, core_end, core_held, base, first_free, tails, core_iv, cols, tree,
+            av.load(dset[x], backfilling, now, core_end, core_held, base, first_free, tails, core_iv, cols, tcols, tree,
                     node_i, cand_times)
         for k in range(n):
             if node_i[k, BUSY]:
@@ -620,12 +649,12 @@ def plan_pass(node_f, core_end, core_held, held, mem, file_bits,
         first = P
         if nd > 0:
             first, ndec, busy_count, nd = _walk(P, nd, now, saturation, busy_count, cfg, node_f, core_end, core_held,
-                                                held, mem, file_bits, base, first_free, tails, cols, tree, node_i,
+                                                held, mem, file_bits, base, first_free, tails, cols, tcols, tree, node_i,
                                                 dset, cand_times, pos, core_iv, iv, plan, pos_plan, pf_bits, pf_count,
                                                 buf, out_f, out_i, out_pos, ints, q_cores, q_wall, q_file, q_size,
                                                 q_slot, q_seq)
         ints[DROPPED] += P - first
-        _drop_from(first, P, now, backfilling, base, first_free, tails, cols, tree, node_i, dset, nd, cand_times, pos,
+        _drop_from(first, P, now, backfilling, base, first_free, tails, cols, tcols, tree, node_i, dset, nd, cand_times, pos,
                    core_iv, iv, plan, pos_plan, pf_bits, pf_count, core_end, core_held, ints, q_slot, q_seq)
         for x in range(nd):
             node_i[dset[x], CHANGED] = 0
@@ -633,7 +662,7 @@ def plan_pass(node_f, core_end, core_held, held, mem, file_bits,
     else:
         for k in range(n):
             _unlink_all(k, node_i, plan, pf_bits, pf_count)
-        av.load_all(backfilling, now, core_end, core_held, base, first_free, tails, core_iv, cols, tree, node_i,
+        av.load_all(backfilling, now, core_end, core_held, base, first_free, tails, core_iv, cols, tcols, tree, node_i,
                     cand_times, ints)
         for i in range(qlen):
             plan[q_slot[i], P_NODE] = UNPLANNED
@@ -660,14 +689,14 @@ def plan_pass(node_f, core_end, core_held, held, mem, file_bits,
         c, w, fid, size = q_cores[i], q_wall[i], q_file[i], q_size[i]
         saturated = busy_count / n >= saturation
         best_score, best_k, best_case, best_t, best_tfile = _choose(
-            c, w, fid, size, saturated, cfg, node_f, held, mem, file_bits, base, tails, cols, tree, node_i,
+            c, w, fid, size, saturated, cfg, node_f, held, mem, file_bits, base, tails, cols, tcols, tree, node_i,
             cand_times, pos, core_iv, iv, plan, lb, cand, stack, known, pf_bits, buf, ints)
         if best_k == n:
             plan[slot, P_NODE] = NO_NODE
             continue
         k, t = best_k, best_t
         free_k = node_i[k, FREE]
-        _reserve(k, c, t, w, now, backfilling, base, first_free, tails, cols, tree, node_i, cand_times, pos, core_iv,
+        _reserve(k, c, t, w, now, backfilling, base, first_free, tails, cols, tcols, tree, node_i, cand_times, pos, core_iv,
                  iv, ints)
         free_now -= free_k - node_i[k, FREE]
         _record(slot, k, t, best_tfile, best_score, best_case, saturated, w, fid, size, q_seq[i], c, now, pos, plan,

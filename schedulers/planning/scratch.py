@@ -53,7 +53,7 @@ from collections import namedtuple
 
 import numpy as np
 
-Scratch = namedtuple("Scratch", ["base", "first_free", "tails", "cols", "tree", "node_i", "dset", "cand_times", "pos",
+Scratch = namedtuple("Scratch", ["base", "first_free", "tails", "cols", "tcols", "tree", "node_i", "dset", "cand_times", "pos",
                                  "core_iv", "iv", "plan", "pos_plan", "lb", "cand", "stack", "known", "pf_bits", "pf_count",
                                  "buf", "out_f", "out_i", "out_pos", "smallest_left", "ints", "cfg"])
 
@@ -93,6 +93,7 @@ def allocate(n, m, words, jobs, cores, files, memory_files):
     node_i[:, HEAD] = node_i[:, TAIL] = -1
     return Scratch(
         base=z((n, m)), first_free=z((n, m)), tails=z((n, 2 * m + 1)), cols=np.full((m, n + 1), np.inf),
+        tcols=np.full((m, n + 1), np.inf),
         tree=z((m, 2 * leaves(n), 2)), node_i=node_i, dset=z(n, dtype=i64),
         cand_times=z(m + jobs + 1), pos=z((3, m), dtype=i64),
         core_iv=np.full((n, m), -1, dtype=i64), iv=z((2 * cores, 3)), plan=z((jobs, 15)),
