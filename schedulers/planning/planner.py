@@ -34,7 +34,7 @@ from batloc.schedulers.planning.jit import inline, njit
 from batloc.schedulers.planning.scratch import (BUSY, C_BACKFILL, C_BW_MAX, C_INFLIGHT_FROM_NOW, C_LAST_NOW, C_WHOLE,
                                                 C_MODEL, C_NOW, C_PASS_STOP, C_POLICY, C_W, CHANGED, FREE, HEAD,
                                                 IV_COUNT, MAX_FREE, NO_NODE, O_CASE, O_JOB, O_NODE, O_SCORE, O_START,
-                                                O_TFILE, P_CASE, P_FIRST, P_FIRST_AT, P_NEXT, P_NODE, P_PREV, P_SAT, P_SCORE,
+                                                O_TFILE, P_CASE, P_FIRST, P_FIRST_AT, P_NEXT, P_FLOOR, P_K2, P_NODE, P_PREV, P_S2, P_SAT, P_SCORE,
                                                 P_SEQ, P_WALL,
                                                 REBUILT, SCANNED, DROPPED, MOVED, SCORED, TAIL, UNPLANNED, VALID, WALKED,
                                                 allocate)
@@ -154,7 +154,9 @@ def _choose(c, w, fid, size, saturated, cfg, node_f, held, mem, file_bits, base,
             cand_times,
             pos, core_iv, iv, plan, lb, cand, stack, known, pf_bits, buf, ints):
     """The node of least (score, index) for the job, its cores in pos[1]:
-    (score, node, case, t_k, t'_k); node n when no node can ever hold it.
+    (score, node, case, t_k, t'_k, and the runner-up: its score, its node
+    (n: none), and a floor under every other node's score); node n when no
+    node can ever hold it.
 
     Exact scores are computed in increasing order of a lower bound, until the
     bound exceeds the best score: first the nodes whose memory holds, loads
@@ -198,6 +200,8 @@ def _choose(c, w, fid, size, saturated, cfg, node_f, held, mem, file_bits, base,
     # The others yield their overhead size/BW_k: at least size over the largest bandwidth.
     ov_least = size / cfg[C_BW_MAX] if sorts_files else 0.0
     best_score, best_k, best_case, best_t, best_tfile = INF, n, NONE, INF, INF
+    # The runner-up (an exactly scored node) and a floor under every other node's score.
+    sec_s, sec_k, floor = INF, n, INF
     fi, nset, tree_done = 0, 0, False
     while True:
         kn, b_tree = n, INF
@@ -214,13 +218,16 @@ def _choose(c, w, fid, size, saturated, cfg, node_f, held, mem, file_bits, base,
         b_list = lb[fi] if fi < nf else INF
         if b_list <= b_tree:
             if not b_list < INF or b_list > best_score:
+                floor = min(floor, b_list, b_tree)
                 break
             k, b = cand[0, fi], b_list
             fi += 1
         else:
             if b_tree > best_score:
+                floor = min(floor, b_list, b_tree)
                 break
             if b_tree == best_score and kn > best_k:
+                floor = min(floor, best_score)     # ties the search below may leave unscored
                 best_score, best_k, best_case, best_t, best_tfile = _search_below(
                     tc, ov_least, c, w, fid, size, sorts_files, saturated, best_score, best_k, best_case, best_t, best_tfile,
                     cfg, node_f, held, mem, base, tails, cols, tcols, tree, node_i, cand_times, pos, core_iv, iv, plan,
@@ -234,16 +241,29 @@ def _choose(c, w, fid, size, saturated, cfg, node_f, held, mem, file_bits, base,
             overhead = size / node_f[k, BW] if sorts_files else 0.0
             b = bound(policy, av.at(tkey[tc, k], now), overhead, now, saturated, W)
         if b > best_score or (b == best_score and k > best_k):
+            floor = min(floor, b)
             continue
         s, case, t, t_file = _score_node(k, c, w, fid, size, av.at(cols[tc, k], now), saturated, cfg, node_f, held,
                                          mem, base, tails, cols, node_i, cand_times, pos, core_iv, iv, plan, buf, ints)
-        if t < INF and (s < best_score or (s == best_score and k < best_k)):
+        if not t < INF:
+            continue
+        if s < best_score or (s == best_score and k < best_k):
+            if sec_k < n:
+                floor = min(floor, sec_s)
+            if best_k < n:
+                sec_s, sec_k = best_score, best_k
             best_score, best_k, best_case, best_t, best_tfile = s, k, case, t, t_file
             for p in range(c):
                 pos[1, p] = pos[0, p]
+        elif s < sec_s or (s == sec_s and k < sec_k):
+            if sec_k < n:
+                floor = min(floor, sec_s)
+            sec_s, sec_k = s, k
+        else:
+            floor = min(floor, s)
     for a in range(nset - 1, -1, -1):
         av.put_back(tree, tkey, tc, cand[1, a])
-    return best_score, best_k, best_case, best_t, best_tfile
+    return best_score, best_k, best_case, best_t, best_tfile, sec_s, sec_k, floor
 
 
 @njit
@@ -459,6 +479,10 @@ def _walk(P, nd, now, saturation, busy_count, cfg, node_f, core_end, core_held, 
             return i, ndec, busy_count, nd
         s_i, t_i = plan[slot, P_SCORE], plan[slot, START]
         on_changed = node_i[b, CHANGED] != 0
+        # The runner-up kept from before: exact while its node is unchanged.
+        sec_s, sec_k, floor = plan[slot, P_S2], int(plan[slot, P_K2]), plan[slot, P_FLOOR]
+        if sec_k < 0 or node_i[sec_k, CHANGED] != 0:
+            sec_s, sec_k = INF, n            # a changed runner-up is scored again below
         # The best so far (m): the old reservation on an unchanged b, else b scored again.
         if on_changed:
             best_s, best_case, best_t, best_tf = _score_node(
@@ -484,29 +508,74 @@ def _walk(P, nd, now, saturation, busy_count, cfg, node_f, core_end, core_held, 
                 ov = size / node_f[k, BW]
             bk = bound(policy, t_lb, ov, now, saturated, W)
             if bk > best_s or (bk == best_s and k > best_k):
+                floor = min(floor, bk)
                 continue
             sk, case, t, t_file = _score_node(k, c, w, fid, size, t_lb, saturated, cfg, node_f, held, mem, base,
                                               tails, cols, node_i, cand_times, pos, core_iv, iv, plan, buf, ints)
-            if t < INF and (sk < best_s or (sk == best_s and k < best_k)):
+            if not t < INF:
+                continue
+            if sk < best_s or (sk == best_s and k < best_k):
+                if sec_k < n:
+                    floor = min(floor, sec_s)
+                if best_k < n:
+                    sec_s, sec_k = best_s, best_k
                 best_s, best_k, best_case, best_t, best_tf = sk, k, case, t, t_file
                 for p in range(c):
                     pos[1, p] = pos[0, p]
+            elif sk < sec_s or (sk == sec_s and k < sec_k):
+                if sec_k < n:
+                    floor = min(floor, sec_s)
+                sec_s, sec_k = sk, k
+            else:
+                floor = min(floor, sk)
         if not on_changed and best_k == b:
+            _runner_up(slot, sec_s, sec_k, floor, n, plan)
             continue                      # stays, its reservation already in b's rows
         if on_changed and (best_s > s_i or (best_s == s_i and best_k > b)):
-            return i, ndec, busy_count, nd    # b got dearer: an unchanged node may win
-        if not on_changed:
+            # b got dearer: every unchanged node but the runner-up scores at
+            # least the floor; the runner-up, if unchanged, exactly its score.
+            to_runner_up = (sec_k < n and node_i[sec_k, CHANGED] == 0
+                            and (sec_s < best_s or (sec_s == best_s and sec_k < best_k)))
+            top = sec_s if to_runner_up else best_s
+            if not top < floor:
+                return i, ndec, busy_count, nd    # an unchanged node may win
+            if to_runner_up:
+                if nd == MAX_CHANGED:
+                    return i, ndec, busy_count, nd
+                k2 = sec_k
+                head = node_i[k2, HEAD]
+                av.load(k2, backfilling, now, core_end, core_held, base, first_free, tails, core_iv, cols, tcols,
+                        tree, node_i, cand_times)
+                node_i[k2, HEAD] = head
+                _replay(k2, now, backfilling, base, first_free, tails, cols, tcols, tree, node_i, cand_times, pos,
+                        core_iv, iv, plan, pos_plan, pf_bits, pf_count, ints, float(q_seq[i]))
+                node_i[k2, CHANGED] = 1
+                dset[nd] = k2
+                nd += 1
+                s2, case2, t2, tf2 = _score_node(
+                    k2, c, w, fid, size, av.at(cols[c - 1, k2], now), saturated, cfg, node_f, held, mem, base, tails,
+                    cols, node_i, cand_times, pos, core_iv, iv, plan, buf, ints)
+                if s2 != sec_s or not t2 < INF:
+                    return i, ndec, busy_count, nd    # never trust a runner-up that moved
+                if best_k < n:
+                    floor = min(floor, best_s)
+                sec_s, sec_k = INF, n
+                best_s, best_k, best_case, best_t, best_tf = s2, k2, case2, t2, tf2
+                for p in range(c):
+                    pos[1, p] = pos[0, p]
+            ints[MOVED] += 1
+        elif not on_changed:
             # It leaves b: b's rows and windows keep only the earlier jobs'.
             if nd == MAX_CHANGED:
                 return i, ndec, busy_count, nd
             for p in range(c):
                 pos[2, p] = pos[1, p]
             head = node_i[b, HEAD]
-            av.load(b, backfilling, now, core_end, core_held, base, first_free, tails, core_iv, cols, tcols, tree, node_i,
-                    cand_times)
+            av.load(b, backfilling, now, core_end, core_held, base, first_free, tails, core_iv, cols, tcols, tree,
+                    node_i, cand_times)
             node_i[b, HEAD] = head
-            _replay(b, now, backfilling, base, first_free, tails, cols, tcols, tree, node_i, cand_times, pos, core_iv, iv,
-                    plan, pos_plan, pf_bits, pf_count, ints, float(q_seq[i]))
+            _replay(b, now, backfilling, base, first_free, tails, cols, tcols, tree, node_i, cand_times, pos, core_iv,
+                    iv, plan, pos_plan, pf_bits, pf_count, ints, float(q_seq[i]))
             node_i[b, CHANGED] = 1
             dset[nd] = b
             nd += 1
@@ -521,6 +590,7 @@ def _walk(P, nd, now, saturation, busy_count, cfg, node_f, core_end, core_held, 
                  core_iv, iv, ints)
         _record(slot, k, best_t, best_tf, best_s, best_case, saturated, w, fid, size, q_seq[i], c, now, pos, plan,
                 pos_plan)
+        _runner_up(slot, sec_s, sec_k, floor, n, plan)
         _link(k, slot, node_i, plan, pf_bits, pf_count)
         if best_t == now:
             if not node_i[k, BUSY]:
@@ -536,6 +606,15 @@ def _walk(P, nd, now, saturation, busy_count, cfg, node_f, core_end, core_held, 
                 out_pos[ndec, p] = pos[1, p]
             ndec += 1
     return P, ndec, busy_count, nd
+
+
+@inline
+def _runner_up(slot, sec_s, sec_k, floor, n, plan):
+    """What the walk needs when the job's node gets dearer: the exactly scored
+    runner-up (score, node; -1 none) and a floor under every other node."""
+    plan[slot, P_S2] = sec_s
+    plan[slot, P_K2] = sec_k if sec_k < n else -1
+    plan[slot, P_FLOOR] = floor
 
 
 @inline
@@ -688,7 +767,7 @@ def plan_pass(node_f, core_end, core_held, held, mem, file_bits,
         slot = q_slot[i]
         c, w, fid, size = q_cores[i], q_wall[i], q_file[i], q_size[i]
         saturated = busy_count / n >= saturation
-        best_score, best_k, best_case, best_t, best_tfile = _choose(
+        best_score, best_k, best_case, best_t, best_tfile, sec_s, sec_k, floor = _choose(
             c, w, fid, size, saturated, cfg, node_f, held, mem, file_bits, base, tails, cols, tcols, tree, node_i,
             cand_times, pos, core_iv, iv, plan, lb, cand, stack, known, pf_bits, buf, ints)
         if best_k == n:
@@ -701,6 +780,7 @@ def plan_pass(node_f, core_end, core_held, held, mem, file_bits,
         free_now -= free_k - node_i[k, FREE]
         _record(slot, k, t, best_tfile, best_score, best_case, saturated, w, fid, size, q_seq[i], c, now, pos, plan,
                 pos_plan)
+        _runner_up(slot, sec_s, sec_k, floor, n, plan)
         _link(k, slot, node_i, plan, pf_bits, pf_count)
         if t == now:
             if not node_i[k, BUSY]:
