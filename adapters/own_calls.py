@@ -4,12 +4,15 @@ Two things wait for such a call: EXECUTE_JOBs that the wrapped scheduler
 dated in the future (checked against the node memories when they are due,
 not when sent), and the JOB_COMPLETED notices telling the wrapped scheduler
 that the proxy rejected one of its executions (it can only learn that in a
-later message). The proxy's calls are counted per instant, so that a call
+later message, 1 µs later). The proxy's calls are counted per instant, so that a call
 the wrapped scheduler asked for at the same instant still reaches it.
 No sockets here, as in ``relay``.
 """
 
 import heapq
+
+
+NEXT_INSTANT = 1e-6
 
 
 def time_key(t):
@@ -35,9 +38,10 @@ class OwnCalls:
         return self._ask(t, now)
 
     def notify_failure(self, completed, now):
-        """Show the wrapped scheduler `completed` (a JOB_COMPLETED) at a call now; returns its CALL_ME_LATER."""
+        """Show the wrapped scheduler `completed` (a JOB_COMPLETED) at the protocol's next instant,
+        1 µs on (times have six decimals; Batsim 4.2.1 refuses a call for now); returns its CALL_ME_LATER."""
         self.failures.append(completed)
-        return self._ask(now, now)
+        return self._ask(time_key(now + NEXT_INSTANT), now)
 
     def received(self, now):
         """A REQUESTED_CALL at `now`: None if the wrapped scheduler asked for it, else the events to show it."""
