@@ -152,12 +152,28 @@ def group_alive(pgid: int) -> bool:
     return False
 
 
+PYBATSIM_MISSING = ("pybatsim is not installed, and batloc's schedulers run under it: install it with "
+                    "`pip install --no-deps pybatsim==3.2.1` (its pyzmq<23 pin does not build on Python 3.11; "
+                    "batloc's dependencies bring what it needs), or run scripts/install.sh from a checkout")
+
+
+def pybatsim_missing() -> str | None:
+    """The one line saying how to install pybatsim when this Python cannot run it, else None."""
+    import importlib.util
+
+    return None if importlib.util.find_spec("batsim") is not None else PYBATSIM_MISSING
+
+
 def pybatsim_command() -> list[str]:
-    """How to start pybatsim's launcher: the installed `pybatsim` script, else beside this Python."""
-    exe = shutil.which("pybatsim")
-    if exe:
-        return [exe]
+    """How to start pybatsim's launcher under this Python, so that a scheduler imports the same batloc.
+
+    The `pybatsim` script beside this Python, else its launcher module; a
+    `pybatsim` found elsewhere on PATH (another environment, which may hold
+    another batloc or none) only when this Python has no pybatsim at all."""
     beside = os.path.join(os.path.dirname(sys.executable), "pybatsim")
     if os.path.exists(beside):
         return [beside]
-    return [sys.executable, "-m", "batsim.cmds.launcher"]
+    if pybatsim_missing() is None:
+        return [sys.executable, "-m", "batsim.cmds.launcher"]
+    exe = shutil.which("pybatsim")
+    return [exe] if exe else [sys.executable, "-m", "batsim.cmds.launcher"]

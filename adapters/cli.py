@@ -107,8 +107,16 @@ def run(args):
         command += ["-s", connect]
     connect = connect or "tcp://localhost:28001"
     decisions = args.decisions or (f"{args.export_prefix}_decisions.csv" if args.export_prefix else None)
-    if decisions and os.path.dirname(decisions):
-        os.makedirs(os.path.dirname(decisions), exist_ok=True)
+    if decisions:
+        try:    # now, not when the simulation begins: a wrong path is said before anything runs
+            if os.path.dirname(decisions):
+                os.makedirs(os.path.dirname(decisions), exist_ok=True)
+            open(decisions, "a").close()
+        except FileExistsError:
+            raise ProxyError(f"cannot write the decision log {decisions}: {os.path.dirname(decisions)} "
+                             "is a file, not a folder") from None
+        except OSError as e:
+            raise ProxyError(f"cannot write the decision log {decisions}: {e.strerror or e}") from None
     relay = Relay(args.cache, decisions, args.scheduler_registers)
     child = proxy = None
     try:

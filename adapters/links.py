@@ -48,6 +48,11 @@ class EngineSide(WatchedSocket):
         self.received = True
         return raw
 
+    def gone(self):
+        """The engine, which sent a message, has disconnected since (read between two of our own waits)."""
+        self._read_monitor()
+        return self.received and self.disconnected
+
     def send(self, payload):
         self.sock.send(payload)
 
@@ -55,19 +60,15 @@ class EngineSide(WatchedSocket):
 class SchedulerSide(WatchedSocket):
     """The wrapped scheduler: a REQ socket connected to where it listens."""
 
-    def __init__(self, ctx, endpoint, child=None, ready_timeout=30.0, reply_timeout=None):
+    def __init__(self, ctx, endpoint, child=None, ready_timeout=30.0, reply_timeout=None, engine=None):
         super().__init__(ctx, zmq.REQ)
         self.endpoint = endpoint
         self.child = child
+        self.engine = engine    # EngineSide: the engine going away ends the wait as well
         self.ready_timeout = ready_timeout
         self.reply_timeout = reply_timeout
         self.answered = False
-        self.sock.setsockopt(zmq.LINGER, 0)
-        try:
-            self.sock.connect(endpoint)
-        except zmq.ZMQError as e:
-            self.close()
-            raise ProxyError(f"invalid endpoint for the wrapped scheduler {endpoint!r}: {e}") from None
+        self.connect(endpoint, lambda e: ProxyError(f"invalid endpoint for the wrapped scheduler {endpoint!r}: {e}"))
 
     def exchange(self, payload, now):
         self.sock.send(payload)
@@ -77,6 +78,10 @@ class SchedulerSide(WatchedSocket):
         limit = self.reply_timeout if self.answered else self.ready_timeout
 
         def check():
+            if self.engine is not None and self.engine.gone():
+                # nobody is left to answer: waiting out the reply timeout would only hold the port
+                raise ProxyError(f"the engine disconnected at simulated time {now:.6f} while the wrapped scheduler "
+                                 "was deciding (did the engine crash or get stopped? see its output)")
             if self.child is not None and self.child.poll() is not None:
                 raise ProxyError(f"the wrapped scheduler exited (status {self.child.returncode}) at simulated "
                                  f"time {now:.6f} without answering (did it crash? see its output)")

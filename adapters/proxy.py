@@ -32,7 +32,7 @@ class StageProxy:
         self.engine = self.sched = None
         try:
             self.engine = EngineSide(self.ctx, bind, child)
-            self.sched = SchedulerSide(self.ctx, connect, child, ready_timeout, reply_timeout)
+            self.sched = SchedulerSide(self.ctx, connect, child, ready_timeout, reply_timeout, self.engine)
         except ProxyError:
             self.close()
             raise
@@ -60,7 +60,10 @@ class StageProxy:
         relay = self.relay
         try:
             msg = decode(raw)
-            msg["now"], msg["events"]
+            if not isinstance(msg["now"], (int, float)) or not isinstance(msg["events"], list) or not all(
+                    isinstance(e, dict) and isinstance(e.get("type"), str) and isinstance(e.get("data", {}), dict)
+                    for e in msg["events"]):
+                raise TypeError
         except (ValueError, KeyError, TypeError):
             raise ProxyError(f"the engine sent something that is not a Batsim message: {raw[:200]!r}") from None
         to_sched = relay.from_engine(msg)

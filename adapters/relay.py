@@ -14,6 +14,10 @@ plain dicts. Per engine message:
    loads, staging jobs added), after the EXECUTE_JOBs released by staging
    completions of this instant. What must wait for a later instant waits for
    a call the proxy asks for itself (``own_calls``).
+
+The wrapped scheduler is shown the compute resources only, numbered 0…n−1
+(``compute_ids``): every resource id it receives or sends is translated, so
+it cannot place a job on a storage. A job it executes twice is refused.
 """
 
 import sys
@@ -22,6 +26,7 @@ from batloc.locality.decision_log import DecisionLog
 from batloc.locality.platform_view import PlatformError, PlatformView
 from batloc.locality.staging import is_staging_job
 
+from .compute_ids import ComputeIds
 from .errors import ProxyError
 from .own_calls import OwnCalls, time_key
 from .staging_state import StagingState
@@ -42,6 +47,8 @@ class Relay:
         self.decisions_path = decisions_path
         self.scheduler_registers = scheduler_registers
         self.state = None
+        self.ids = None                # ComputeIds, from SIMULATION_BEGINS
+        self.executed = {}             # job id -> when the wrapped scheduler executed it
         self.now = 0.0
         self.open_jobs = set()         # submitted, not ended: may still need a staging
         self.static_done = False
@@ -72,6 +79,9 @@ class Relay:
                     touched = True
                     continue
                 self._end(job_id)
+                if not self.ids.identity and "alloc" in data:
+                    e = dict(e, data=dict(data, alloc=self.ids.to_inner(data["alloc"])))
+                    touched = True
             elif etype == "JOB_SUBMITTED":
                 job_id = data.get("job_id")
                 if is_staging_job(job_id):       # acknowledged registration of our own staging
@@ -99,6 +109,9 @@ class Relay:
                 self.static_done = True
             elif etype == "SIMULATION_BEGINS":
                 e = self._begin(e)
+            elif etype == "RESOURCE_STATE_CHANGED" and self.ids is not None and not self.ids.identity:
+                e = dict(e, data=dict(data, resources=self.ids.to_inner(data.get("resources"))))
+                touched = True
             elif etype == "SIMULATION_ENDS":
                 self.ended = True
                 if self.state is not None and self.state.log is not None:
@@ -127,15 +140,21 @@ class Relay:
                                                    data.get("storage_resources") or [])
         except PlatformError as exc:
             raise ProxyError(f"the platform does not fit the staging proxy: {exc}") from None
-        log = DecisionLog(self.decisions_path) if self.decisions_path else None
+        except (KeyError, TypeError, ValueError, AttributeError):
+            raise ProxyError("SIMULATION_BEGINS: every resource needs an integer id and a name "
+                             f"(got {str(data.get('compute_resources'))[:200]})") from None
+        try:
+            log = DecisionLog(self.decisions_path) if self.decisions_path else None
+        except OSError as exc:
+            raise ProxyError(f"cannot write the decision log {self.decisions_path}: {exc.strerror or exc}") from None
         nb_resources = len(data.get("compute_resources") or []) + len(data.get("storage_resources") or [])
         self.state = StagingState(platform, self.model, log, nb_resources)
+        self.ids = ComputeIds(data.get("compute_resources") or [])
         if not self.scheduler_registers:
             # The wrapped scheduler must not wait for itself to end the registration.
             config["dynamic-jobs-enabled"] = False
             config["dynamic-jobs-acknowledged"] = False
-        data = dict(data, config=config)
-        return dict(e, data=data)
+        return dict(e, data=self.ids.begins(dict(data, config=config)))
 
     def _end(self, job_id):
         self.open_jobs.discard(job_id)
@@ -166,9 +185,11 @@ class Relay:
         for ev in self._due:
             out += self._execute(ev, now)
         self._released = self._due = []
+        out += self._admit(now)            # room freed by the ends the engine just reported
         for e in (reply or {}).get("events", []) if reply is not None else []:
             etype, data = e.get("type"), e.get("data") or {}
             if etype == "EXECUTE_JOB":
+                self._executed_once(data.get("job_id"), now)
                 ts = e.get("timestamp", now)
                 if isinstance(ts, (int, float)) and time_key(ts) > time_key(now):
                     out.append(self.calls.defer(e, ts, now))
@@ -184,6 +205,9 @@ class Relay:
             elif etype == "CHANGE_JOB_STATE" and data.get("job_state") in _TERMINAL:
                 self._end(data.get("job_id"))
                 out.append(e)
+            elif etype == "SET_RESOURCE_STATE":
+                what = f"SET_RESOURCE_STATE at t={now:.6f}"
+                out.append(dict(e, data=dict(data, resources=self.ids.to_outer(data.get("resources"), what))))
             elif etype == "NOTIFY" and data.get("type") == "registration_finished":
                 self.sched_finished = True      # sent on when the proxy needs no more stagings
             elif etype == "NOTIFY" and data.get("type") == "continue_registration":
@@ -202,10 +226,34 @@ class Relay:
                 out.append(e)
             else:
                 out.append(e)
+        out += self._admit(now)            # room freed by the scheduler's own rejections and kills
         out += self._maybe_finish_registration(now)
         return {"now": now, "events": out}
 
-    def _execute(self, e, now):
+    def _admit(self, now):
+        if not self.state.waiting:
+            return []
+        events = self.state.admit(now)
+        for ev in events:
+            ev["timestamp"] = now
+        return events
+
+    def _executed_once(self, job_id, now):
+        """A job runs once: a second EXECUTE_JOB of it would be lost in the proxy, or run it twice."""
+        if not isinstance(job_id, str):
+            return                          # malformed: the engine refuses it in its own words
+        if job_id in self.executed:
+            raise ProxyError(f"the wrapped scheduler executed job {job_id} twice (at t={self.executed[job_id]:.6f} "
+                             f"and again at t={now:.6f}); refused")
+        self.executed[job_id] = now
+
+    def _execute(self, inner, now):
+        data = inner.get("data") or {}
+        what = f"EXECUTE_JOB of {data.get('job_id')} at t={now:.6f}"
+        if data.get("storage_mapping"):
+            raise ProxyError(f"{what}: the wrapped scheduler sent a storage_mapping, but it is shown no storage "
+                             "(the proxy stages files itself)")
+        e = dict(inner, data=dict(data, alloc=self.ids.to_outer(data.get("alloc"), what)))
         reason = self.state.oversized(e)
         if reason is not None:
             # Never loaded where it cannot fit: rejected in the engine; the wrapped scheduler, which
@@ -215,7 +263,7 @@ class Relay:
             print(f"batloc-stage-proxy: {reason}", file=sys.stderr, flush=True)
             call = self.calls.notify_failure({"timestamp": now, "type": "JOB_COMPLETED", "data": {
                 "job_id": data["job_id"], "job_state": "COMPLETED_FAILED", "return_code": 1,
-                "kill_reason": "", "alloc": data.get("alloc", "")}}, now)
+                "kill_reason": "", "alloc": inner["data"].get("alloc", "")}}, now)
             return [{"timestamp": now, "type": "REJECT_JOB", "data": {"job_id": data["job_id"]}}, call]
         events = self.state.execute(e, now)
         for ev in events:

@@ -9,11 +9,13 @@ events that make the engine do it.
 
 A job's "start" here is the moment its scheduler executed it: from then on
 that scheduler considers its cores busy, so the job holds them while its file
-loads — the same reservation semantics as batloc's own schedulers.
+loads — the same reservation semantics as batloc's own schedulers. A file
+that does not fit yet in a node's memory next to the files in use waits
+until it does, first come first served per node (``admit``): node memories
+never hold more than their capacity, whatever the wrapped scheduler decides.
 """
 
 import math
-import sys
 from dataclasses import dataclass, field
 
 from batloc.engine.errors import EngineError
@@ -44,6 +46,16 @@ class HeldJob:
 
 
 @dataclass
+class Waiting:
+    """An EXECUTE_JOB whose file does not fit yet in the memory of one of its nodes."""
+    job_id: str
+    event: dict
+    nodes: list                       # node indexes of its allocation
+    since: float                      # when its scheduler executed it (its cores are held from then)
+    full: set = field(default_factory=set)   # nodes it waited on for room
+
+
+@dataclass
 class JobInfo:
     file: object      # str or None
     size: float
@@ -56,11 +68,11 @@ class StagingState:
         self.caches = [NodeCache(n.memory_bytes, model) for n in platform.nodes]
         self.stagings = StagingBook()
         self.held = {}          # job id -> HeldJob
+        self.waiting = []       # Waiting, in decision order
         self.info = {}          # job id -> JobInfo (submitted, not ended)
         self.running_nodes = {}  # job id -> node indexes whose memory counts it as a user
         self.log = decision_log
         self.nb_stagings = 0
-        self.warned_no_node = False
 
     # ---- what the scheduler side sees --------------------------------------
     def submitted(self, job_id, job):
@@ -99,15 +111,18 @@ class StagingState:
         return sorted({node_of[r] for r in ids if r in node_of})
 
     def busy(self):
-        """Something is held or loading: the proxy still needs to register jobs."""
-        return bool(self.held) or len(self.stagings) > 0
+        """Something waits for room or for a load, or is loading: the proxy still needs to register jobs."""
+        return bool(self.held) or bool(self.waiting) or len(self.stagings) > 0
 
     def execute(self, event, now):
         """The wrapped scheduler executes a job: returns the events to send the engine now.
 
-        On a hit (or a job without file) that is the EXECUTE_JOB itself; on a
-        miss, the staging jobs' registration and execution, the EXECUTE_JOB
-        being held until they complete (``staging_done``).
+        The job holds its cores from now on (its scheduler thinks it runs). It claims its
+        nodes' memory when its file fits there next to the files in use on every node of
+        its allocation, and not before a job decided earlier that waits for room on one of
+        them (``admit``); on a hit (or a job without file) it then goes to the engine as
+        decided, on a miss its stagings go instead and it is held until they complete
+        (``staging_done``).
         """
         data = event.get("data") or {}
         job_id = data.get("job_id")
@@ -116,17 +131,38 @@ class StagingState:
         if info is None or nodes is None:
             # not a job we saw submitted (e.g. its own dynamic job), or a malformed decision the engine reports
             return [event]
+        self.waiting.append(Waiting(job_id, event, nodes, now))
+        return self.admit(now)
+
+    def admit(self, now):
+        """Let the jobs waiting for room claim their nodes, in decision order; returns their events."""
+        out, blocked, still = [], set(), []
+        for w in self.waiting:
+            info = self.info[w.job_id]
+            short = [k for k in w.nodes if self._needs_room(k, info, now)]
+            lacking = [k for k in short if k in blocked or not self.caches[k].room_for(info.size, now)]
+            if lacking:
+                # first come, first served on each node: a later job must not take the room this one waits for
+                blocked.update(short)
+                w.full.update(lacking)
+                still.append(w)
+                continue
+            out += self._claim(w, now)
+        self.waiting = still
+        return out
+
+    def _needs_room(self, k, info, now):
+        return info.file is not None and self.caches[k].status(info.file, now) == "absent"
+
+    def _claim(self, w, now):
+        info = self.info[w.job_id]
+        data = w.event.get("data") or {}
+        job_id = w.job_id
         alloc = parse_intervals(data["alloc"], self.nb_resources)
         node_of = self.platform.node_of_core
-        if not nodes and info.file is not None and not self.warned_no_node:
-            # e.g. pybatsim's easyBackfill numbers every resource, storages included
-            self.warned_no_node = True
-            print(f"batloc-stage-proxy: warning: job {job_id} was allocated {data.get('alloc')!r}, "
-                  "which holds no core of any node: it runs without loading its file "
-                  "(logged with cache=none; further such jobs are not reported)", file=sys.stderr)
         out, pending, rows = [], set(), []
         planned = now
-        for k in nodes:
+        for k in w.nodes:
             node = self.platform.nodes[k]
             est = now + (info.size / node.bandwidth if info.file is not None else 0.0)
             case, _evicted = self.caches[k].start_job(info.file, info.size, now, load_end=est)
@@ -144,19 +180,31 @@ class StagingState:
                 planned = max(planned, est)
             cores = sum(1 for r in alloc if node_of.get(r) == k)
             rows.append((case, node.name, cores, staging))
-        self.running_nodes[job_id] = nodes
+        self.running_nodes[job_id] = w.nodes
         if self.log is not None:
-            if not rows:
-                rows.append(("none", "", 0, None))
-            for case, name, cores, staging in sorted(rows, key=lambda r: _ROW_ORDER[r[0]]):
-                self.log.write(now, job_id, POLICY, name, data.get("alloc", ""), cores, planned,
-                               info.file, info.size, case,
-                               staging, None)
+            self._log(w, now, planned, rows, info)
         if pending:
-            self.held[job_id] = HeldJob(job_id, event, nodes, pending)
+            self.held[job_id] = HeldJob(job_id, w.event, w.nodes, pending)
         else:
-            out.append(event)
+            out.append(w.event)
         return out
+
+    def _log(self, w, now, planned, rows, info):
+        """Decision rows at the claim; before them, a job that waited for room has a ``full`` row per
+        node it waited on, at the instant its scheduler decided (its cores are held from then:
+        the analysis counts that wait as file wait, the validator replays the claim rows only)."""
+        alloc = w.event["data"].get("alloc", "")
+        cores = {name: c for _, name, c, _ in rows}
+        if w.since < now:
+            for k in sorted(w.full):
+                name = self.platform.nodes[k].name
+                self.log.write(w.since, w.job_id, POLICY, name, alloc, cores.get(name, 0), planned,
+                               info.file, info.size, "full", None, None)
+        if not rows:
+            rows.append(("none", "", 0, None))
+        for case, name, n_cores, staging in sorted(rows, key=lambda r: _ROW_ORDER[r[0]]):
+            self.log.write(now, w.job_id, POLICY, name, alloc, n_cores, planned, info.file, info.size, case,
+                           staging, None)
 
     def _stage_events(self, staging_id, node, size):
         # One profile per staging job, named like it: without --enable-profile-reuse
@@ -197,6 +245,7 @@ class StagingState:
             return
         for k in nodes:
             self.caches[k].end_job(info.file, now)
+        self.waiting = [w for w in self.waiting if w.job_id != job_id]
         held = self.held.pop(job_id, None)
         if held is not None:
             for sid in held.pending:
@@ -205,4 +254,5 @@ class StagingState:
                     st.waiters.remove(job_id)
 
     def is_held(self, job_id):
-        return job_id in self.held
+        """Executed by its scheduler but not (yet) by the engine: waiting for room or for its file."""
+        return job_id in self.held or any(w.job_id == job_id for w in self.waiting)

@@ -49,7 +49,7 @@ def compare(variant, table, oracle_dir, jobs=None):
     to those ids (then the totals are recomputed from the per-job files)."""
     theirs_all = pd.read_csv(os.path.join(oracle_dir, "per-job", authors_name(variant) + ".csv"))
     theirs_all = theirs_all.set_index(theirs_all["job_id"].astype(str))
-    done = table[table["completed"]]
+    done = table[table["ended"]]
     if jobs is not None:
         theirs_all = theirs_all.loc[theirs_all.index.intersection(list(jobs))]
         done = done.loc[done.index.intersection(list(jobs))]

@@ -19,13 +19,17 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(
         prog="batloc report",
         description="Analyse every run (*_jobs.csv, with robin's run.json when present) under OUTPUT_DIR "
-                    "and write report.html, summary.csv and figures/.")
+                    "and write report.html, summary.csv (seconds, bytes), figures/ (PNG and SVG) and per_job/ "
+                    "(one CSV per run). A run that cannot be read, is incomplete or that robin's validator "
+                    "found impossible is left out, named in one line; the exit status is then 1.")
     parser.add_argument("output_dir", type=Path)
     parser.add_argument("--baseline", default="fcfs", help="scheduler name of the baseline run of each group (default: fcfs)")
     parser.add_argument("--workload", type=Path, help="workload JSON for runs without run.json")
     parser.add_argument("--platform", type=Path, help="platform XML for runs without run.json (gives the bandwidth)")
     parser.add_argument("--bandwidth", type=float, help="reference bandwidth in bytes/s for the stretch (overrides the platform's)")
-    parser.add_argument("--gantt-range", type=parse_range, metavar="START:END", help="time range of the Gantt charts (default: ~300 jobs from the evaluation window's start)")
+    parser.add_argument("--gantt-range", type=parse_range, metavar="START:END", help="time range of the Gantt charts in seconds of simulated time (default: from the evaluation "
+                             "window's start, ~300 jobs of the group's baseline run; the same range for every run "
+                             "of a platform/workload)")
     args = parser.parse_args(argv)
 
     from .report import build_report
@@ -42,4 +46,6 @@ def main(argv=None) -> int:
         print(f"batloc report: {exc}", file=sys.stderr)
         return 1
     print(f"batloc report: wrote {report.html} and {report.summary_csv} in {report.seconds:.1f} s")
+    if report.failed:
+        print(f"batloc report: {len(report.failed)} run(s) left out of every comparison (named above)", file=sys.stderr)
     return 1 if report.failed else 0

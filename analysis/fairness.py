@@ -2,7 +2,7 @@
 
 NUWT_u = Σ waits of the user's jobs / max(1, Σ cores × run time): how many
 seconds the user waited per second of computing. Wait = reservation start −
-submission (the queue time of analysis/metrics.py). Over completed evaluated
+submission (the queue time of analysis/metrics.py). Over ended (killed included) evaluated
 jobs; a fair schedule has a narrow spread of NUWT across users.
 """
 
@@ -13,7 +13,7 @@ import pandas as pd
 
 def nuwt_per_user(jobs: pd.DataFrame) -> pd.DataFrame:
     """One row per user: user, jobs, wait, cpu_time, nuwt — sorted by NUWT, then user."""
-    done = jobs[jobs["completed"] & jobs["evaluated"]]
+    done = jobs[jobs["ended"] & jobs["evaluated"]]
     g = pd.DataFrame({"user": done["user"].astype(str), "wait": done["queue_time"].astype(float),
                       "cpu_time": (done["cores"] * done["run_time"]).astype(float)})
     per = g.groupby("user", sort=True).agg(jobs=("wait", "size"), wait=("wait", "sum"), cpu_time=("cpu_time", "sum"))

@@ -23,9 +23,9 @@ def io_truths(workload_path) -> dict | None:
 
 
 def stretches(jobs: pd.DataFrame, io: dict) -> pd.DataFrame:
-    """job_id, t_alone, stretch, flow_stretch for completed jobs known to the truths."""
+    """job_id, t_alone, stretch, flow_stretch for jobs that ended (killed ones at their kill) known to the truths."""
     truth = io["jobs"]
-    done = jobs[jobs["completed"] & jobs["job_id"].astype(str).isin(truth.keys())]
+    done = jobs[jobs["ended"] & jobs["job_id"].astype(str).isin(truth.keys())]
     t_alone = np.array([truth[str(j)][3] for j in done["job_id"]], dtype=float)
     return pd.DataFrame({"job_id": done["job_id"].to_numpy(), "t_alone": t_alone,
                          "stretch": (done["finish_time"].to_numpy(float) - done["starting_time"].to_numpy(float)) / t_alone,

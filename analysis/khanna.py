@@ -7,7 +7,7 @@
 - response (Eq. 2-3) = completion - arrival, averaged (Eq. 4);
 - remote transfers = staging jobs, replications (DLL) included (Fig. 7),
   and the bytes they moved; makespan stays in the per-run table.
-Waits and responses count evaluated, completed jobs, as the other run totals.
+Waits and responses count evaluated jobs that ended (killed included), as the other run totals.
 """
 
 from __future__ import annotations
@@ -16,9 +16,7 @@ import pandas as pd
 
 from batloc.locality.staging import STAGE_WORKLOAD as STAGING_WORKLOAD
 
-COLUMNS = ["run", "scheduler", "platform", "workload", "jobs_completed", "mean_response", "khanna_mean_wait",
-           "remote_transfers", "replications", "bytes_staged", "makespan"]
-
+from .tables import HOUR, TB, Column, frame, to_html
 
 def replica_file(job_id: str) -> str:
     """The file of a replication staging ``rep-<file>-<node>-<n>`` (node names have no '-')."""
@@ -27,7 +25,7 @@ def replica_file(job_id: str) -> str:
 
 def run_metrics(jobs_table: pd.DataFrame, jobs_csv: pd.DataFrame) -> dict:
     """jobs_table: metrics.per_job's table; jobs_csv: the run's raw jobs.csv (load.read_jobs)."""
-    done = jobs_table[jobs_table["evaluated"] & jobs_table["completed"]]
+    done = jobs_table[jobs_table["evaluated"] & jobs_table["ended"]]
     start = done["reservation_start"].where(done["cache"] != "miss", done["starting_time"] - done["transfer_time"])
     stagings = jobs_csv[jobs_csv["workload_name"] == STAGING_WORKLOAD]
     replicas = stagings[stagings["job_id"].str.startswith("rep-")]
@@ -51,9 +49,17 @@ def add_metrics(results, raw_jobs: dict) -> None:
 
 
 def html_section(summary: pd.DataFrame) -> str:
-    cols = [c for c in COLUMNS if c in summary.columns]
-    if "remote_transfers" not in cols:
+    if "remote_transfers" not in summary.columns:
         return ""
-    table = summary[cols].to_html(index=False, border=0, na_rep="–", float_format=lambda v: f"{v:.2f}")
+    rows = summary.to_dict("records")
+    columns = [Column("jobs_completed", "jobs completed", integer=True),
+               Column("jobs_killed", "jobs killed at walltime", integer=True),
+               Column("mean_response", "mean response (h)", 1 / HOUR),
+               Column("khanna_mean_wait", "mean wait from the first transfer (h)", 1 / HOUR),
+               Column("remote_transfers", "remote transfers", integer=True),
+               Column("replications", "of them replications", integer=True),
+               Column("bytes_staged", "data staged (TB)", 1 / TB),
+               Column("makespan", "makespan (h)", 1 / HOUR)]
+    table = frame(rows, [c for c in columns if c.key in summary.columns], [("run", "run")])
     return ("<h2>Khanna et al.'s metrics: mean response, wait from the first transfer, remote transfers "
-            "(replications included), bytes staged</h2>" + table)
+            "(replications included), data staged</h2>" + to_html(table))

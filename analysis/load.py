@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -62,7 +63,13 @@ def read_decisions(path) -> pd.DataFrame | None:
         na_values={"time": [""], "planned_start": [""], "score": [""], "input_size": [""], "cores": [""]},
     )
     df["time"] = pd.to_numeric(df["time"], errors="coerce")
-    return df.drop_duplicates("job_id", keep="last").reset_index(drop=True)
+    # The staging proxy's `full` rows (contract §6): the job held its cores from then, waiting for room
+    # in a node's memory before its own row; that wait is file wait (metrics).
+    full = df["cache"] == "full"
+    since = df[full].groupby("job_id")["time"].min()
+    df = df[~full].drop_duplicates("job_id", keep="last").reset_index(drop=True)
+    df["held_since"] = df["job_id"].map(since)
+    return df
 
 
 @dataclass
@@ -70,6 +77,7 @@ class Workload:
     jobs: pd.DataFrame  # one row per job: job_id (str), subtime, res, walltime, user, input_file, input_size, evaluated[, session]
     provenance: dict = field(default_factory=dict)
     nb_res: int | None = None
+    profiles: dict = field(default_factory=dict)  # profile name → Batsim profile object
 
 
 def read_workload(path) -> Workload:
@@ -88,7 +96,8 @@ def read_workload(path) -> Workload:
     jobs["input_size"] = pd.to_numeric(jobs["input_size"], errors="coerce").fillna(0.0)
     jobs["evaluated"] = jobs["evaluated"].fillna(True).astype(bool)
     jobs["user"] = jobs["user"].fillna("").astype(str)
-    return Workload(jobs=jobs, provenance=data.get("batloc", {}) or {}, nb_res=data.get("nb_res"))
+    return Workload(jobs=jobs, provenance=data.get("batloc", {}) or {}, nb_res=data.get("nb_res"),
+                    profiles=data.get("profiles") or {})
 
 
 def read_platform_bandwidths(path) -> dict[str, float]:
@@ -131,6 +140,7 @@ class RunFiles:
     directory: Path
     prefix: Path
     meta: dict
+    problem: str | None = None  # why its run.json cannot be used (one line naming it), None if fine
 
     @property
     def jobs_csv(self) -> Path:
@@ -180,8 +190,73 @@ def discover_runs(output_dir) -> list[RunFiles]:
             continue
         directory = jobs_csv.parent
         meta_path = directory / "run.json"
-        meta = json.loads(meta_path.read_text()) if meta_path.exists() else {}
+        meta, problem = read_run_json(meta_path)
         prefix = Path(str(jobs_csv)[: -len("_jobs.csv")])
-        name = meta.get("name") or (directory.name if directory != output_dir else prefix.name)
-        runs.append(RunFiles(name=name, directory=directory, prefix=prefix, meta=meta))
+        name = str(meta.get("name") or (directory.name if directory != output_dir else prefix.name))
+        runs.append(RunFiles(name=name, directory=directory, prefix=prefix, meta=meta, problem=problem))
     return runs
+
+
+def read_run_json(path) -> tuple[dict, str | None]:
+    """robin's run.json as a dict ({} when absent), and a one-line problem when it cannot be read."""
+    path = Path(path)
+    if not path.exists():
+        return {}, None
+    try:
+        meta = json.loads(path.read_bytes().decode("utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        return {}, f"{path}: unreadable run.json ({str(exc).splitlines()[0] if str(exc) else type(exc).__name__})"
+    if not isinstance(meta, dict):
+        return {}, f"{path}: run.json is not a JSON object"
+    return meta, None
+
+
+def read_compute_nodes(path) -> dict[int, str]:
+    """Compute resource id → its node's name (the `node` property, contract §6)."""
+    return {int(res["id"]): res["properties"]["node"] for res in read_resources(path).compute
+            if "node" in res["properties"]}
+
+
+def _jobs_csv_of(run) -> tuple[Path, dict]:
+    """A run folder, an export prefix or a jobs.csv → (its jobs.csv, its run.json or {})."""
+    run = Path(run)
+    if run.is_dir():
+        found = sorted(run.glob("*_jobs.csv"))
+        if len(found) != 1:
+            raise FileNotFoundError(f"{run}: expected one *_jobs.csv in the folder, found {len(found)}")
+        jobs = found[0]
+    else:
+        jobs = run if run.name.endswith("_jobs.csv") else Path(f"{run}_jobs.csv")
+    meta, _ = read_run_json(jobs.parent / "run.json")
+    return jobs, meta
+
+
+def jobset(run, platform=None):
+    """One run as an evalys JobSet of its workload's jobs on the platform's compute cores.
+
+    `run` is a run folder (robin's, with run.json), an export prefix or a
+    jobs.csv. Staging jobs (which run on storage resources) and jobs that
+    never ran (rejected, unfinished) are left out, and the resources are the
+    compute cores of the platform (`platform`, else the run's run.json),
+    so evalys' utilisation and MaxProcs count cores only.
+    """
+    from evalys.jobset import JobSet
+    from procset import ProcSet
+
+    from batloc.locality.staging import STAGE_WORKLOAD
+
+    jobs_path, meta = _jobs_csv_of(run)
+    if platform is None and meta.get("platform"):
+        platform = Path(meta["platform"])
+        platform = platform if platform.is_absolute() else jobs_path.parent / platform
+    df = read_jobs(jobs_path)
+    df = df[(df["workload_name"] != STAGE_WORKLOAD) & (df["allocated_resources"].str.len() > 0)]
+    df = df.dropna(subset=["starting_time", "finish_time"]).drop(columns="full_id").reset_index(drop=True)
+    df["allocated_resources"] = df["allocated_resources"].map(ProcSet.from_str)
+    if platform is not None:
+        cores = read_platform_cores(platform)
+    else:
+        cores = max((p.max + 1 for p in df["allocated_resources"] if len(p)), default=1)
+    with warnings.catch_warnings():   # evalys 4.0 renames a column in place, which pandas 3 deprecates
+        warnings.filterwarnings("ignore", message="The inplace keyword")
+        return JobSet(df, resource_bounds=(0, cores - 1))

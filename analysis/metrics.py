@@ -7,11 +7,20 @@ Per job J, joined from jobs.csv, the decision log and the workload:
 - stretch = flow / (input_size / bandwidth + run time)  (the paper's ReferenceFlow);
 - transfer_time = duration of the staging job J triggered (cache `miss`);
   file_wait = time J held its cores waiting for a staging started for another
-  job (cache `wait`); load_time = their sum, the paper's "time spent waiting
+  job (cache `wait`), or for room in a node's memory (the staging proxy's
+  `full` rows, counted from there); load_time = their sum, the paper's "time spent waiting
   for a file";
 - core_time = cores × (finish − reservation start): staging included, since
   cores are held from the decision on;
 - bounded slowdown = max(1, flow / max(run time, BSLD_THRESHOLD)).
+A job has *ended* when it has a start and a finish (killed jobs included);
+it *completed* when it ended COMPLETED_SUCCESSFULLY; it was *killed* when cut
+at its walltime (COMPLETED_WALLTIME_REACHED, or COMPLETED_KILLED: batloc's
+schedulers kill at t_k + walltime themselves, contract §6), and *killed by
+its load* when its own run (its delay profile) fits in its walltime, so that
+without the load counted against the walltime it would have finished.
+Means and totals are over ended jobs (a killed job's flow ends at the kill);
+counts say how many completed, were killed, were rejected.
 Run totals count only `evaluated` jobs, as the paper evaluates one window.
 """
 
@@ -28,19 +37,22 @@ from .load import Workload
 
 # Usual bounded-slowdown threshold (Feitelson): jobs shorter than 10 s count as 10 s.
 BSLD_THRESHOLD = 10.0
+KILLED_STATES = ("COMPLETED_WALLTIME_REACHED", "COMPLETED_KILLED")
 
 JOB_COLUMNS = [
     "job_id", "user", "input_file", "input_size", "evaluated", "cores",
     "submission_time", "reservation_start", "starting_time", "finish_time", "run_time",
     "flow", "wait", "queue_time", "transfer_time", "file_wait", "load_time",
-    "reference_flow", "stretch", "bsld", "core_time", "cache", "hit", "reuse", "node", "completed",
+    "reference_flow", "stretch", "bsld", "core_time", "cache", "hit", "reuse", "node",
+    "final_state", "ended", "completed", "killed", "killed_by_load", "rejected",
 ]
 
 
 def per_job(jobs: pd.DataFrame, workload: Workload, decisions: pd.DataFrame | None, bandwidth: float) -> pd.DataFrame:
     """One row per workload job (staging jobs excluded), indexed like the workload.
 
-    Jobs absent from jobs.csv or rejected (no times) get completed=False and NaN metrics.
+    Jobs absent from jobs.csv or rejected (no times) get ended=False and NaN metrics;
+    an absent job's final_state is empty.
     """
     staging = jobs[jobs["workload_name"] == STAGE_WORKLOAD]
     own = jobs[jobs["workload_name"] != STAGE_WORKLOAD]
@@ -65,7 +77,15 @@ def per_job(jobs: pd.DataFrame, workload: Workload, decisions: pd.DataFrame | No
     out["submission_time"] = sub
     out["starting_time"] = start
     out["finish_time"] = end
-    out["completed"] = start.notna() & end.notna()
+    out["ended"] = start.notna() & end.notna()
+    if "final_state" in got.columns:
+        state = got["final_state"].fillna("").astype(str)
+    else:   # a frame built without Batsim's states (tests, other tools): a job that ended succeeded
+        state = pd.Series(np.where(out["ended"], "COMPLETED_SUCCESSFULLY", ""), index=out.index)
+    out["final_state"] = state
+    out["completed"] = out["ended"] & (state == "COMPLETED_SUCCESSFULLY")
+    out["killed"] = state.isin(KILLED_STATES)
+    out["rejected"] = state == "REJECTED"
     out["run_time"] = end - start
 
     # Decision log: reservation start and cache outcome. Without one (plain stock
@@ -74,12 +94,17 @@ def per_job(jobs: pd.DataFrame, workload: Workload, decisions: pd.DataFrame | No
         dec = decisions.copy()
         dec["key"] = dec["job_id"].str.split("!", n=1).str[-1]
         dec = dec.drop_duplicates("key", keep="last").set_index("key").reindex(out.index)
-        res_start = dec["time"].astype(float).where(dec["time"].notna(), start)
+        claimed = dec["time"].astype(float).where(dec["time"].notna(), start)
+        # a job that waited for room in memory (staging proxy) held its cores from its `full` row on
+        held_since = dec["held_since"].astype(float) if "held_since" in dec else pd.Series(np.nan, index=dec.index)
+        res_start = held_since.where(held_since.notna(), claimed)
+        room_wait = (claimed - res_start).clip(lower=0).fillna(0.0)
         cache = dec["cache"].fillna("none").replace("", "none")
         staging_job = dec["staging_job"].fillna("")
         node = dec["node"].fillna("")
     else:
         res_start = start.copy()
+        room_wait = pd.Series(0.0, index=out.index)
         cache = pd.Series("none", index=out.index)
         staging_job = pd.Series("", index=out.index)
         node = pd.Series("", index=out.index)
@@ -98,7 +123,7 @@ def per_job(jobs: pd.DataFrame, workload: Workload, decisions: pd.DataFrame | No
     transfer = np.where(np.isnan(st_end), held_before_start, st_end - st_start)
     waited = np.where(np.isnan(st_end), held_before_start, np.maximum(0.0, st_end - res_start.to_numpy(dtype=float)))
     out["transfer_time"] = np.where(is_miss, transfer, 0.0)
-    out["file_wait"] = np.where(is_wait, waited, 0.0)
+    out["file_wait"] = np.where(is_wait, waited, room_wait.to_numpy(dtype=float))
     out["load_time"] = out["transfer_time"] + out["file_wait"]
 
     out["flow"] = end - sub
@@ -113,6 +138,9 @@ def per_job(jobs: pd.DataFrame, workload: Workload, decisions: pd.DataFrame | No
     # A reuse is a job that did not load its own file: it found it in memory or
     # shared a load started for another job.
     out["reuse"] = out["cache"].isin(["hit", "wait"])
+    delay = wl["profile"].map(_delays(workload.profiles)) if "profile" in wl.columns else np.nan
+    walltime = wl["walltime"].astype(float)
+    out["killed_by_load"] = out["killed"] & (out["load_time"] > 0) & (walltime > 0) & (delay <= walltime)
     out.index.name = "job_id"
     return out.reset_index()
 
@@ -120,11 +148,15 @@ def per_job(jobs: pd.DataFrame, workload: Workload, decisions: pd.DataFrame | No
 def per_run(jobs_table: pd.DataFrame, all_jobs_csv: pd.DataFrame | None = None) -> dict:
     """Run totals over evaluated jobs (rejected/missing jobs are counted, not measured)."""
     ev = jobs_table[jobs_table["evaluated"]]
-    done = ev[ev["completed"]]
+    done = ev[ev["ended"]]
+    completed = int(ev["completed"].sum())
     summary = {
         "jobs_evaluated": int(len(ev)),
-        "jobs_completed": int(len(done)),
-        "jobs_not_completed": int(len(ev) - len(done)),
+        "jobs_completed": completed,
+        "jobs_not_completed": int(len(ev) - completed),
+        "jobs_killed": int(ev["killed"].sum()),
+        "jobs_killed_by_load": int(ev["killed_by_load"].sum()),
+        "jobs_rejected": int(ev["rejected"].sum()),
         "mean_stretch": _mean(done["stretch"]),
         "max_stretch": _max(done["stretch"]),
         "mean_flow": _mean(done["flow"]),
@@ -142,6 +174,12 @@ def per_run(jobs_table: pd.DataFrame, all_jobs_csv: pd.DataFrame | None = None) 
     if all_jobs_csv is not None and len(all_jobs_csv):
         summary["makespan"] = float(np.nanmax(all_jobs_csv["finish_time"].to_numpy(dtype=float), initial=0.0))
     return summary
+
+
+def _delays(profiles: dict) -> dict:
+    """Profile name → delay (s) for delay profiles; other profiles have no fixed run time."""
+    return {name: float(p["delay"]) for name, p in profiles.items()
+            if isinstance(p, dict) and p.get("type") == "delay" and isinstance(p.get("delay"), (int, float))}
 
 
 def _mean(s: pd.Series) -> float:

@@ -13,29 +13,46 @@ from pathlib import Path
 
 import pandas as pd
 
+from . import headline, tables
+from .checks import validated
 from .compare import EQUAL_BAND, group_label
 from .khanna import html_section as khanna_section
-from .seed_metrics import COLUMNS as SEED_COLUMNS
+from .style import FIGURE_DPI
+from .tables import HOUR, TB, Column
 
 _STYLE = """
-body{font-family:sans-serif;margin:2em;max-width:1200px}
-table{border-collapse:collapse;margin:0.5em 0 1.5em}
-td,th{border:1px solid #bbb;padding:2px 6px;text-align:right;font-size:90%}
-th{background:#eee} img{max-width:100%;border:1px solid #ddd;margin:0.5em 0}
-pre{background:#f6f6f6;padding:0.5em;overflow-x:auto;font-size:85%}
-.fail{color:#b00}
+body{font-family:sans-serif;margin:2em;max-width:1300px;line-height:1.35}
+table{border-collapse:collapse;margin:0.3em 0 1.2em;max-width:100%}
+td,th{border:1px solid #bbb;padding:2px 6px;text-align:right;font-size:90%;vertical-align:top}
+td{overflow-wrap:anywhere} th{background:#eee;font-weight:600} td.key,th.key{text-align:left;overflow-wrap:normal}
+.better{color:#0a7d32;font-size:85%} .worse{color:#b30000;font-size:85%} .same{color:#666;font-size:85%}
+figure{margin:1em 0 1.8em} img{max-width:100%;height:auto;border:1px solid #ddd}
+figcaption{max-width:60em;font-size:90%;color:#333}
+pre{background:#f6f6f6;padding:0.5em;white-space:pre-wrap;overflow-wrap:anywhere;font-size:85%}
+.fail{color:#b30000} p.note{max-width:60em;font-size:90%;color:#333}
 """
+_SHOWN_DPI = 100  # figures are drawn at style.FIGURE_DPI and shown at this size on a plain screen
 
 
-def _table(df: pd.DataFrame, fmt="{:.2f}", index=True) -> str:
-    if df is None or df.empty:
-        return "<p><em>nothing to compare (no baseline run in any group)</em></p>"
-    return df.to_html(float_format=lambda v: fmt.format(v), index=index, na_rep="–", border=0)
+def _png_size(path: Path) -> tuple[int, int] | None:
+    try:
+        with open(path, "rb") as f:
+            head = f.read(24)
+    except OSError:
+        return None
+    if head[:8] != b"\x89PNG\r\n\x1a\n":
+        return None
+    return int.from_bytes(head[16:20], "big"), int.from_bytes(head[20:24], "big")
 
 
-def _img(path: Path, root: Path, alt: str) -> str:
+def _img(path: Path, root: Path, caption: str) -> str:
     rel = path.relative_to(root).as_posix()
-    return f'<figure><img src="{html.escape(rel)}" alt="{html.escape(alt)}"><figcaption>{html.escape(alt)}</figcaption></figure>'
+    svg = path.with_suffix(".svg")
+    size = _png_size(path)
+    dims = f' width="{size[0] * _SHOWN_DPI // FIGURE_DPI}"' if size else ""
+    link = f' <a href="{html.escape(svg.relative_to(root).as_posix())}">SVG</a>' if svg.exists() else ""
+    return (f'<figure><img src="{html.escape(rel)}" alt="{html.escape(caption)}"{dims}>'
+            f"<figcaption>{html.escape(caption)}{link}</figcaption></figure>")
 
 
 def _sha256(path) -> str:
@@ -72,64 +89,143 @@ def _versions() -> dict:
             "evalys": getattr(evalys, "__version__", "?"), "command": " ".join(sys.argv)}
 
 
-def _metadata_rows(results) -> pd.DataFrame:
+def _metadata_rows(results, per_job: dict, root: Path) -> pd.DataFrame:
     rows = []
     for r in results:
         m = r.meta or {}
         sched = m.get("scheduler") or {}
+        job_csv = per_job.get(r.name)
         rows.append({
-            "run": r.name, "group": group_label(r.group), "scheduler": r.scheduler,
-            "options": json.dumps(sched.get("options", {})) if sched else "",
-            "status": m.get("status", "?"), "wall time (s)": m.get("wall_seconds", float("nan")),
+            "run": html.escape(r.name), "group": html.escape(group_label(r.group)),
+            "scheduler": html.escape(r.scheduler),
+            "options": html.escape(json.dumps(sched.get("options", {}))) if sched else "",
+            "status": html.escape(str(m.get("status", "?"))), "validated": validated(m),
+            "wall time (s)": tables.number(m.get("wall_seconds", float("nan"))),
             "decision log": "yes" if r.summary.get("has_decision_log") else "no",
+            "per-job table": (f'<a href="{html.escape(job_csv.relative_to(root).as_posix())}">CSV</a>'
+                              if job_csv else ""),
             "platform sha256": _sha256(m["platform"]) if m.get("platform") else "",
             "workload sha256": _sha256(m["workload"]) if m.get("workload") else "",
         })
     return pd.DataFrame(rows)
 
 
-_SUMMARY_COLS = ["run", "scheduler", "platform", "workload", "jobs_evaluated", "jobs_not_completed",
-                 "mean_stretch", "max_stretch", "mean_session_stretch", "sessions", "mean_bsld",
-                 "total_transfer_time", "total_file_wait", "total_load_time", "total_core_time",
-                 "loads", "hits", "reuses", "makespan", *SEED_COLUMNS]
+# The per-run details, one theme a table so that each fits the page.
+_DETAILS = {
+    "Jobs (evaluated jobs only)": [
+        Column("jobs_evaluated", "evaluated", integer=True), Column("jobs_completed", "completed", integer=True),
+        Column("jobs_killed", "killed at walltime", integer=True),
+        Column("jobs_killed_by_load", "of them, would have finished without their load", integer=True),
+        Column("jobs_rejected", "rejected", integer=True), Column("jobs_not_completed", "not completed", integer=True)],
+    "Times": [
+        Column("mean_wait", "mean wait (h)", 1 / HOUR), Column("mean_flow", "mean turnaround (h)", 1 / HOUR),
+        Column("mean_stretch", "mean stretch"), Column("max_stretch", "max stretch"),
+        Column("mean_session_stretch", "mean session stretch"), Column("sessions", "sessions", integer=True),
+        Column("mean_bsld", "mean bounded slowdown"), Column("makespan", "makespan (h)", 1 / HOUR)],
+    "Files": [
+        Column("loads", "file loads", integer=True), Column("hits", "hits", integer=True),
+        Column("reuses", "reuses (hits and shared loads)", integer=True),
+        Column("total_transfer_time", "transfer time (h)", 1 / HOUR),
+        Column("total_file_wait", "wait for others' loads (h)", 1 / HOUR),
+        Column("total_load_time", "time waiting for files (h)", 1 / HOUR),
+        Column("bytes_staged", "data moved from the file system (TB)", 1 / TB)],
+    "Cluster and fairness": [
+        Column("total_core_time", "core-hours", 1 / HOUR), Column("idle_ratio", "idle (%)", 100),
+        Column("steady_utilisation", "steady utilisation (%)", 100), Column("users", "users", integer=True),
+        Column("nuwt_mean", "NUWT mean"), Column("nuwt_std", "NUWT spread (std)"), Column("nuwt_max", "NUWT max")],
+    "I/O (Jeannot et al.)": [
+        Column("alpha", "α"), Column("io_max_stretch", "max stretch"), Column("io_mean_stretch", "mean stretch"),
+        Column("io_mean_flow_stretch", "mean flow stretch")],
+}
 
 
-def render(output_dir: Path, results, comp, summary: pd.DataFrame, figs: dict, failed: dict, baseline: str) -> str:
+def _details(summary: pd.DataFrame) -> list[str]:
+    out = []
+    rows = summary.to_dict("records")
+    for title, columns in _DETAILS.items():
+        shown = [c for c in columns if c.key in summary.columns and summary[c.key].notna().any()]
+        if shown:
+            out.append(f"<h3>{html.escape(title)}</h3>")
+            out.append(tables.to_html(tables.frame(rows, shown, [("run", "run")])))
+    return out
+
+
+def _pct_table(df: pd.DataFrame, digits: int) -> str:
+    """A reduction table (groups × schedulers, %) with its numbers as text."""
+    if df is None or df.empty:
+        return "<p><em>nothing to compare (no baseline run in any group)</em></p>"
+    shown = df.apply(lambda col: col.map(lambda v: tables.fixed(v, digits)))
+    shown.insert(0, "platform / workload", [str(i) for i in df.index])
+    return tables.to_html(shown.reset_index(drop=True))
+
+
+_SESSION_COLUMNS = [
+    Column("sessions_compared", "sessions compared", integer=True), Column("faster", "faster", integer=True),
+    Column("equal", "equal", integer=True), Column("slower", "slower", integer=True),
+    Column("mean_improvement_faster", "mean improvement of the faster"),
+    Column("mean_improvement_slower", "mean improvement of the slower"),
+    Column("median_improvement", "median improvement"), Column("mean_improvement", "mean improvement")]
+
+
+def render(output_dir: Path, results, comp, summary: pd.DataFrame, figs: dict, failed: dict, baseline: str,
+           captions: dict | None = None, palette=None, per_job: dict | None = None) -> str:
+    captions = captions or {}
+    per_job = per_job or {}
+
+    def figure(key):
+        return _img(figs[key], output_dir, captions.get(key, key.replace("_", " ")))
+
     out = [f"<!doctype html><html><head><meta charset='utf-8'><title>batloc report</title><style>{_STYLE}</style></head><body>"]
     out.append(f"<h1>batloc report — {html.escape(str(output_dir))}</h1>")
-    out.append(f"<p>{len(results)} run(s); baseline <code>{html.escape(baseline)}</code> "
+    out.append(f"<p class='note'>{len(results)} run(s) compared; baseline <code>{html.escape(baseline)}</code> "
                f"(runs with backfilling against <code>{html.escape(baseline)}</code> with backfilling when present). "
                "Only evaluated jobs count. Stretch = flow / (input size / bandwidth + run time); "
                "session stretch = sum over a user's jobs submitted within 5 minutes; "
-               "improvement = baseline session stretch / scheduler session stretch.</p>")
+               "improvement = baseline session stretch / scheduler session stretch. "
+               "summary.csv holds the same numbers in seconds and bytes.</p>")
     if failed:
-        out.append("<h2 class='fail'>Runs that could not be analysed</h2><ul>")
-        out += [f"<li class='fail'><b>{html.escape(k)}</b>: {html.escape(v)}</li>" for k, v in failed.items()]
-        out.append("</ul>")
+        out.append("<h2 class='fail'>Runs left out of every comparison</h2>")
+        out.append("<p class='note'>These runs are in no table or figure below: their outputs cannot be read, "
+                   "are incomplete, or the validator found their schedule impossible.</p>")
+        rows = pd.DataFrame({"run": list(failed), "why": list(failed.values())})
+        out.append(tables.to_html(rows))
 
-    out.append("<h2>Per-run metrics</h2>")
-    cols = [c for c in _SUMMARY_COLS if c in summary.columns]
-    out.append(_table(summary[cols], index=False))
-    out.append(khanna_section(summary))
+    out.append("<h2>Headline: each variant against its baseline</h2>")
+    out.append("<p class='note'>Means over the evaluated jobs that ran (a killed job's turnaround ends at its kill); "
+               "wait = computing start − submission, loading included; time waiting for files = own loads plus "
+               "waits for others' loads; core-hours include the time cores are held for a load; data moved counts every load of the run, context jobs' and replications included. In brackets after "
+               "the jobs killed at walltime: those that would have finished had their load not counted against "
+               "their walltime. Under each value, its change from the run in <em>against</em> "
+               "(<span class='better'>better</span>, <span class='worse'>worse</span>).</p>")
+    order = palette.order([r.scheduler for r in results]) if palette is not None else sorted({r.scheduler for r in results})
+    for group, group_rows in headline.rows(results, baseline, order).items():
+        evaluated = group_rows[0].run.summary.get("jobs_evaluated", 0)
+        out.append(f"<h3>{html.escape(group_label(group))} — {tables.number(evaluated, integer=True)} evaluated jobs</h3>")
+        out.append(tables.to_html(headline.table(group_rows, baseline), keep=2, raw=True))
 
     out.append("<h2>Reduction of time spent waiting for files (transfer + file wait) relative to the baseline, % (Tables I, II)</h2>")
-    out.append(_table(comp.transfer_table))
+    out.append(_pct_table(comp.transfer_table, 2))
     out.append("<h2>Reduction of total core time relative to the baseline, % (Table III)</h2>")
-    out.append(_table(comp.core_time_table, fmt="{:.3f}"))
+    out.append(_pct_table(comp.core_time_table, 3))   # core time moves by fractions of a percent
 
     out.append(f"<h2>User sessions faster / slower / equal (±{EQUAL_BAND:.0%}) than the baseline (Figs. 2, 7)</h2>")
     if not comp.per_run.empty:
-        cols = ["group", "scheduler", "baseline", "sessions_compared", "faster", "equal", "slower",
-                "mean_improvement_faster", "mean_improvement_slower", "median_improvement", "mean_improvement"]
-        out.append(_table(comp.per_run[cols], fmt="{:.3f}", index=False))
+        rows = comp.per_run.assign(group=comp.per_run["group"].astype(str)).to_dict("records")
+        out.append(tables.to_html(tables.frame(rows, _SESSION_COLUMNS,
+                                               [("group", "platform / workload"), ("scheduler", "scheduler"),
+                                                ("baseline", "against")]), keep=2))
     else:
-        out.append(_table(None))
+        out.append("<p><em>nothing to compare (no baseline run in any group)</em></p>")
     for key in ("sessions_faster_slower", "improvement_boxplot", "improvement_boxplot_bf", "improvement_ecdf"):
         if key in figs:
-            out.append(_img(figs[key], output_dir, key.replace("_", " ")))
+            out.append(figure(key))
 
-    out.append("<h2>Utilisation over time and NUWT per user (seed schedulers)</h2>")
-    out += [_img(path, output_dir, key) for key, path in figs.items() if key.split(":")[0] in ("utilisation", "nuwt")]
+    out.append("<h2>Per-run details</h2>")
+    out += _details(summary)
+    out.append(khanna_section(summary))
+
+    out.append("<h2>Utilisation over time and NUWT per user</h2>")
+    out += [figure(key) for key in figs if key.split(":")[0] in ("utilisation", "nuwt")]
 
     out.append("<h2>Cluster usage (Figs. 3, 6) and Gantt charts</h2>")
     for r in results:
@@ -137,14 +233,15 @@ def render(output_dir: Path, results, comp, summary: pd.DataFrame, figs: dict, f
         for kind in ("usage", "gantt"):
             key = f"{kind}:{r.name}"
             if key in figs:
-                out.append(_img(figs[key], output_dir, f"{kind} — {r.name}"))
+                out.append(figure(key))
 
     out.append("<h2>Runs</h2>")
-    out.append(_table(_metadata_rows(results), index=False))
+    out.append(tables.to_html(_metadata_rows(results, per_job, output_dir), raw=True))
     for r in results:
         m = r.meta or {}
         details = {k: m.get(k) for k in ("batcmd", "schedcmd", "platform", "workload", "status", "reason",
-                                         "started_at", "ended_at", "batsim_returncode", "sched_returncode")
+                                         "started_at", "ended_at", "batsim_returncode", "sched_returncode",
+                                         "validation")
                    if m.get(k) is not None}
         details["workload provenance"] = m.get("workload_provenance", {})
         out.append(f"<details><summary>{html.escape(r.name)}</summary><pre>{html.escape(json.dumps(details, indent=2, default=str))}</pre></details>")

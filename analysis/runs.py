@@ -1,4 +1,8 @@
-"""One run from files to tables: jobs.csv + decisions.csv + workload + platform → RunResult."""
+"""One run from files to tables: jobs.csv + decisions.csv + workload + platform → RunResult.
+
+The run is checked first (analysis.checks): a run that cannot be trusted
+raises RunLeftOut, one line naming the file.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +12,7 @@ from pathlib import Path
 import pandas as pd
 
 from . import load, metrics, sessions
+from .checks import RunLeftOut, check_rows, check_text, check_validation
 from .compare import RunResult
 
 
@@ -25,18 +30,34 @@ def analyse_run(run: load.RunFiles, inputs: Inputs | None = None, workload_cache
     inputs = inputs or Inputs()
     workload_path = run.input_path("workload") or inputs.workload
     platform_path = run.input_path("platform") or inputs.platform
+    if run.problem:
+        raise RunLeftOut(run.problem)
+    check_validation(run.meta, run.directory / "run.json")
     if workload_path is None:
-        raise ValueError(f"run {run.name}: no workload known (robin's run.json or --workload)")
+        raise RunLeftOut(f"run {run.name}: no workload known (robin's run.json or --workload)")
     cache = workload_cache if workload_cache is not None else {}
     key = str(Path(workload_path).resolve())
     if key not in cache:
         # runs of one sweep share workloads: parse each JSON and its sessions once
-        wl = load.read_workload(workload_path)
+        try:
+            wl = load.read_workload(workload_path)
+        except (OSError, ValueError) as exc:
+            raise RunLeftOut(f"{workload_path}: cannot read the workload: {_first_line(exc)}") from None
         cache[key] = (wl, sessions.assign_sessions(wl.jobs))
     wl, session_of = cache[key]
-    bandwidth = load.reference_bandwidth(platform_path, inputs.bandwidth)
-    jobs_csv = load.read_jobs(run.jobs_csv)
-    decisions = load.read_decisions(run.decisions_csv)
+    bandwidth, cores, core_nodes = _platform(platform_path, inputs.bandwidth, wl.nb_res, cache)
+    check_text(run.jobs_csv)
+    try:
+        jobs_csv = load.read_jobs(run.jobs_csv)
+    except (ValueError, KeyError) as exc:   # pandas' parser errors are ValueErrors
+        raise RunLeftOut(f"{run.jobs_csv}: cannot read: {_first_line(exc)}") from None
+    check_rows(run.jobs_csv, jobs_csv, wl.jobs["job_id"])
+    if run.decisions_csv.exists():
+        check_text(run.decisions_csv)
+    try:
+        decisions = load.read_decisions(run.decisions_csv)
+    except (ValueError, KeyError, UnicodeDecodeError) as exc:
+        raise RunLeftOut(f"{run.decisions_csv}: cannot read: {_first_line(exc)}") from None
     table = metrics.per_job(jobs_csv, wl, decisions, bandwidth)
     summary = metrics.per_run(table, jobs_csv)
     sess = sessions.session_table(table, session_of)
@@ -50,7 +71,26 @@ def analyse_run(run: load.RunFiles, inputs: Inputs | None = None, workload_cache
     if platform_path:
         meta.setdefault("platform", str(platform_path))
     meta["workload_provenance"] = wl.provenance
-    meta["platform_cores"] = load.read_platform_cores(platform_path) if platform_path else wl.nb_res
+    meta["platform_cores"] = cores
+    meta["core_nodes"] = core_nodes
     result = RunResult(name=run.name, scheduler=run.scheduler, group=group, summary=summary,
                        sessions=sess, jobs=table, meta=meta, policy=run.policy, options=run.options)
     return result, jobs_csv
+
+
+def _platform(path, bandwidth, nb_res, cache: dict):
+    """(reference bandwidth, compute cores, core id → node) of a platform, read once per report."""
+    key = ("platform", str(Path(path).resolve()) if path else None, bandwidth, nb_res)
+    if key not in cache:
+        try:
+            cache[key] = (load.reference_bandwidth(path, bandwidth),
+                          load.read_platform_cores(path) if path else nb_res,
+                          load.read_compute_nodes(path) if path else {})
+        except (OSError, ValueError) as exc:   # PlatformError names the file
+            raise RunLeftOut(_first_line(exc)) from None
+    return cache[key]
+
+
+def _first_line(exc: Exception) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__

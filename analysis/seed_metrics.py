@@ -1,9 +1,10 @@
 """The seed schedulers' metrics in the report: NUWT fairness, idle ratio, Jeannot's stretch and α.
 
-Adds columns to every run's summary (killed, idle_ratio, steady_utilisation, users, nuwt_mean, nuwt_std,
+Adds columns to every run's summary (idle_ratio, steady_utilisation, users, nuwt_mean, nuwt_std,
 nuwt_max; alpha, io_max_stretch, io_mean_stretch, io_mean_flow_stretch when
 the workload carries I/O truths) and, per platform/workload group, two
-figures: utilisation over time and NUWT per user sorted, one line per run.
+figures: utilisation over time and NUWT per user sorted, one line per run
+(small multiples, each run against the others in grey, past a few runs).
 """
 
 from __future__ import annotations
@@ -11,26 +12,18 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-import matplotlib
+from .compare import group_label
+from .fairness import nuwt_per_user, nuwt_summary
+from .io_stretch import io_truths, stretch_summary, stretches
+from .style import Palette, TimeAxis, lines, save
+from .utilisation import idle_ratio, steady_utilisation, utilisation_over_time
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-
-from .compare import group_label  # noqa: E402
-from .fairness import nuwt_per_user, nuwt_summary  # noqa: E402
-from batloc.locality.staging import STAGE_WORKLOAD as STAGING_WORKLOAD  # noqa: E402
-from .io_stretch import io_truths, stretch_summary, stretches  # noqa: E402
-from .utilisation import idle_ratio, steady_utilisation, utilisation_over_time  # noqa: E402
-
-COLUMNS = ["killed", "idle_ratio", "steady_utilisation", "users", "nuwt_mean", "nuwt_std", "nuwt_max",
+COLUMNS = ["idle_ratio", "steady_utilisation", "users", "nuwt_mean", "nuwt_std", "nuwt_max",
            "alpha", "io_max_stretch", "io_mean_stretch", "io_mean_flow_stretch"]
 
 
 def extend_summary(result, workload_path, jobs_csv) -> None:
     jobs, meta = result.jobs, result.meta or {}
-    # cut at their walltime (I/O workloads: walltime = 2 x run time alone, contention may exceed it)
-    own = jobs_csv[jobs_csv["workload_name"] != STAGING_WORKLOAD]
-    result.summary["killed"] = int(own["final_state"].isin(["COMPLETED_WALLTIME_REACHED", "COMPLETED_KILLED"]).sum())
     result.summary.update(nuwt_summary(nuwt_per_user(jobs)))
     cores = meta.get("platform_cores")
     if cores:
@@ -41,7 +34,20 @@ def extend_summary(result, workload_path, jobs_csv) -> None:
         result.summary.update(stretch_summary(io, stretches(jobs, io)))
 
 
-def figures(results, fig_dir: Path) -> dict[str, Path]:
+def _lines(runs, palette: Palette, draw, title: str, xlabel: str, ylabel: str, path: Path, steps=True,
+           log_y=False, ylim=None):
+    series = {r.scheduler: draw(r) for r in runs}
+    fig, axes = lines({s: xy for s, xy in series.items() if xy is not None}, palette, title, xlabel, ylabel, steps)
+    for ax in axes:
+        if log_y:
+            ax.set_yscale("symlog", linthresh=1e-3)
+        if ylim is not None:
+            ax.set_ylim(*ylim)
+    return save(fig, path)
+
+
+def figures(results, fig_dir: Path, palette: Palette, axes: dict) -> dict[str, Path]:
+    """axes: group → TimeAxis (the report's, shared with the cluster-usage figures)."""
     groups = {}
     for r in results:
         groups.setdefault(r.group, []).append(r)
@@ -49,27 +55,24 @@ def figures(results, fig_dir: Path) -> dict[str, Path]:
     for group, runs in groups.items():
         label = group_label(group)
         slug = re.sub(r"[^A-Za-z0-9_.-]+", "_", f"{group[0]}_{group[1]}")
-        fig, ax = plt.subplots(figsize=(7, 3.5))
-        for r in runs:
+        axis: TimeAxis = axes[group]
+
+        def utilisation(r):
             cores = (r.meta or {}).get("platform_cores")
-            if cores:
-                u = utilisation_over_time(r.jobs, cores)
-                ax.step(u["begin"], u["utilisation"], where="post", label=r.scheduler)
-        ax.set(xlabel="time (s)", ylabel="allocated cores / P", ylim=(0, 1.05), title=f"Utilisation — {label}")
-        ax.legend(fontsize=8)
-        figs[f"utilisation:{label}"] = _save(fig, fig_dir / f"utilisation_{slug}.png")
-        fig, ax = plt.subplots(figsize=(7, 3.5))
-        for r in runs:
+            if not cores:
+                return None
+            u = utilisation_over_time(r.jobs, cores)
+            return axis(u["begin"]), u["utilisation"]
+
+        figs[f"utilisation:{label}"] = _lines(
+            runs, palette, utilisation, f"Utilisation — {label}", axis.label, "allocated cores / P",
+            fig_dir / f"utilisation_{slug}.png", ylim=(0, 1.05))
+
+        def nuwt(r):
             per = nuwt_per_user(r.jobs)
-            ax.plot(range(1, len(per) + 1), per["nuwt"], marker=".", label=r.scheduler)
-        ax.set(xlabel="users, sorted by NUWT", ylabel="NUWT (s waited per s of CPU)", title=f"NUWT per user — {label}")
-        ax.set_yscale("symlog", linthresh=1e-3)
-        ax.legend(fontsize=8)
-        figs[f"nuwt:{label}"] = _save(fig, fig_dir / f"nuwt_{slug}.png")
+            return range(1, len(per) + 1), per["nuwt"]
+
+        figs[f"nuwt:{label}"] = _lines(
+            runs, palette, nuwt, f"NUWT per user — {label}", "users, sorted by NUWT",
+            "NUWT (s waited per s of CPU)", fig_dir / f"nuwt_{slug}.png", steps=False, log_y=True)
     return figs
-
-
-def _save(fig, path: Path) -> Path:
-    fig.savefig(path, dpi=100, bbox_inches="tight")
-    plt.close(fig)
-    return path

@@ -32,7 +32,7 @@ def assign_sessions(workload_jobs: pd.DataFrame, window: float = SESSION_WINDOW)
 def session_table(jobs_table: pd.DataFrame, sessions: pd.Series) -> pd.DataFrame:
     """Per session: its stretch (sum of its jobs' stretches), job count, start and duration.
 
-    Only sessions whose every job completed are kept, so that a session's
+    Only sessions whose every job ended (killed ones included) are kept, so that a session's
     stretch sums the same jobs in every run.
     """
     t = jobs_table.set_index("job_id")
@@ -42,10 +42,10 @@ def session_table(jobs_table: pd.DataFrame, sessions: pd.Series) -> pd.DataFrame
     table = pd.DataFrame({
         "user": g["user"].first(),
         "jobs": g.size(),
-        "completed": g["completed"].sum(),
+        "ended": g["ended"].sum(),
         "stretch": g["stretch"].sum(min_count=1),
         "first_submission": g["submission_time"].min(),
         "last_finish": g["finish_time"].max(),
     })
     table["duration"] = table["last_finish"] - table["first_submission"]
-    return table[table["completed"] == table["jobs"]].drop(columns="completed")
+    return table[table["ended"] == table["jobs"]].drop(columns="ended")

@@ -53,7 +53,7 @@ class Usage:
 
 
 def cluster_usage(jobs_table: pd.DataFrame) -> Usage:
-    t = jobs_table[jobs_table["completed"]]
+    t = jobs_table[jobs_table["ended"]]
     ev = t[t["evaluated"]]
     sub_ev = jobs_table.loc[jobs_table["evaluated"], "submission_time"]
     window = (float(sub_ev.min()), float(sub_ev.max())) if len(sub_ev) else (float("nan"), float("nan"))

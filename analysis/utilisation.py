@@ -13,13 +13,13 @@ import pandas as pd
 
 
 def _allocations(jobs: pd.DataFrame):
-    done = jobs[jobs["completed"]]
+    done = jobs[jobs["ended"]]
     return (done["reservation_start"].to_numpy(float), done["finish_time"].to_numpy(float),
             done["cores"].to_numpy(float))
 
 
 def span(jobs: pd.DataFrame) -> tuple[float, float]:
-    done = jobs[jobs["completed"]]
+    done = jobs[jobs["ended"]]
     if done.empty:
         return (0.0, 0.0)
     return float(jobs["submission_time"].min()), float(done["finish_time"].max())
@@ -46,11 +46,11 @@ def idle_ratio(jobs: pd.DataFrame, total_cores: float) -> float:
 
 
 def steady_utilisation(jobs: pd.DataFrame, total_cores: float) -> float:
-    """Utilisation from the first submission until half of the jobs have completed.
+    """Utilisation from the first submission until half of the jobs have ended.
 
     A static workload (all jobs released together) has a start-up and an exhaustion;
     its first half is the closest it comes to the steady state of a dynamic one."""
-    done = jobs[jobs["completed"]]
+    done = jobs[jobs["ended"]]
     if done.empty:
         return float("nan")
     begin = float(jobs["submission_time"].min())

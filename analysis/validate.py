@@ -9,8 +9,10 @@ read as the schedulers read them):
 - no core used by two jobs at once;
 - no job started before its submission;
 - no job started before its file was in memory: a job that missed or waited
-  starts after its staging job finished; a hit finds the file in memory when
-  the node's memory is replayed under the memory model;
+  starts after its staging job finished (unless it was killed the instant it
+  started: its window ended while its file loaded, contract §6, and it
+  computed nothing); a hit finds the file in memory when the node's memory is
+  replayed under the memory model;
 - no node memory over capacity under that model (``--cache``, default paper).
 Exit status 1 with one line per violation and a count per kind; 2 when an
 input cannot be read (one line naming it).
@@ -40,6 +42,9 @@ OUTSIDE, STAGING_OUTSIDE, CORE_COUNT = "outside compute ids", "staging outside s
 FINISH_FIRST, OVERLAP, EARLY = "finish before start", "core used twice", "start before submission"
 FILE_LATE, FALSE_HIT, OVER_CAPACITY = "start before file in memory", "hit not in memory", "memory over capacity"
 DECISION = "decision without its job"
+# Decision-log `cache` of a row saying that the job held its cores from `time` waiting for room in the
+# node's memory (the staging proxy, contract §6); its later rows say how it got its file.
+WAITED_FOR_ROOM = "full"
 
 
 class InputError(Exception):
@@ -52,6 +57,11 @@ def full_id(r):
 
 def started(r):
     return r["starting_time"] not in ("", "-1")
+
+
+def cut_at_start(r):
+    """Killed the instant it started: it never computed (a window that ended during its load)."""
+    return r["final_state"] == "COMPLETED_KILLED" and r["_finish"] <= r["_start"] + EPS
 
 
 def is_staging(r):
@@ -133,6 +143,8 @@ def check_files_and_memory(rows, decisions, memories, model):
     events = []      # (time, order, kind, payload); ends and loads before starts at equal times
     for i, d in enumerate(decisions):
         jid = d["job_id"]
+        if d["cache"] == WAITED_FOR_ROOM:
+            continue        # cores held, nothing claimed in memory: the job's next rows claim it
         r = by_id.get(jid)
         if r is None:
             out.append((DECISION, f"{jid}: in decisions.csv but not in jobs.csv"))
@@ -142,7 +154,7 @@ def check_files_and_memory(rows, decisions, memories, model):
             st = by_id.get(d["staging_job"])
             if st is None:
                 out.append((DECISION, f"{jid}: its staging job {d['staging_job']} is not in jobs.csv"))
-            elif start < st["_finish"] - EPS:
+            elif start < st["_finish"] - EPS and not cut_at_start(r):
                 out.append((FILE_LATE, f"{jid} starts at {start:.6f} before its file {d['input_file']} is in "
                                        f"memory ({d['staging_job']} ends at {st['_finish']:.6f})"))
             if d["cache"] == "miss" and st is not None:
@@ -151,6 +163,8 @@ def check_files_and_memory(rows, decisions, memories, model):
         size = float(d["input_size"]) if d["input_size"] else 0.0
         events.append((float(d["time"]), 1, "start", (i, jid, d["node"], file, size, d["cache"])))
         events.append((r["_finish"], 0, "end", (d["node"], file)))
+    if model is None:
+        return out      # a memory model the replay does not know (e.g. file-sharing's `value`)
     events.sort(key=lambda e: (e[0], e[1], e[3][0] if e[2] == "start" else -1))
     caches = {}
     for t, _, kind, p in events:
@@ -211,12 +225,13 @@ def read_jobs_csv(path):
     return rows
 
 
-def read_decisions(path):
+def read_decisions(path, quiet=False):
     try:
         with open(path, newline="") as fh:
             return list(csv.DictReader(fh))
     except FileNotFoundError:
-        print(f"batloc validate: no {path}: file checks skipped", file=sys.stderr)
+        if not quiet:
+            print(f"batloc validate: no {path}: file checks skipped", file=sys.stderr)
         return []
     except OSError as exc:
         raise InputError(f"{path}: cannot read: {exc.strerror}") from None
@@ -235,15 +250,18 @@ def read_workload_ids(path):
         raise InputError(f"{path}: not a Batsim workload (a 'jobs' list of jobs with an 'id')") from None
 
 
-def validate(prefix, workload, platform, cache="paper"):
-    """(violations as (kind, message), jobs checked, stagings, decisions); InputError on unreadable input."""
+def validate(prefix, workload, platform, cache="paper", quiet=False):
+    """(violations as (kind, message), jobs checked, stagings, decisions); InputError on unreadable input.
+
+    `cache` None: the run's memory model is not one the replay knows; hits and capacity go unchecked.
+    """
     rows = read_jobs_csv(f"{prefix}_jobs.csv")
     workload_ids = read_workload_ids(workload)
     try:
         view = read_view(platform)
     except PlatformError as exc:
         raise InputError(str(exc)) from None
-    decisions = read_decisions(f"{prefix}_decisions.csv")
+    decisions = read_decisions(f"{prefix}_decisions.csv", quiet)
     compute_ids = ProcSet(*view.node_of_core)
     storage_ids = ProcSet(view.lustre_id, *(n.mem_id for n in view.nodes))
     memories = {n.name: n.memory_bytes for n in view.nodes}
@@ -254,6 +272,17 @@ def validate(prefix, workload, platform, cache="paper"):
     ran = [r for r in rows if started(r)]
     stagings = sum(1 for r in ran if is_staging(r))
     return violations, len(ran) - stagings, len(workload_ids), stagings, len(decisions)
+
+
+def verdict(prefix, workload, platform, cache="paper"):
+    """A finished run's verdict as robin records it in run.json, and the violations' lines.
+
+    ({"valid": bool, "violations": {kind: count}}, [line, ...]); InputError on unreadable input.
+    """
+    violations = validate(prefix, workload, platform, cache, quiet=True)[0]
+    counts = Counter(kind for kind, _ in violations)
+    return ({"valid": not violations, "violations": dict(sorted(counts.items()))},
+            [f"{kind}: {message}" for kind, message in violations])
 
 
 def main(argv=None) -> int:

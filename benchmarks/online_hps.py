@@ -18,7 +18,7 @@ import time
 import numpy as np
 from batsim.batsim import Job
 
-from batloc.schedulers.dry_run import DryRun, make_resources
+from batloc.testing.dry_run import DryRun, make_resources
 from batloc.schedulers.online_hps import Online_hps
 from batloc.workloads.synth import DEFAULT_CORE_MIX
 
@@ -53,11 +53,11 @@ def measure(n, partitioner):
     run = DryRun(sched, compute, storage, {"jobs": [], "profiles": {}})
     sched.onSimulationBegins()
     empty = one_pass(sched, queue(n, 1, seed=1), 1.0)
-    started = sum(len(h) for h in sched.on_node)
+    started = sum(len(h) for h in sched.state.on_node)
     # Hold every remaining core, so that the next queue maps against loaded anchors only.
     filler = [Job.from_json_dict({"id": f"w0!fill{k}", "subtime": 0, "res": sched.free_cores(k),
                                   "walltime": 3600.0, "profile": "d1"})
-              for k in range(len(sched.free)) if sched.free_cores(k)]
+              for k in range(len(sched.state.free)) if sched.free_cores(k)]
     one_pass(sched, filler, 2.0)
     run.out.clear()
     full = one_pass(sched, queue(n, 10 ** 6, seed=2), 3.0)

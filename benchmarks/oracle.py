@@ -10,7 +10,8 @@ counts whole seconds). docs/authors-simulator.md says what the C model does.
 
     python benchmarks/oracle.py [--variants fcfs lea] [--options JSON] [--keep DIR [--reuse]]
 
-Skips (exit 0) when the oracle folder is absent.
+The oracle folder is ``$BATLOC_ORACLE``, else ``../shared/data/oracle`` relative to the
+repository's root. Skips (exit 0) when it is absent.
 """
 
 import argparse
@@ -26,7 +27,8 @@ from saturated_day import ROOT, run_variant  # noqa: E402  (sibling benchmark sc
 
 from batloc.analysis.authors import compare, per_job  # noqa: E402
 
-ORACLE = os.environ.get("BATLOC_ORACLE", "/work/shared/data/oracle")
+# The oracle folder: $BATLOC_ORACLE, else ../shared/data/oracle beside the repository.
+ORACLE = os.environ.get("BATLOC_ORACLE") or os.path.join(os.path.dirname(ROOT), "shared", "data", "oracle")
 VARIANTS = ["fcfs", "eft", "lea", "leo", "lem", "fcfs_bf", "eft_bf", "lea_bf", "leo_bf", "lem_bf"]
 
 

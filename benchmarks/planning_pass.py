@@ -16,11 +16,11 @@ import random
 import time
 
 from batloc.locality.platform_view import PlatformView
-from batloc.schedulers.core.job_queue import JobQueue, QueuedJob
-from batloc.schedulers.core.options import SchedulerOptions
-from batloc.schedulers.core.planner import Planner
-from batloc.schedulers.core.state import ClusterState
-from batloc.schedulers.dry_run import make_resources
+from batloc.schedulers.planning.job_queue import JobQueue, QueuedJob
+from batloc.schedulers.planning.options import SchedulerOptions
+from batloc.schedulers.planning.planner import Planner
+from batloc.schedulers.planning.state import ClusterState
+from batloc.testing.dry_run import make_resources
 
 CORE_MIX = [1] * 40 + [2] * 12 + [4] * 12 + [5] * 4 + [8] * 8 + [10] * 6 + [16] * 6 + [20] * 12
 GB = 1e9

@@ -23,7 +23,7 @@ import tempfile
 
 from engine_run import run_pair
 
-from batloc.schedulers.core.options import SchedulerOptions
+from batloc.schedulers.planning.options import SchedulerOptions
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 VARIANTS = ["fcfs", "eft", "lea", "leo", "lem", "fcfs_bf", "eft_bf", "lea_bf", "leo_bf", "lem_bf"]

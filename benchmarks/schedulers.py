@@ -29,7 +29,7 @@ VARIANTS = ["fcfs", "eft", "lea", "leo", "lem", "fcfs_bf", "eft_bf", "lea_bf", "
 
 def warm_start_seconds():
     """A fresh Python starting the planning core and planning one pass (cache warm)."""
-    code = "from batloc.schedulers.core.planner import warm_up; warm_up()"
+    code = "from batloc.schedulers.planning.planner import warm_up; warm_up()"
     subprocess.run([sys.executable, "-c", code], check=True)          # fills the cache if cold
     t0 = time.perf_counter()
     subprocess.run([sys.executable, "-c", code], check=True)

@@ -54,11 +54,16 @@ def _step(what, code):
 def main(argv=None):
     from batloc.platforms import rackham
     from batloc.platforms.generator import PlatformSpec, write
+    from batloc.processes import pybatsim_missing
     from batloc.robin.cli import run_sweep
     from batloc.workloads import pipeline
     from batloc.workloads.errors import WorkloadError
 
     args = _parser().parse_args(argv)
+    missing = pybatsim_missing()
+    if missing:
+        print(f"batloc demo: {missing}", file=sys.stderr)
+        return 2
     out = os.path.abspath(args.out)
     os.makedirs(out, exist_ok=True)
     platform = os.path.join(out, "platform.xml")

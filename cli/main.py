@@ -14,12 +14,12 @@ COMMANDS = {
     "workload": ("batloc.workloads.cli", "turn traces into file-annotated Batsim workloads"),
     "report": ("batloc.analysis.cli", "build report.html and summary.csv from simulation outputs"),
     "validate": ("batloc.analysis.validate", "check a run's outputs for impossible schedules"),
-    "study": ("batloc.cli.study", "run a study in one command (paper: Gonthier et al.'s Tables I-III)"),
+    "study": ("batloc.study.cli", "run a study in one command (paper: Gonthier et al.'s Tables I-III)"),
 }
 
 
 def usage() -> str:
-    lines = ["usage: batloc <command> [options]", "", "commands:"]
+    lines = ["usage: batloc <command> [options]   (batloc --version: its version)", "", "commands:"]
     lines += [f"  {name:<10} {help_}" for name, (_, help_) in COMMANDS.items()]
     lines += ["", "Run `batloc <command> --help` for a command's options."]
     return "\n".join(lines)
@@ -29,6 +29,10 @@ def main(argv=None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if not argv or argv[0] in ("-h", "--help"):
         print(usage())
+        return 0
+    if argv[0] in ("-V", "--version"):
+        import batloc
+        print(f"batloc {batloc.__version__}")
         return 0
     name, rest = argv[0], argv[1:]
     if name not in COMMANDS:

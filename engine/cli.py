@@ -45,6 +45,9 @@ def parse_args(argv):
                    help="write wall-clock times into _schedule.csv (makes outputs differ between runs)")
     p.add_argument("-q", "--quiet", action="store_true", help="print nothing but errors")
     p.add_argument("--progress", action="store_true", help="show a progress bar over simulated time on stderr")
+    p.add_argument("--progress-file", metavar="FILE",
+                   help="rewrite FILE about once a second with one line 'now horizon jobs_done jobs_total' "
+                        "(simulated seconds, last submission time in seconds, counts), for robin")
     p.add_argument("--version", action="version", version=VERSION)
     return p.parse_args(argv)
 
@@ -119,7 +122,9 @@ def _prepare(args, stop, sg, engine, platform, workloads):
         lenient_calls=args.lenient_call_me_later)
     nb_static = sum(len(w.jobs) for w in workloads)
     horizon = max((j.subtime for w in workloads for j in w.jobs), default=0.0)
-    progress = Progress(horizon, nb_static) if args.progress else None
+    progress = None
+    if args.progress or args.progress_file:
+        progress = Progress(horizon, nb_static, sys.stderr if args.progress else None, args.progress_file)
     exporter = Exporter(args.export, len(platform.compute), VERSION, args.record_wallclock)
     link = None
     try:

@@ -27,14 +27,9 @@ class SchedulerLink(WatchedSocket):
         self.stop = stop  # signals.StopOnSignal: a signal ends the wait
         self.ctx = zmq.Context()
         super().__init__(self.ctx, zmq.REQ)
-        self.sock.setsockopt(zmq.LINGER, 0)
         self.sock.setsockopt(zmq.RCVTIMEO, POLL_MS)
         self.answered = False
-        try:
-            self.sock.connect(endpoint)
-        except zmq.ZMQError as e:
-            self.close()
-            raise EngineError(f"invalid socket endpoint {endpoint!r}: {e}") from None
+        self.connect(endpoint, lambda e: EngineError(f"invalid socket endpoint {endpoint!r}: {e}"))
 
     def exchange(self, payload, now):
         """Send one request and return the reply's bytes, or raise EngineError."""

@@ -32,6 +32,16 @@ class WatchedSocket:
         self.handshake_failed = False   # the peer does not speak ZeroMQ
         self.handshake_done = False     # the peer speaks ZeroMQ
 
+    def connect(self, endpoint, error):
+        """Connect to `endpoint`, lingering on nothing at close; a bad endpoint closes the
+        socket and raises ``error(the ZeroMQ error)``, the caller's one line."""
+        self.sock.setsockopt(zmq.LINGER, 0)
+        try:
+            self.sock.connect(endpoint)
+        except zmq.ZMQError as e:
+            self.close()
+            raise error(e) from None
+
     def _read_monitor(self):
         while self.monitor.poll(0):
             event = recv_monitor_message(self.monitor)["event"]

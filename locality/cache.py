@@ -64,6 +64,15 @@ class NodeCache:
             return sum(r.size for r in self.files.values() if r.users > 0)
         return sum(r.size for r in self.files.values())
 
+    def room_for(self, size, now):
+        """Whether a new file of `size` bytes fits next to the files in use (running, waiting or loading).
+
+        Every model may drop an unused file to make room (paper: any start drops them; lru: as
+        needed; strict: they hold none), so only the files in use count.
+        """
+        self._drop_ended(now)
+        return sum(r.size for r in self.files.values() if r.users > 0) + size <= self.capacity
+
     def orphans(self):
         """Loaded files no running or waiting job uses: (file, size) in insertion order."""
         return [(f, r.size) for f, r in self.files.items() if r.users == 0 and r.loaded]
@@ -138,14 +147,20 @@ class NodeCache:
         return gone
 
     def _make_room(self, size, now, file):
+        """Evict unused files, in ``eviction_key`` order, until `size` more bytes fit; an overflow otherwise."""
         evicted = []
         used = self.used_bytes()
-        victims = sorted((r.last_use, r.seq, f) for f, r in self.files.items() if r.users == 0)
-        for _, _, f in victims:
-            if used + size <= self.capacity:
-                break
-            used -= self.files.pop(f).size
-            evicted.append(f)
+        if used + size > self.capacity:
+            victims = sorted((self.eviction_key(f, r), f) for f, r in self.files.items() if r.users == 0)
+            for _, f in victims:
+                if used + size <= self.capacity:
+                    break
+                used -= self.files.pop(f).size
+                evicted.append(f)
         if used + size > self.capacity:
             self.overflows.append((now, file, used + size))
         return evicted
+
+    def eviction_key(self, file, resident):
+        """The order in which unused files leave to make room (lru): least recently used, then first loaded."""
+        return resident.last_use, resident.seq

@@ -62,6 +62,12 @@ class StagingBook:
         st.waiters.append(job_id)
         return st
 
+    def leave(self, staging_id, job_id):
+        """`job_id` no longer waits for staging `staging_id` (it ended before the load did)."""
+        st = self.by_id.get(staging_id)
+        if st is not None and job_id in st.waiters:
+            st.waiters.remove(job_id)
+
     def complete(self, staging_id):
         st = self.by_id.pop(staging_id)
         if self.by_key.get((st.node, st.file)) is st:

@@ -53,22 +53,10 @@ class ValueCache(NodeCache):
     policy = "value"
 
     def __init__(self, capacity: float, census: FileCensus):
-        # model stays "lru": NodeCache then calls _make_room to admit a file.
+        # model stays "lru": NodeCache then makes room to admit a file, in eviction_key's order.
         super().__init__(capacity, "lru")
         self.census = census
 
-    def _make_room(self, size, now, file):
-        used = self.used_bytes()
-        if used + size <= self.capacity:
-            return []
-        victims = sorted((self.census.value(f, r.size), r.last_use, r.seq, f)
-                         for f, r in self.files.items() if r.users == 0)
-        evicted = []
-        for *_, f in victims:
-            if used + size <= self.capacity:
-                break
-            used -= self.files.pop(f).size
-            evicted.append(f)
-        if used + size > self.capacity:
-            self.overflows.append((now, file, used + size))
-        return evicted
+    def eviction_key(self, file, resident):
+        """Eq. 7's order: least valuable first, then least recently used."""
+        return self.census.value(file, resident.size), resident.last_use, resident.seq

@@ -9,6 +9,8 @@
 import argparse
 import sys
 
+from batloc import command
+
 from . import rackham
 from .generator import PFS_ACCESS, SHARING_POLICIES, PlatformSpec, write
 from .reader import PlatformError, read_platform
@@ -77,25 +79,19 @@ def _generate(args):
     print(f"wrote {args.output}: {spec.nodes} nodes x {spec.cores} cores")
 
 
+def _run(args):
+    if args.command == "generate":
+        _generate(args)
+    elif args.command == "rackham":
+        backbone = parse_bandwidth(args.backbone_bw) if args.backbone_bw else None
+        for path in rackham.write_all(args.directory, backbone):
+            print(f"wrote {path}")
+    else:
+        print(read_platform(args.platform).describe())
+
+
 def main(argv=None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
-    try:
-        args = _parser().parse_args(argv)
-    except SystemExit as exc:  # argparse already printed usage or help
-        return int(exc.code or 0)
-    try:
-        if args.command == "generate":
-            _generate(args)
-        elif args.command == "rackham":
-            backbone = parse_bandwidth(args.backbone_bw) if args.backbone_bw else None
-            for path in rackham.write_all(args.directory, backbone):
-                print(f"wrote {path}")
-        else:
-            print(read_platform(args.platform).describe())
-    except (ValueError, OSError, PlatformError) as exc:
-        print(f"batloc platform: error: {exc}", file=sys.stderr)
-        return 2
-    return 0
+    return command.run("platform", _parser(), _run, (ValueError, OSError, PlatformError), argv)
 
 
 if __name__ == "__main__":

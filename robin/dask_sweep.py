@@ -2,7 +2,8 @@
 
 Each run (engine + scheduler, pinned together on one CPU of its worker's
 machine) is one task. Dask places the tasks on workers and retries them:
-once when the run fails (`retries=1`), and, on the LocalCluster robin
+once when the run's processes fail (`retries=1`; not an invalid schedule,
+which would only be invalid again), and, on the LocalCluster robin
 starts, once when its worker dies under it (`allowed-failures` 1; a remote
 scheduler keeps its own setting). What robin still does itself is only what
 Dask cannot know about: a run's port is taken on its worker when it starts,
@@ -12,7 +13,8 @@ reaches the runs of this sweep on every worker.
 Outputs are written by the workers straight into the sweep's output folder:
 workers and robin must see the same file system at the same paths (as with
 batexpe). robin reads which runs are complete there, and builds the report
-there at the end.
+there at the end. The sweep itself (what is complete, the tally, the
+display, the report) is robin.sweep's, as with threads.
 """
 
 from __future__ import annotations
@@ -25,12 +27,12 @@ import threading
 import time
 import uuid
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 
 from batloc.processes import LOOPBACK
 
 from . import process as robin_process
 from . import runs as robin_runs
+from .sweep import FAILED, NOT_STARTED, STOPPED, SUCCESS, outcome_message, outcome_status
 
 LOCAL = "local"
 DASHBOARD_PORT = 8787  # Dask's usual one; Dask takes a free port when it is busy
@@ -43,13 +45,6 @@ class DaskUnavailable(RuntimeError):
 
 class RunFailed(Exception):
     """A run that failed on its worker; the message is robin's failure message (reason + log tails)."""
-
-
-@dataclass
-class Tally:
-    finished: int = 0
-    failed: list = field(default_factory=list)
-    not_started: int = 0
 
 
 # --- on the workers ---------------------------------------------------------
@@ -74,18 +69,18 @@ def forget_sweep(sweep_id: str) -> None:
 
 
 def run_one(spec: robin_runs.RunSpec, sweep_id: str):
-    """The task: one run on this worker. Returns (status, wall seconds); raises RunFailed so Dask retries."""
+    """The task: one run on this worker. Returns (status, wall seconds, message); raises RunFailed so
+    that Dask retries a run whose processes failed (an invalid schedule would only be invalid again)."""
     stop = _stop_of(sweep_id)
     if stop.is_set():
-        return "not started", 0.0
+        return NOT_STARTED, 0.0, ""
     spec = copy.deepcopy(spec)   # an in-process cluster shares the object with the client
     robin_runs.bind_commands(spec)
     outcome = robin_runs.execute(spec, log=lambda msg: None, stop=stop)
-    if outcome.success:
-        return "success", outcome.wall_seconds
-    if stop.is_set():
-        return "stopped", outcome.wall_seconds
-    raise RunFailed(robin_runs.failure_message(spec, outcome))
+    status = outcome_status(outcome, stop)
+    if status == FAILED:
+        raise RunFailed(robin_runs.failure_message(spec, outcome))
+    return status, outcome.wall_seconds, outcome_message(spec, outcome) if status != SUCCESS else ""
 
 
 def _interrupts_ignored(distributed):
@@ -113,6 +108,11 @@ def _import_dask():
     except ImportError:
         raise DaskUnavailable("--dask needs the dask and distributed packages: pip install 'batloc[dask]'") from None
     return distributed
+
+
+def check_installed() -> None:
+    """DaskUnavailable, naming how to install it, when dask or distributed is missing."""
+    _import_dask()
 
 
 def local_workers(address: str, default: int) -> int | None:
@@ -156,106 +156,58 @@ def connect(address: str, default_workers: int, log):
         yield client
 
 
-class Progress:
-    """Runs done / failed as a bar on stderr: redrawn in place on a terminal, one line per change otherwise."""
-
-    WIDTH = 30
-
-    def __init__(self, total: int, stream=None):
-        self.total, self.done, self.failed = total, 0, 0
-        self.stream = stream or sys.stderr
-        self.tty = self.stream.isatty()
-
-    def line(self) -> str:
-        filled = self.WIDTH * (self.done + self.failed) // max(1, self.total)
-        return (f"robin: [{'#' * filled}{'.' * (self.WIDTH - filled)}] {self.done + self.failed}/{self.total} runs: "
-                f"{self.done} done, {self.failed} failed")
-
-    def show(self) -> None:
-        if self.tty:
-            self.stream.write("\r\033[K" + self.line())
-        else:
-            self.stream.write(self.line() + "\n")
-        self.stream.flush()
-
-    def clear(self) -> None:
-        """Before printing something else on a terminal."""
-        if self.tty:
-            self.stream.write("\r\033[K")
-            self.stream.flush()
-
-    def close(self) -> None:
-        if self.tty:
-            self.stream.write("\n")
-            self.stream.flush()
-
-
-def run(todo: list[robin_runs.RunSpec], address: str, default_workers: int, log) -> Tally:
-    """Run `todo` on Dask; returns what robin's sweep summary needs. Ctrl-C/SIGTERM: see robin.cli."""
+def run(todo: list[robin_runs.RunSpec], address: str, default_workers: int, log, display) -> None:
+    """Run `todo` on Dask, recording each run's end on `display` (robin.sweep). Ctrl-C/SIGTERM: see robin.cli."""
     distributed = _import_dask()
-    tally = Tally()
     if not todo:
-        return tally
-    with connect(address, default_workers, log) as client:
+        return
+    with connect(address, default_workers, display.say) as client:
         sweep_id = uuid.uuid4().hex
         futures = {client.submit(run_one, spec, sweep_id, key=f"robin-{spec.name}-{sweep_id[:8]}",
                                  retries=1, pure=False): spec for spec in todo}
-        progress = Progress(len(todo))
-        progress.show()
         pending = set(futures)
         try:
             while pending and not robin_process.STOP.is_set():
                 done = [f for f in pending if f.done()]
                 for fut in done:
                     pending.discard(fut)
-                    _record(fut, futures[fut], tally, progress, log, distributed)
+                    _record(fut, futures[fut], display, distributed)
                 if not done:
                     time.sleep(0.1)
             if robin_process.STOP.is_set():
-                _stop(client, sweep_id, pending, futures, tally, progress, log, distributed)
+                _stop(client, sweep_id, pending, futures, display, distributed)
         finally:
-            progress.close()
             try:
                 client.run(forget_sweep, sweep_id)
             except Exception:  # the cluster may be gone already; the entry is a few bytes
                 pass
-    return tally
 
 
-def _record(fut, spec, tally: Tally, progress: Progress, log, distributed) -> None:
-    result = fut.result() if fut.status == "finished" else None
-    if result is not None and result[0] == "not started" or fut.status == "cancelled":
-        tally.not_started += 1
+def _record(fut, spec, display, distributed) -> None:
+    if fut.status == "cancelled":
+        display.record(spec, NOT_STARTED)
         return
-    progress.clear()
-    if result is not None and result[0] == "success":
-        tally.finished += 1
-        progress.done += 1
-        log(f"robin: {spec.name} succeeded in {result[1]:.1f} s")
-    elif result is not None:   # stopped by a stop request while it ran
-        tally.failed.append(spec.name)
-        progress.failed += 1
+    if fut.status == "finished":
+        status, wall, message = fut.result()
+        display.record(spec, status, wall, message)
+        return
+    exc = fut.exception()
+    if isinstance(exc, RunFailed):
+        message = str(exc)
+    elif isinstance(exc, distributed.KilledWorker):
+        message = f"robin: run {spec.name} FAILED: its Dask worker died while running it, on every try"
     else:
-        exc = fut.exception()
-        tally.failed.append(spec.name)
-        progress.failed += 1
-        if isinstance(exc, RunFailed):
-            message = str(exc)
-        elif isinstance(exc, distributed.KilledWorker):
-            message = f"robin: run {spec.name} FAILED: its Dask worker died while running it, on every try"
-        else:
-            message = f"robin: run {spec.name} FAILED on Dask: {type(exc).__name__}: {exc}"
-        print(message, file=sys.stderr, flush=True)
-    progress.show()
+        message = f"robin: run {spec.name} FAILED on Dask: {type(exc).__name__}: {exc}"
+    display.record(spec, FAILED, 0.0, message)
 
 
-def _stop(client, sweep_id, pending, futures, tally, progress, log, distributed) -> None:
+def _stop(client, sweep_id, pending, futures, display, distributed) -> None:
     """Stop this sweep's runs on every worker, keep what finished, count what never started."""
     signum = robin_process.STOP.signum or signal.SIGTERM
     try:
         client.run(stop_sweep, sweep_id, signum)
     except Exception as exc:  # workers unreachable: their runs die with them (robin.guard)
-        print(f"robin: could not reach every Dask worker to stop its runs: {exc}", file=sys.stderr)
+        display.say(f"robin: could not reach every Dask worker to stop its runs: {exc}", sys.stderr)
     queued = [f for f in pending if f.key not in _running_keys(client)]
     client.cancel(queued)
     deadline = time.monotonic() + STOP_WAIT
@@ -263,10 +215,10 @@ def _stop(client, sweep_id, pending, futures, tally, progress, log, distributed)
         done = [f for f in pending if f.done()]
         for fut in done:
             pending.discard(fut)
-            _record(fut, futures[fut], tally, progress, log, distributed)
+            _record(fut, futures[fut], display, distributed)
         time.sleep(0.05)
     for fut in pending:   # still running after the wait: counted as stopped
-        tally.failed.append(futures[fut].name)
+        display.record(futures[fut], STOPPED)
 
 
 def _running_keys(client) -> set:

@@ -10,14 +10,20 @@ plus batloc additions used when `batcmd` is absent (the embedded engine runs):
     engine-args              extra engine flags (list or string)
     scheduler-address        where a scheduler robin starts binds (default 127.0.0.1,
                              loopback only; "*" exposes it on every interface)
+    pybatsim-verbosity       log level of the pybatsim schedulers robin starts (debug,
+                             info, warning, error, critical; default warning: pybatsim
+                             logs every message at info, megabytes per simulated week)
 
 Sweep — any description with `platforms`, `workloads` and `schedulers` lists:
     output-dir, platforms, workloads, schedulers (names, or mappings with
     name/policy/options or name/command), baseline (default fcfs),
     engine (command of the engine: default the embedded one; `batsim` for
-    real Batsim), engine-args, scheduler-address, and the four timeouts.
-    Scheduler names and input file names become folder names under
-    OUTPUT_DIR/runs: a scheduler `name` must be a plain file name.
+    real Batsim), engine-args, scheduler-address, pybatsim-verbosity, and the
+    four timeouts. Scheduler names and input file names become folder names
+    under OUTPUT_DIR/runs: a scheduler `name` must be a plain file name.
+    A scheduler robin starts runs in its run's folder (so that the files it
+    writes by itself, such as pybatsim's out_events.csv, stay with its run);
+    the arguments of its command that name files are made absolute first.
 
 Commands (batcmd, schedcmd, a scheduler's command, engine) are run by a
 shell, as in batexpe: a description file is a program; run only trusted ones.
@@ -50,9 +56,11 @@ TIMEOUT_KEYS = {
     "failure-timeout": "failure",
 }
 SINGLE_KEYS = {"output-dir", "batcmd", "schedcmd", "platform", "workload", "scheduler", "engine-args",
-               "scheduler-address", *TIMEOUT_KEYS}
+               "scheduler-address", "pybatsim-verbosity", *TIMEOUT_KEYS}
 SWEEP_KEYS = {"output-dir", "platforms", "workloads", "schedulers", "baseline", "engine", "engine-args",
-              "scheduler-address", *TIMEOUT_KEYS}
+              "scheduler-address", "pybatsim-verbosity", *TIMEOUT_KEYS}
+VERBOSITIES = ("debug", "info", "warning", "error", "critical")
+PYBATSIM_VERBOSITY = "warning"
 # A run folder's name part: nothing that could leave OUTPUT_DIR/runs.
 SAFE_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.+=-]*")
 
@@ -69,12 +77,28 @@ def package_root() -> Path:
 
 def resolve_input(path: str) -> Path:
     p = Path(os.path.expanduser(str(path)))
-    if p.is_absolute() or p.exists():
+    if not (p.is_absolute() or p.exists()) and (package_root() / p).exists():
+        p = package_root() / p
+    if p.is_dir():
+        raise DescriptionError(f"input {path} is a folder, not a file")
+    if p.exists() and not p.is_file():
+        raise DescriptionError(f"input {path} is not a regular file (a device or a pipe never ends)")
+    if p.exists():
         return p.resolve()
-    candidate = package_root() / p
-    if candidate.exists():
-        return candidate
     raise DescriptionError(f"input file not found: {path} (looked in {Path.cwd()} and {package_root()})")
+
+
+def output_folder(path) -> Path:
+    """OUTPUT_DIR as an absolute path; refused in one line when it names a file."""
+    if isinstance(path, (bool, list, dict)) or path is None or not str(path):
+        raise DescriptionError(f"output-dir must be a folder name, not {path!r}")
+    out = Path(os.path.expanduser(str(path))).resolve()
+    for parent in (out, *out.parents):
+        if parent.exists():
+            if not parent.is_dir():
+                raise DescriptionError(f"output-dir {path}: {parent} is a file, not a folder")
+            break
+    return out
 
 
 def read_timeouts(desc: dict, defaults: Timeouts | None = None) -> Timeouts:
@@ -93,10 +117,12 @@ def read_timeouts(desc: dict, defaults: Timeouts | None = None) -> Timeouts:
 
 def load_description(path) -> dict:
     try:
-        with open(path) as f:
+        with open(path, encoding="utf-8") as f:
             desc = yaml.safe_load(f)
     except OSError as exc:
         raise DescriptionError(f"cannot read description file: {exc}") from None
+    except UnicodeDecodeError:
+        raise DescriptionError(f"{path}: not a text file (a description is YAML in UTF-8)") from None
     except yaml.YAMLError as exc:
         raise DescriptionError(f"invalid YAML in {path}: {exc}") from None
     if not isinstance(desc, dict):
@@ -153,19 +179,44 @@ class SchedulerSpec:
                 d["staging"] = True
         return d
 
-    def command_line(self, port: int, export_prefix: Path, address: str = LOOPBACK) -> str:
+    def command_line(self, port: int, export_prefix: Path, address: str = LOOPBACK,
+                     verbosity: str = PYBATSIM_VERBOSITY) -> str:
+        """The command robin starts, in the run's folder (file arguments made absolute)."""
         endpoint = f"tcp://{address}:{port}"
         if self.policy:
             script = schedulers_dir() / f"{self.policy}.py"
             opts = {**self.options, "export_prefix": str(export_prefix)}
-            argv = pybatsim_command() + [str(script), "-s", endpoint, "-o", json.dumps(opts, sort_keys=True)]
+            argv = pybatsim_command() + [str(script), "-v", verbosity, "-s", endpoint,
+                                         "-o", json.dumps(opts, sort_keys=True)]
         elif self.staging:
             # the proxy listens where the engine connects and gives the command its own -s
             argv = [sys.executable, "-m", "batloc.adapters.cli", "-q", "--bind", endpoint,
-                    "--export-prefix", str(export_prefix), "--"] + shlex.split(self.command)
+                    "--export-prefix", str(export_prefix), "--"] + quiet(absolute(self.command), verbosity)
         else:
-            argv = shlex.split(self.command) + ["-s", endpoint]
+            argv = quiet(absolute(self.command), verbosity) + ["-s", endpoint]
         return shlex.join(argv)
+
+
+def absolute(command: str) -> list[str]:
+    """A command's words, those naming an existing file or folder made absolute (it runs elsewhere)."""
+    words = []
+    for w in shlex.split(command):
+        flag, eq, value = w.partition("=") if w.startswith("--") else ("", "", w)
+        if value and not value.startswith("-") and not os.path.isabs(value) and os.path.exists(value):
+            value = os.path.abspath(value)
+        words.append(flag + eq + value)
+    return words
+
+
+def quiet(words: list[str], verbosity: str) -> list[str]:
+    """A pybatsim command through batloc's launcher (robin.pybatsim_launcher: -v holds for every logger),
+    at `verbosity` unless the command sets its own (-v/--verbosity)."""
+    if not words or Path(words[0]).name != "pybatsim":
+        return words
+    words = [sys.executable, "-m", "batloc.robin.pybatsim_launcher"] + words[1:]
+    if any(w.startswith(("-v", "--verbosity")) for w in words[3:]):   # -v LEVEL, -vLEVEL, --verbosity[=]LEVEL
+        return words
+    return words + ["-v", verbosity]
 
 
 def safe_name(text: str) -> str:
@@ -184,6 +235,13 @@ def checked_name(name) -> str:
     return name
 
 
+def pybatsim_verbosity(desc: dict) -> str:
+    level = desc.get("pybatsim-verbosity", PYBATSIM_VERBOSITY)
+    if level not in VERBOSITIES:
+        raise DescriptionError(f"pybatsim-verbosity must be one of {', '.join(VERBOSITIES)}, not {level!r}")
+    return level
+
+
 def scheduler_address(desc: dict) -> str:
     """Where schedulers robin starts bind: loopback unless the description says otherwise."""
     address = desc.get("scheduler-address", LOOPBACK)
@@ -194,7 +252,8 @@ def scheduler_address(desc: dict) -> str:
 
 def parse_scheduler(entry) -> SchedulerSpec:
     if isinstance(entry, str):
-        return SchedulerSpec(name=checked_name(entry), policy=_policy_of(entry), options=_options_of(entry))
+        return SchedulerSpec(name=checked_name(entry), policy=checked_policy(_policy_of(entry)),
+                             options=_options_of(entry))
     if not isinstance(entry, dict):
         raise DescriptionError(f"a scheduler is a name or a mapping, not {entry!r}")
     unknown = set(entry) - {"name", "policy", "options", "command", "staging"}
@@ -204,14 +263,40 @@ def parse_scheduler(entry) -> SchedulerSpec:
         staging = entry.get("staging", False)
         if not isinstance(staging, bool):
             raise DescriptionError(f"scheduler {entry['command']!r}: staging must be true or false")
-        name = entry.get("name") or safe_name(shlex.split(entry["command"])[-1]) + ("-staged" if staging else "")
+        words = command_words(entry["command"])
+        name = entry.get("name") or safe_name(words[-1]) + ("-staged" if staging else "")
         return SchedulerSpec(name=checked_name(name), command=str(entry["command"]), staging=staging)
     policy = entry.get("policy") or _policy_of(str(entry.get("name", "")))
     if not policy:
         raise DescriptionError(f"scheduler {entry!r} needs a policy or a command")
-    options = {**_options_of(str(entry.get("name", policy))), **(entry.get("options") or {})}
+    policy = checked_policy(str(policy))
+    given = entry.get("options") or {}
+    if not isinstance(given, dict):
+        raise DescriptionError(f"scheduler {entry.get('name', policy)!r}: options must be a mapping, not {given!r}")
+    options = {**_options_of(str(entry.get("name", policy))), **given}
     name = entry.get("name") or (policy + ("-bf" if options.get("backfilling") else ""))
     return SchedulerSpec(name=checked_name(name), policy=str(policy), options=dict(options))
+
+
+def command_words(command) -> list[str]:
+    """A scheduler command's words; one line for an empty command or unbalanced quotes."""
+    if not isinstance(command, str):
+        raise DescriptionError(f"a scheduler command is a string, not {command!r}")
+    try:
+        words = shlex.split(command)
+    except ValueError as exc:
+        raise DescriptionError(f"scheduler command {command!r}: {exc}") from None
+    if not words:
+        raise DescriptionError("a scheduler command is empty")
+    return words
+
+
+def checked_policy(policy: str) -> str:
+    """A batloc policy: a file schedulers/<policy>.py (names only, never a path)."""
+    if not SAFE_NAME.fullmatch(policy) or not (schedulers_dir() / f"{policy}.py").is_file():
+        raise DescriptionError(f"unknown policy {policy!r}: no {schedulers_dir() / (policy + '.py')} "
+                               "(for a scheduler of your own, give its command)")
+    return policy
 
 
 def _policy_of(name: str) -> str:
@@ -229,13 +314,20 @@ def engine_args(desc: dict) -> list[str]:
 
 
 def embedded_batcmd(engine: list[str], platform: Path, workload: Path, prefix: Path, port: int,
-                    dynamic_jobs: bool, extra: list[str], address: str = LOOPBACK) -> str:
+                    dynamic_jobs: bool, extra: list[str], address: str = LOOPBACK,
+                    progress_file: Path | None = None) -> str:
     # a scheduler bound on every interface is reached on loopback too
     host = "localhost" if address in (LOOPBACK, "*", "0.0.0.0") else address
     argv = engine + ["-p", str(platform), "-w", str(workload), "-e", str(prefix), "-s", f"tcp://{host}:{port}"]
     if dynamic_jobs:
         argv.append("--enable-dynamic-jobs")
+    if progress_file is not None and is_embedded(engine):
+        argv += ["--progress-file", str(progress_file)]   # robin shows it; real Batsim has no such flag
     return shlex.join(argv + extra)
+
+
+def is_embedded(engine: list[str]) -> bool:
+    return engine == engine_command(None)
 
 
 def batcmd_inputs(batcmd: str) -> dict:

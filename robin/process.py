@@ -23,6 +23,7 @@ import signal
 import subprocess
 import threading
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -61,6 +62,29 @@ class Stop:
 
 STOP = Stop()
 
+
+@contextmanager
+def stopping_on_signals():
+    """While inside, SIGINT and SIGTERM set `STOP` instead of raising.
+
+    Runs in other threads cannot be interrupted by an exception; they watch
+    STOP and stop their process groups themselves (children live in their own
+    sessions, so a terminal's Ctrl-C never reaches them directly).
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    STOP.clear()
+    watched = (signal.SIGINT, signal.SIGTERM)
+    previous = {sig: signal.getsignal(sig) for sig in watched}
+    for sig in watched:
+        signal.signal(sig, lambda signum, frame: STOP.set(signum))
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
 @dataclass
 class Timeouts:
     """batexpe robin's defaults (seconds)."""
@@ -80,6 +104,11 @@ class Outcome:
     started_at: float = 0.0
     ended_at: float = 0.0
     logs: dict = field(default_factory=dict)
+    validation: dict | None = None    # the validator's verdict (robin.validation), once both succeeded
+
+    @property
+    def invalid(self) -> bool:
+        return self.validation is not None and not self.validation["valid"]
 
     @property
     def wall_seconds(self) -> float:
@@ -130,7 +159,7 @@ def _write_script(path: Path, command: str) -> Path:
 class Child:
     """One command in its own session (hence its own process group)."""
 
-    def __init__(self, name: str, command: str, output_dir: Path, cpu: int | None = None):
+    def __init__(self, name: str, command: str, output_dir: Path, cpu: int | None = None, cwd: Path | None = None):
         self.name = name
         script = _write_script(output_dir / "cmd" / f"{name}.bash", command)
         log_dir = output_dir / "log"
@@ -138,7 +167,7 @@ class Child:
         self.stderr_path = log_dir / f"{name}.stderr"
         with open(self.stdout_path, "wb") as out, open(self.stderr_path, "wb") as err:
             self.proc = subprocess.Popen(["bash", str(script)], stdout=out, stderr=err, stdin=subprocess.DEVNULL,
-                                         start_new_session=True, preexec_fn=pin_to(cpu))
+                                         start_new_session=True, preexec_fn=pin_to(cpu), cwd=cwd)
         GUARD.register(self.proc.pid)  # its session's id is its pid
 
     def poll(self):
@@ -158,8 +187,12 @@ def tail(path: Path, lines: int = 15) -> str:
 
 
 def run_simulation(output_dir, batcmd: str, schedcmd: str | None, timeouts: Timeouts, log=print,
-                   stop: Stop = STOP) -> Outcome:
-    """Run the pair; `stop` ends it early (robin's signal handler, or a Dask sweep's stop request)."""
+                   stop: Stop = STOP, sched_cwd: Path | None = None) -> Outcome:
+    """Run the pair; `stop` ends it early (robin's signal handler, or a Dask sweep's stop request).
+
+    `sched_cwd`: where the scheduler runs (a sweep's: its run folder, so that what it writes
+    on its own stays there); None keeps robin's directory, as batexpe does.
+    """
     output_dir = Path(output_dir)
     for sub in ("log", "cmd"):
         (output_dir / sub).mkdir(parents=True, exist_ok=True)
@@ -177,7 +210,7 @@ def run_simulation(output_dir, batcmd: str, schedcmd: str | None, timeouts: Time
             return out
         sched = None
         if schedcmd:
-            sched = Child("sched", schedcmd, output_dir, cpu)
+            sched = Child("sched", schedcmd, output_dir, cpu, sched_cwd)
             children.append(sched)
             if port is not None:
                 ready = _wait(lambda: port in listening_ports() or sched.poll() is not None, timeouts.ready, stop)

@@ -1,8 +1,11 @@
 """From a description to runnable RunSpecs, and running one of them with its run.json.
 
 `run.json`, written beside the outputs, is what `batloc report` reads: the
-inputs, the scheduler and its options, the commands, the outcome and a hash
-of the configuration (so a sweep knows which runs are already complete).
+inputs (paths and contents' sha256), the scheduler and its options, the
+commands, the outcome, the validator's verdict (robin.validation) and a hash
+of the configuration. A sweep skips a run whose run.json says it succeeded,
+valid, with the same configuration and the same input contents
+(robin.identity).
 """
 
 from __future__ import annotations
@@ -10,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
+import os
 import shlex
 import threading
 import time
@@ -18,12 +22,27 @@ from pathlib import Path
 
 import batloc
 
-from batloc.processes import free_port
+from batloc.processes import free_port, pybatsim_missing
 
 from . import description as rd
+from . import identity
 from .process import STOP, Outcome, Stop, Timeouts, run_simulation, socket_port, tail
+from .validation import summary, validate_run
 
 PREFIX = "out"  # outputs are <run dir>/out_jobs.csv, … as in Batsim's tutorials
+PROGRESS = "progress"   # <run dir>/log/progress: the engine's simulated time, for robin's display
+
+
+@dataclass
+class SweepBuild:
+    """What a sweep run's two commands are made of; they get their port when the run starts."""
+    engine: list
+    platform: Path
+    workload: Path
+    scheduler: rd.SchedulerSpec
+    extra: list
+    address: str
+    verbosity: str
 
 
 @dataclass
@@ -34,28 +53,46 @@ class RunSpec:
     schedcmd: str | None
     timeouts: Timeouts
     meta: dict = field(default_factory=dict)
-    # sweep runs: (engine argv, platform, workload, SchedulerSpec, engine args, scheduler address),
-    # bound to a port at start
-    build: tuple | None = None
+    build: SweepBuild | None = None
+    sched_cwd: Path | None = None      # where the scheduler runs (None: robin's own directory, as batexpe)
 
     @property
     def prefix(self) -> Path:
         return self.output_dir / PREFIX
+
+    @property
+    def progress_path(self) -> Path:
+        return self.output_dir / "log" / PROGRESS
 
     def config_hash(self) -> str:
         # ports differ between invocations; everything else defines the run
         stable = {k: v for k, v in self.meta.items() if k in ("platform", "workload", "scheduler", "engine", "engine_args")}
         return hashlib.sha256(json.dumps(stable, sort_keys=True).encode()).hexdigest()[:16]
 
-    def is_complete(self) -> bool:
+    def input_files(self) -> dict:
+        """{role: [paths]} of the files the run's results depend on (robin.identity)."""
+        files = {role: [Path(self.meta[role])] for role in ("platform", "workload") if self.meta.get(role)}
+        files["scheduler"] = identity.scheduler_files(self.meta.get("scheduler") or {}, rd.schedulers_dir())
+        return files
+
+    def state(self) -> tuple[str, str]:
+        """("complete" | "changed" | "todo", what changed): may the sweep skip this run?"""
         meta_path = self.output_dir / "run.json"
         if not meta_path.exists() or not Path(f"{self.prefix}_jobs.csv").exists():
-            return False
+            return "todo", ""
         try:
             meta = json.loads(meta_path.read_text())
         except ValueError:
-            return False
-        return meta.get("status") == "success" and meta.get("config_hash") == self.config_hash()
+            return "todo", ""
+        if not isinstance(meta, dict) or meta.get("status") != "success" or meta.get("config_hash") != self.config_hash():
+            return "todo", ""
+        if "inputs" not in meta:
+            return "changed", "its run.json records no input contents (written by an older robin)"
+        changed = identity.changed(meta["inputs"], identity.inputs(self.input_files()))
+        if not changed:
+            return "complete", ""
+        more = f"; and {len(changed) - 3} more" if len(changed) > 3 else ""
+        return "changed", "; ".join(changed[:3]) + more
 
 
 class PortAllocator:
@@ -89,11 +126,12 @@ def single_run(desc: dict) -> RunSpec:
         raise rd.DescriptionError(f"unknown keys: {sorted(unknown)} (allowed: {sorted(rd.SINGLE_KEYS)})")
     if "output-dir" not in desc:
         raise rd.DescriptionError("output-dir is required")
-    out = _abs_dir(desc["output-dir"])
+    out = rd.output_folder(desc["output-dir"])
     timeouts = rd.read_timeouts(desc)
     batcmd = desc.get("batcmd")
     schedcmd = desc.get("schedcmd")
     meta: dict = {}
+    sched_cwd = None
     for key in ("batcmd", "schedcmd"):
         if key in desc and not isinstance(desc[key], str):
             raise rd.DescriptionError(f"{key} must be a string")
@@ -102,9 +140,10 @@ def single_run(desc: dict) -> RunSpec:
             raise rd.DescriptionError("give either schedcmd or scheduler, not both")
         spec = rd.parse_scheduler(desc["scheduler"])
         port = PORTS.take() if not batcmd else (socket_port(batcmd) or 28000)
-        schedcmd = spec.command_line(port, out / PREFIX, rd.scheduler_address(desc))
+        schedcmd = spec.command_line(port, out / PREFIX, rd.scheduler_address(desc), rd.pybatsim_verbosity(desc))
         meta["scheduler"] = spec.to_json()
         dynamic = spec.dynamic_jobs
+        sched_cwd = out
     else:
         port = _sched_port(schedcmd) if schedcmd else 28000
         dynamic = True  # an unknown scheduler may register jobs; the flag costs nothing otherwise
@@ -113,11 +152,13 @@ def single_run(desc: dict) -> RunSpec:
             raise rd.DescriptionError("without batcmd, platform and workload are required (embedded engine)")
         platform, workload = rd.resolve_input(desc["platform"]), rd.resolve_input(desc["workload"])
         batcmd = rd.embedded_batcmd(rd.engine_command(None), platform, workload, out / PREFIX, port,
-                                    dynamic, rd.engine_args(desc), rd.scheduler_address(desc))
+                                    dynamic, rd.engine_args(desc), rd.scheduler_address(desc),
+                                    out / "log" / PROGRESS)
         meta["engine"] = "embedded"
     meta.update(rd.batcmd_inputs(batcmd))
     meta.setdefault("scheduler", {"name": _sched_name(schedcmd), "command": schedcmd})
-    return RunSpec(name=out.name, output_dir=out, batcmd=batcmd, schedcmd=schedcmd, timeouts=timeouts, meta=meta)
+    return RunSpec(name=out.name, output_dir=out, batcmd=batcmd, schedcmd=schedcmd, timeouts=timeouts, meta=meta,
+                   sched_cwd=sched_cwd)
 
 
 def _sched_port(schedcmd: str) -> int:
@@ -151,17 +192,20 @@ def sweep_runs(desc: dict, timeout_defaults: Timeouts | None = None) -> tuple[Pa
     for key in ("output-dir", "platforms", "workloads", "schedulers"):
         if not desc.get(key):
             raise rd.DescriptionError(f"a sweep needs a non-empty {key}")
-    out = _abs_dir(desc["output-dir"])
+    out = rd.output_folder(desc["output-dir"])
     platforms = [rd.resolve_input(p) for p in _as_list(desc["platforms"])]
     workloads = [rd.resolve_input(w) for w in _as_list(desc["workloads"])]
     schedulers = [rd.parse_scheduler(s) for s in _as_list(desc["schedulers"])]
     names = [s.name for s in schedulers]
     if len(set(names)) != len(names):
         raise rd.DescriptionError(f"scheduler names must be unique: {names}")
+    if any(s.policy for s in schedulers) and pybatsim_missing():
+        raise rd.DescriptionError(pybatsim_missing())   # once, not once per run
     timeouts = rd.read_timeouts(desc, timeout_defaults)
     engine = rd.engine_command(desc.get("engine"))
     extra = rd.engine_args(desc)
     address = rd.scheduler_address(desc)
+    verbosity = rd.pybatsim_verbosity(desc)
     plat_labels, wl_labels = _labels(platforms), _labels(workloads)
     runs_dir = out / "runs"
     specs = []
@@ -172,18 +216,20 @@ def sweep_runs(desc: dict, timeout_defaults: Timeouts | None = None) -> tuple[Pa
             raise rd.DescriptionError(f"run folder {run_dir} would leave {runs_dir}")
         meta = {"platform": str(pl), "workload": str(wl), "scheduler": sched.to_json(),
                 "engine": desc.get("engine") or "embedded", "engine_args": extra}
-        # commands get their port when the run starts, see execute()
+        # commands get their port when the run starts, see bind_commands()
         specs.append(RunSpec(name=run_dir.name, output_dir=run_dir, batcmd="", schedcmd=None,
-                             timeouts=timeouts, meta=meta, build=(engine, pl, wl, sched, extra, address)))
+                             timeouts=timeouts, meta=meta, sched_cwd=run_dir,
+                             build=SweepBuild(engine, pl, wl, sched, extra, address, verbosity)))
     return out, specs, str(desc.get("baseline", "fcfs"))
 
 
 def bind_commands(spec: RunSpec) -> None:
     """Give a sweep run its own port and build its two commands."""
-    engine, pl, wl, sched, extra, address = spec.build
+    b = spec.build
     port = PORTS.take()
-    spec.schedcmd = sched.command_line(port, spec.prefix, address)
-    spec.batcmd = rd.embedded_batcmd(engine, pl, wl, spec.prefix, port, sched.dynamic_jobs, extra, address)
+    spec.schedcmd = b.scheduler.command_line(port, spec.prefix, b.address, b.verbosity)
+    spec.batcmd = rd.embedded_batcmd(b.engine, b.platform, b.workload, spec.prefix, port, b.scheduler.dynamic_jobs,
+                                     b.extra, b.address, spec.progress_path)
 
 
 def _as_list(v):
@@ -196,8 +242,21 @@ def _labels(paths: list[Path]) -> list[str]:
 
 
 def execute(spec: RunSpec, log=print, stop: Stop = STOP) -> Outcome:
+    """Run it, validate it if it succeeded, and record both in its run.json."""
     spec.output_dir.mkdir(parents=True, exist_ok=True)
-    outcome = run_simulation(spec.output_dir, spec.batcmd, spec.schedcmd, spec.timeouts, log=log, stop=stop)
+    # contents as the run starts: a file edited while it runs differs at the next invocation
+    inputs = identity.inputs(spec.input_files())
+    try:
+        spec.progress_path.unlink()
+    except OSError:
+        pass
+    outcome = run_simulation(spec.output_dir, spec.batcmd, spec.schedcmd, spec.timeouts, log=log, stop=stop,
+                             sched_cwd=spec.sched_cwd)
+    if outcome.success:
+        outcome.validation = _validate(spec)
+        if outcome.validation is not None and not outcome.validation["valid"]:
+            outcome.success = False
+            outcome.reason = f"invalid schedule: {summary(outcome.validation)} (see {spec.output_dir / 'log' / 'validate.txt'})"
     meta = {
         "name": spec.name, **spec.meta,
         "batcmd": spec.batcmd, "schedcmd": spec.schedcmd,
@@ -205,13 +264,29 @@ def execute(spec: RunSpec, log=print, stop: Stop = STOP) -> Outcome:
         "timeouts": spec.timeouts.__dict__, "status": "success" if outcome.success else "failure",
         "reason": outcome.reason, "batsim_returncode": outcome.batsim_returncode,
         "sched_returncode": outcome.sched_returncode,
+        "validation": outcome.validation,
         "started_at": time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(outcome.started_at)),
         "ended_at": time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(outcome.ended_at)),
         "wall_seconds": round(outcome.wall_seconds, 3), "config_hash": spec.config_hash(),
-        "batloc_version": batloc.__version__,
+        "inputs": inputs, "batloc_version": batloc.__version__,
     }
     (spec.output_dir / "run.json").write_text(json.dumps(meta, indent=2) + "\n")
     return outcome
+
+
+def _validate(spec: RunSpec) -> dict | None:
+    """The validator's verdict on a run that ended well; None when its inputs are not known
+    (a batexpe batcmd that names no platform, workload or export prefix)."""
+    platform, workload = spec.meta.get("platform"), spec.meta.get("workload")
+    prefix = spec.meta.get("export_prefix", str(spec.prefix))
+    if not (platform and workload and prefix):
+        return None
+    # relative to robin's directory, where the engine ran; a trailing '/' is part of Batsim's prefix
+    prefix = prefix if os.path.isabs(prefix) else os.path.join(os.getcwd(), prefix)
+    validation, lines = validate_run(prefix, workload, platform, spec.meta.get("scheduler") or {})
+    (spec.output_dir / "log").mkdir(exist_ok=True)
+    (spec.output_dir / "log" / "validate.txt").write_text("".join(f"{line}\n" for line in lines))
+    return validation
 
 
 def failure_message(spec: RunSpec, outcome: Outcome, lines: int = 15) -> str:

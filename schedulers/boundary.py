@@ -25,6 +25,26 @@ from zmq.utils.monitor import recv_monitor_message
 
 PREFIX = "batloc scheduler"
 BAD_INPUT, ENGINE_GONE = 2, 1
+# The protocol's time resolution: times carry six decimals, and Batsim 4.2.1
+# refuses a CALL_ME_LATER that is not strictly later than its clock.
+TICK = 1e-6
+
+
+class OptionsError(ValueError):
+    """An option a scheduler does not know or cannot use (each family's ``options`` module raises it)."""
+
+
+class FileOutputs:
+    """The options naming a scheduler's output files (a mixin of every family's options)."""
+
+    @property
+    def decisions_path(self):
+        """``decisions`` if given, else ``<export_prefix>_decisions.csv``, else None (no log)."""
+        if self.decisions:
+            return self.decisions
+        if self.export_prefix:
+            return f"{self.export_prefix}_decisions.csv"
+        return None
 
 
 def leave(message, status):
@@ -111,10 +131,10 @@ class BatlocScheduler(BatsimScheduler):
                   "its connection closed before the simulation ended (killed? see its output)", ENGINE_GONE)
 
     def stop_after_answer(self, line):
-        """Print `line`, answer the current message, and exit at the next one (a call asked for now).
+        """Print `line`, answer the current message, and exit at the next one (a call asked one tick later).
 
         The engine then sees a scheduler that went away after answering, which it
         reports at once, instead of one that never answered, which it waits for."""
         self.fatal = line
         print(line, file=sys.stderr, flush=True)
-        self.bs.wake_me_up_at(self.bs.time())
+        self.bs.wake_me_up_at(self.bs.time() + TICK)

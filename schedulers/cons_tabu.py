@@ -55,7 +55,6 @@ class Cons_tabu(PlainScheduler):
         self.changed_nodes = set()
         self.tabu_due = False
         self.next_tabu = self.opts.tabu_period
-        self.calls = set()
         self.rng = seed_state(self.opts.seed)
         self.rounds = 0
         self.moves = []            # (time, job id, from node, to node, gain)
@@ -84,11 +83,8 @@ class Cons_tabu(PlainScheduler):
         if now < running.end:
             self.tabu_due = True   # an early end: compress, then optimise
 
-    def onRequestedCall(self):
-        self.calls.discard(self.bs.time())
-        self.dirty = True
-
     def onSimulationEnds(self):
+        super().onSimulationEnds()
         if self.log is not None:
             self.log.close()
 
@@ -135,9 +131,8 @@ class Cons_tabu(PlainScheduler):
         return avail
 
     def _call_at(self, t, now):
-        if t > now and math.isfinite(t) and t not in self.calls:
-            self.calls.add(t)
-            self.bs.wake_me_up_at(t)
+        if t > now:
+            self.call_at(t)
 
     def _tabu(self, now):
         moves = optimise(self.plan, self.fixed_wait, self.fixed_den, now, self.rng,

@@ -3,14 +3,11 @@
     score(Node_k) = t'_k = t_k + (t'_k - t_k)
 """
 
-from batloc.schedulers.core.jit import inline
-from batloc.schedulers.planning_scheduler import PlanningScheduler
+from batloc.schedulers.planning.formulas import eft_score
+from batloc.schedulers.planning.scheduler import PlanningScheduler
 
-
-@inline
-def eft_score(t_k, overhead):
-    return t_k + overhead
+__all__ = ["Eft", "eft_score"]
 
 
 class Eft(PlanningScheduler):
-    policy_name = "EFT"
+    policy_name = "EFT"       # scored by eft_score

@@ -3,14 +3,11 @@
     score(Node_k) = t_k
 """
 
-from batloc.schedulers.core.jit import inline
-from batloc.schedulers.planning_scheduler import PlanningScheduler
+from batloc.schedulers.planning.formulas import fcfs_score
+from batloc.schedulers.planning.scheduler import PlanningScheduler
 
-
-@inline
-def fcfs_score(t_k):
-    return t_k
+__all__ = ["Fcfs", "fcfs_score"]
 
 
 class Fcfs(PlanningScheduler):
-    policy_name = "FCFS"
+    policy_name = "FCFS"      # scored by fcfs_score

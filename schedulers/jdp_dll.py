@@ -21,8 +21,8 @@ class Jdp_dll(ImmediateScheduler):
     accepted_options = ("threshold",)
     default_options = {"cache": "lru"}
 
-    def onSimulationBegins(self):
-        super().onSimulationBegins()
+    def setup(self):
+        super().setup()
         self.mappings = {}            # (node, file) -> mappings since its last replication
         self.cores = [len(n.core_ids) for n in self.platform.nodes]
 
@@ -32,7 +32,7 @@ class Jdp_dll(ImmediateScheduler):
 
     def choose(self, job, now):
         fits = [k for k, c in enumerate(self.cores) if c >= job.cores]
-        eligible = [k for k in fits if k in self.census.nodes(job.file)] if job.file is not None else []
+        eligible = [k for k in fits if k in self.state.census.nodes(job.file)] if job.file is not None else []
         return self.least_loaded(eligible or fits, now), None
 
     def mapped(self, job, node, now):
@@ -43,7 +43,7 @@ class Jdp_dll(ImmediateScheduler):
         if self.mappings[key] < self.opts.threshold:
             return
         self.mappings[key] = 0
-        holders = self.census.nodes(job.file)
+        holders = self.state.census.nodes(job.file)
         others = [k for k in range(len(self.cores)) if k not in holders]
         if others:
             self.replicate(job.file, job.size, self.least_loaded(others, now), now)

@@ -5,14 +5,11 @@
     score(Node_k)   = t_k + W x LoadOverhead + EvictionPenalty        (W = 500 by default)
 """
 
-from batloc.schedulers.core.jit import inline
-from batloc.schedulers.planning_scheduler import PlanningScheduler
+from batloc.schedulers.planning.formulas import lea_score
+from batloc.schedulers.planning.scheduler import PlanningScheduler
 
-
-@inline
-def lea_score(t_k, overhead, penalty, W):
-    return t_k + W * overhead + penalty
+__all__ = ["Lea", "lea_score"]
 
 
 class Lea(PlanningScheduler):
-    policy_name = "LEA"
+    policy_name = "LEA"       # scored by lea_score

@@ -2,20 +2,16 @@
 
 If every node runs at least one job now (option ``saturation``: the share of
 busy nodes required, 1.0 = all), LEA places the job; otherwise EFT does.
+
+    score(Node_k) = LEA's score   if saturated
+                    EFT's score   otherwise
 """
 
-from batloc.schedulers.core.jit import inline
-from batloc.schedulers.eft import eft_score
-from batloc.schedulers.lea import lea_score
-from batloc.schedulers.planning_scheduler import PlanningScheduler
+from batloc.schedulers.planning.formulas import lem_score
+from batloc.schedulers.planning.scheduler import PlanningScheduler
 
-
-@inline
-def lem_score(t_k, overhead, penalty, saturated, W):
-    if saturated:
-        return lea_score(t_k, overhead, penalty, W)
-    return eft_score(t_k, overhead)
+__all__ = ["Lem", "lem_score"]
 
 
 class Lem(PlanningScheduler):
-    policy_name = "LEM"
+    policy_name = "LEM"       # scored by lem_score

@@ -24,7 +24,7 @@ def mct_node(sched, job, now):
     else:
         state, load_end = sched.file_states(job)
         t_file = np.where(state == 2, t_k,
-                          np.where(state == 1, np.fmax(t_k, load_end), sched.chart.tct_all(job.size, t_k)))
+                          np.where(state == 1, np.fmax(t_k, load_end), sched.state.chart.tct_all(job.size, t_k)))
     completion = t_file + job.walltime
     node = argmin_ties(completion, t_k)
     return node, float(completion[node])

@@ -31,8 +31,8 @@ class Online_hps(FileSharingScheduler):
     policy_name = "Online-HPS"
     accepted_options = ("epsilon", "partitioner")
 
-    def onSimulationBegins(self):
-        super().onSimulationBegins()
+    def setup(self):
+        super().setup()
         self.pending = []
         self.partitioner = make_partitioner(self.opts.partitioner)
         self.node_cores = np.array([len(n.core_ids) for n in self.platform.nodes], dtype=np.int64)
@@ -47,7 +47,8 @@ class Online_hps(FileSharingScheduler):
         if not self.pending:
             return
         # 1-3. The hypergraph of the system state.
-        hg = hypergraph.build(self.pending, self.on_node, self.census.nodes, self.platform.bandwidth, now)
+        state = self.state
+        hg = hypergraph.build(self.pending, state.on_node, state.census.nodes, self.platform.bandwidth, now)
         # 4. Partition: a part per node, its weight bounded by its share of the cores.
         caps = (1 + self.opts.epsilon) * hg.total_weight * self.node_cores / self.node_cores.sum()
         part = self.partitioner.partition(hg, caps, self.node_cores)
@@ -68,7 +69,7 @@ class Online_hps(FileSharingScheduler):
         elif status == "loading":
             ready = max(now, load_end)
         else:
-            ready = self.chart.tct(node, job.size, now)
+            ready = self.state.chart.tct(node, job.size, now)
         return ready + job.walltime
 
     def nominee(self, group, node, now):
@@ -87,7 +88,7 @@ class Online_hps(FileSharingScheduler):
         while True:
             heap = []
             for node, group in enumerate(groups):
-                if group and self.n_free[node]:
+                if group and self.state.n_free[node]:
                     best = self.nominee(group, node, now)
                     if best is not None:
                         heap.append((best[0], best[1], node))

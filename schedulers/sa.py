@@ -24,8 +24,8 @@ class Sa(ImmediateScheduler):
     policy_name = "SA"
     accepted_options = ("l", "h")
 
-    def onSimulationBegins(self):
-        super().onSimulationBegins()
+    def setup(self):
+        super().setup()
         self.mode = "MCT"
 
     def choose(self, job, now):

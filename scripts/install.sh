@@ -41,7 +41,7 @@ export PIP_CONSTRAINT="$here/constraints/build.txt"
 "$py" -c "import batloc.engine.simgrid_loader as s; s.import_simgrid()" \
     || { echo "batloc install: SimGrid is installed but cannot be loaded" >&2; exit 1; }
 # Compile the schedulers' planning pass once (numba caches it on disk; see
-# schedulers/core/jit.py), so that no scheduler run pays for it.
-"$py" -c "from batloc.schedulers.core.planner import warm_up; warm_up()" \
+# schedulers/planning/jit.py), so that no scheduler run pays for it.
+"$py" -c "from batloc.schedulers.planning.planner import warm_up; warm_up()" \
     || { echo "batloc install: the schedulers' planning core does not compile" >&2; exit 1; }
 echo "batloc install: ok" >&2

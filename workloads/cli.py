@@ -13,6 +13,7 @@ import argparse
 import json
 import sys
 
+from batloc import command
 from batloc.platforms.reader import PlatformError, read_platform
 from batloc.platforms.units import parse_bytes, parse_duration
 
@@ -196,41 +197,30 @@ def _synth(args):
     print(f"wrote {args.output}: {len(table)} jobs, nb_res {nb_res}")
 
 
+def _run(args):
+    if args.command.startswith("from-"):
+        _convert(args)
+    elif args.command == "synth":
+        _synth(args)
+    elif args.command == "synth-khanna":
+        synth_khanna.run(args, _sizes(args), pipeline.write)
+    elif args.command == "window":
+        table = read_batsim(args.workload)
+        windowed = pipeline.cut_window(table, _window(args))
+        if not windowed["evaluated"].any():
+            raise WorkloadError(f"{args.workload}: no job submitted in the evaluation window")
+        pipeline.write(windowed, args.output, table.attrs.get("nb_res") or 0)
+        print(f"wrote {args.output}: {len(windowed)} jobs, "
+              f"{int(windowed['evaluated'].sum())} evaluated")
+    else:
+        table = read_batsim(args.workload)
+        total = read_platform(args.platform).total_cores if args.platform else table.attrs.get("nb_res")
+        stats = workload_stats(table, total)
+        print(json.dumps(stats, indent=1) if args.json else format_stats(stats))
+
+
 def main(argv=None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
-    try:
-        args = _parser().parse_args(argv)
-    except SystemExit as exc:  # argparse already printed usage or help
-        return int(exc.code or 0)
-    try:
-        if args.command.startswith("from-"):
-            _convert(args)
-        elif args.command == "synth":
-            _synth(args)
-        elif args.command == "synth-khanna":
-            synth_khanna.run(args, _sizes(args), pipeline.write)
-        elif args.command == "window":
-            table = read_batsim(args.workload)
-            windowed = pipeline.cut_window(table, _window(args))
-            if not windowed["evaluated"].any():
-                raise WorkloadError(f"{args.workload}: no job submitted in the evaluation window")
-            pipeline.write(windowed, args.output, table.attrs.get("nb_res") or 0)
-            print(f"wrote {args.output}: {len(windowed)} jobs, "
-                  f"{int(windowed['evaluated'].sum())} evaluated")
-        else:
-            table = read_batsim(args.workload)
-            total = read_platform(args.platform).total_cores if args.platform else table.attrs.get("nb_res")
-            stats = workload_stats(table, total)
-            print(json.dumps(stats, indent=1) if args.json else format_stats(stats))
-    except (WorkloadError, PlatformError) as exc:
-        print(f"batloc workload: error: {exc}", file=sys.stderr)
-        return 2
-    except BrokenPipeError:
-        raise  # the reader of our output left (`| head`); the batloc command handles it
-    except (ValueError, OSError) as exc:
-        print(f"batloc workload: error: {exc}", file=sys.stderr)
-        return 2
-    return 0
+    return command.run("workload", _parser(), _run, (WorkloadError, PlatformError, ValueError, OSError), argv)
 
 
 if __name__ == "__main__":

@@ -1,8 +1,10 @@
 """Shared pieces of Khanna et al.'s file-sharing schedulers (MET, MCT, SA, JDP+DLL, Online-HPS).
 
 - ``options``     — the policies' options, each policy accepting its own subset;
-- ``base``        — pybatsim callbacks, the staging protocol (contract §3), held
-                    cores, node memories, replications, kills and the decision log;
+- ``base``        — the pybatsim class: events, starts, replications, the decision log
+                    (the Batsim-side plumbing is the shared ``batloc.schedulers.base``);
+- ``state``       — held cores, node memories, the file census, the transfer chart,
+                    stagings in flight: changed only by events;
 - ``transfers``   — the transfer Gantt chart (§4.3): one load at a time into a node,
                     optionally one at a time out of Lustre (a shared lane);
 - ``projection``  — walltime-based node availability of the node-local FIFO queues;

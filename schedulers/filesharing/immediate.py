@@ -28,8 +28,8 @@ class ImmediateScheduler(FileSharingScheduler):
         """Called after `job` joined `node`'s queue (DLL counts mappings here)."""
 
     # ---- state ------------------------------------------------------------
-    def onSimulationBegins(self):
-        super().onSimulationBegins()
+    def setup(self):
+        super().setup()
         self.queues = [deque() for _ in self.platform.nodes]
         self.projection = Projection([len(n.core_ids) for n in self.platform.nodes])
         self.to_start = set()      # nodes whose queue head may start
@@ -60,7 +60,7 @@ class ImmediateScheduler(FileSharingScheduler):
         state, load_end = np.zeros(n, dtype=int), np.full(n, np.nan)
         if job.file is None:
             return state, load_end
-        for k in self.census.nodes(job.file):
+        for k in self.state.census.nodes(job.file):
             status, end = self.file_state(job.file, k)
             if status == "loaded":
                 state[k] = 2
@@ -92,7 +92,7 @@ class ImmediateScheduler(FileSharingScheduler):
         nodes = self.to_rebuild | set(self.projection.stale(now).tolist())
         self.to_rebuild = set()
         for node in sorted(nodes):
-            busy = np.full(len(self.free[node]), now)
-            for held in self.on_node[node].values():
+            busy = np.full(len(self.state.free[node]), now)
+            for held in self.state.on_node[node].values():
                 busy[held.positions] = held.deadline
             self.projection.rebuild(node, busy, [(j.cores, j.walltime) for j, _ in self.queues[node]], now)

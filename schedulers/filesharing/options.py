@@ -12,19 +12,15 @@ from dataclasses import dataclass, replace
 from typing import Optional
 
 from batloc.locality.cache import MODELS
-from batloc.schedulers.boundary import finite_number
+from batloc.schedulers.boundary import FileOutputs, OptionsError, finite_number
 
 CACHES = ("value",) + MODELS
 PARTITIONERS = ("greedy", "mtkahypar")
 COMMON = ("cache", "shared_lane", "bandwidth", "decisions", "export_prefix", "stats")
 
 
-class OptionsError(ValueError):
-    """An option a policy does not know or cannot use."""
-
-
 @dataclass(frozen=True)
-class FileSharingOptions:
+class FileSharingOptions(FileOutputs):
     cache: str = "value"
     # One transfer at a time out of Lustre too (a platform whose backbone is one
     # node link wide); by default only one at a time into each node.
@@ -38,14 +34,6 @@ class FileSharingOptions:
     decisions: Optional[str] = None
     export_prefix: Optional[str] = None
     stats: Optional[str] = None   # JSON file receiving pass timings at the end (benchmarks)
-
-    @property
-    def decisions_path(self) -> Optional[str]:
-        if self.decisions:
-            return self.decisions
-        if self.export_prefix:
-            return f"{self.export_prefix}_decisions.csv"
-        return None
 
     @classmethod
     def parse(cls, raw, accepted, policy, **defaults) -> "FileSharingOptions":

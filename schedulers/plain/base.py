@@ -10,9 +10,10 @@ Bad input, as one line on stderr: a job the policy cannot run (wider than
 the machine, no walltime) is rejected and named; input that makes the whole
 run meaningless (a workload without the fields the policy needs, a platform
 without what it needs) stops the scheduler. It first answers the current
-message with a call at the same instant, then exits at that call, so the
-engine sees a scheduler that went away after answering instead of one that
-never answered.
+message with a call one tick later, then exits at that call, so the engine
+sees a scheduler that went away after answering instead of one that never
+answered (``boundary.stop_after_answer``). Passes, wake-ups and the end of
+registration are the shared ``batloc.schedulers.base``.
 """
 
 import math
@@ -21,9 +22,9 @@ from dataclasses import dataclass, field
 
 from procset import ProcSet
 
-from batloc.schedulers.boundary import BatlocScheduler, options_or_exit, with_forced
-
-from .options import OptionsError, parse_options
+from batloc.schedulers.base import SchedulerBase
+from batloc.schedulers.boundary import OptionsError, with_forced
+from batloc.schedulers.plain.options import parse_options
 
 
 class InputError(ValueError):
@@ -64,21 +65,17 @@ def planned_end(running, now):
     return end if end > now else math.nextafter(now, math.inf)
 
 
-class PlainScheduler(BatlocScheduler):
+class PlainScheduler(SchedulerBase):
     policy = "?"
     options_spec = {}
     forced_options = {}
 
     def __init__(self, options=None):
-        self.opts = options_or_exit(self.parse_options, options, OptionsError)
-        super().__init__(dict(options or {}))
+        super().__init__(options)
         self.queue = []      # Waiting, in submission order
         self.running = {}    # job id -> Running
         self.free = set()    # free compute resource ids
-        self.fatal = None
-        self.dirty = False
         self.submitted = 0
-        self.finished_registration = False
 
     @classmethod
     def parse_options(cls, raw):
@@ -110,6 +107,8 @@ class PlainScheduler(BatlocScheduler):
             self.setup()
         except InputError as e:
             self.fail(str(e))
+            return
+        self.ready = True
 
     def lustre_property(self, name):
         props = (self.storages.get("lustre") or {}).get("properties") or {}
@@ -153,18 +152,11 @@ class PlainScheduler(BatlocScheduler):
             self.onJobCompletion(job)
 
     def onRequestedCall(self):
+        super().onRequestedCall()
         self.dirty = True
 
-    def onNoMoreEvents(self):
-        if self.fatal is not None or not hasattr(self, "core_ids"):
-            return
-        if self.dirty:
-            self.dirty = False
-            self.schedule(self.bs.time())
-        if not self.finished_registration and self.bs.no_more_static_jobs and not self.queue:
-            # the engine runs batloc policies with dynamic jobs enabled: it waits for this to end
-            self.finished_registration = True
-            self.bs.notify_registration_finished()
+    def unstarted(self):
+        return len(self.queue)
 
     # ---- actions ------------------------------------------------------------
     def start(self, item, core_ids, now):

@@ -7,11 +7,7 @@ errors naming the option and the known ones.
 
 from types import SimpleNamespace
 
-from batloc.schedulers.boundary import finite_number
-
-
-class OptionsError(ValueError):
-    """An option the scheduler does not know or cannot use."""
+from batloc.schedulers.boundary import OptionsError, finite_number
 
 
 def number(minimum=None, above=None, integer=False):

@@ -1,8 +1,11 @@
 """Golden decision logs: what the Python planning pass decided on three inputs.
 
-Written once by the Python planner (before the compiled core replaced it) with
-``python3 tests/oracle_planner/golden.py``; ``tests/test_planning_golden.py``
-requires the shipped schedulers to write the same logs byte for byte.
+Written by the Python planner (before the compiled core replaced it) with
+``python3 tests/oracle_planner/golden.py``; ``tests/planning/test_planning_golden.py``
+requires the shipped schedulers to write the same logs byte for byte. Rewritten
+once since, when the window-end kill changed (a job whose load outlasts its
+window ends at the window's end): only ``lru-hetero/fcfs`` changed, and the
+Python pass takes the same decisions (``test_planning_differential.py``).
 """
 
 import gzip

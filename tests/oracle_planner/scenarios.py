@@ -2,14 +2,14 @@
 
 Workloads come from batloc's own synthetic generator (bursts of jobs sharing a
 file, load above 1), on small platforms so that queues grow long and nodes
-hold several files; the dry run (`batloc.schedulers.dry_run`) plays the
+hold several files; the dry run (`batloc.testing.dry_run`) plays the
 paper's model without SimGrid.
 """
 
 import os
 import tempfile
 
-from batloc.schedulers.dry_run import DryRun, make_resources
+from batloc.testing.dry_run import DryRun, make_resources
 from batloc.workloads.synth import SynthSpec, generate
 
 GB = 1e9

@@ -1,0 +1,92 @@
+"""The report's first table: per platform/workload, each variant against its baseline, in human units.
+
+It answers the question the lab is for — how much queue time and data
+transfer a scheduler saves — so it holds the means and totals a user asks
+about first, each beside its change from the run it is compared with
+(compare.baseline_of: the baseline, or the backfilling baseline for a
+variant with backfilling). Counts change by a difference, the rest by a
+percentage; every metric here is better lower but the completed jobs.
+"""
+
+from __future__ import annotations
+
+import html
+from dataclasses import dataclass
+
+from . import compare
+from .tables import HOUR, TB, Column, change, number
+
+
+@dataclass(frozen=True)
+class Metric:
+    column: Column
+    lower_is_better: bool = True
+    counts: bool = False
+
+
+METRICS = [
+    Metric(Column("jobs_completed", "jobs completed", integer=True), lower_is_better=False, counts=True),
+    Metric(Column("mean_wait", "mean wait (h)", 1 / HOUR)),
+    Metric(Column("mean_flow", "mean turnaround (h)", 1 / HOUR)),
+    Metric(Column("total_load_time", "time waiting for files (h)", 1 / HOUR)),
+    Metric(Column("bytes_staged", "data moved from the file system (TB)", 1 / TB)),
+    Metric(Column("total_core_time", "core-hours", 1 / HOUR)),
+    Metric(Column("jobs_killed", "jobs killed at walltime (by their load)", integer=True), counts=True),
+    Metric(Column("jobs_rejected", "jobs rejected", integer=True), counts=True),
+]
+
+
+@dataclass
+class Row:
+    run: compare.RunResult
+    base: compare.RunResult | None
+
+
+def rows(results, baseline: str, order) -> dict[tuple, list[Row]]:
+    """group → its runs in `order` (a list of scheduler names), each with the run it is compared with."""
+    groups: dict[tuple, dict[str, compare.RunResult]] = {}
+    for r in results:
+        groups.setdefault(r.group, {})[r.scheduler] = r
+    out = {}
+    for group in sorted(groups):
+        runs = groups[group]
+        names = [s for s in order if s in runs] + sorted(set(runs) - set(order))
+        out[group] = [Row(runs[s], compare.baseline_of(runs[s], runs, baseline)) for s in names]
+    return out
+
+
+def _cell(metric: Metric, run: compare.RunResult, base: compare.RunResult | None) -> str:
+    key = metric.column.key
+    value = run.summary.get(key)
+    text = html.escape(metric.column.show(value))
+    if key == "jobs_killed" and run.summary.get(key):
+        text += f" ({html.escape(number(run.summary.get('jobs_killed_by_load'), integer=True))})"
+    if base is None:
+        return text
+    delta = change(value, base.summary.get(key), counts=metric.counts)
+    if not delta:
+        return text
+    try:
+        diff = float(value) - float(base.summary.get(key))
+    except (TypeError, ValueError):
+        diff = 0.0
+    better = diff != 0 and ((diff < 0) == metric.lower_is_better)
+    css = "same" if diff == 0 else ("better" if better else "worse")
+    return f"{text}<br><span class='{css}'>{html.escape(delta)}</span>"
+
+
+def table(group_rows: list[Row], baseline: str):
+    """A DataFrame of HTML cells: variant, against, then one column per metric."""
+    import pandas as pd
+
+    records = []
+    for row in group_rows:
+        variant = html.escape(row.run.scheduler)
+        if row.base is None and row.run.scheduler == baseline:
+            variant += "<br><span class='same'>baseline</span>"
+        against = html.escape(row.base.scheduler) if row.base is not None else "–"
+        rec = {"variant": variant, "against": against}
+        for m in METRICS:
+            rec[m.column.header] = _cell(m, row.run, row.base)
+        records.append(rec)
+    return pd.DataFrame(records, columns=["variant", "against"] + [m.column.header for m in METRICS])

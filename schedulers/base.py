@@ -1,0 +1,265 @@
+"""The Batsim side every scheduler family shares: passes, wake-ups, stagings, window ends, statistics.
+
+Each family's base (planning: ``planning/scheduler.py``, file-sharing:
+``filesharing/base.py``, plain: ``plain/base.py``) subclasses
+``SchedulerBase`` and says what a pass is (``schedule``), how many jobs wait
+(``unstarted``) and what its statistics are (``stats``); this class speaks
+the protocol around them, once for all:
+
+- **Passes.** One pass per engine message after something changed (``dirty``),
+  timed; with dynamic jobs the simulation ends only once we send
+  ``registration_finished``: we do so when no static job is to come, no job
+  waits and no staging is due (none can be needed any more).
+- **Wake-ups.** Batsim 4.2.1 aborts on a CALL_ME_LATER that is not strictly
+  in the future ("You asked to be awaken in the past"). ``call_at`` therefore
+  asks at least one protocol tick (1 µs, times carry six decimals) after now,
+  each instant once; a timer is due at a call whose time is within one tick
+  of it, since the engine dates its messages to the tick.
+- **Stagings** (contract §3): a ``data_staging`` job from Lustre to the node's
+  memory, registered and executed at once or, booked for later, at that
+  instant through a wake-up.
+- **Window ends** (contract §6): the engine counts a job's walltime from its
+  execution, after its load, while its reservation window [t_k, t_k +
+  walltime) includes the load. A job that waits for its file therefore gets a
+  kill timer at its window's end when it takes its cores (then still in the
+  future). There, a job computing is killed; a job still waiting for its file
+  is executed and killed in the same answer, so it ends COMPLETED_KILLED at its
+  window's end, its cores freed, as the paper's schedule has it (Batsim 4.2.1
+  runs the execution, then the kill, at that instant).
+- **Held jobs**: ``Held``, a job holding cores, and ``HeldJobs``, the held
+  jobs and stagings in flight that the families' states are built on and
+  these timers read (``self.state.held``, ``self.state.stagings``).
+"""
+
+import heapq
+import json
+import logging
+import math
+import time as _time
+from dataclasses import dataclass
+from typing import Optional
+
+import numpy as np
+from procset import ProcSet
+
+from batloc.locality.decision_log import DecisionLog
+from batloc.locality.platform_view import PlatformError, PlatformView
+from batloc.locality.staging import STAGE_WORKLOAD, StagingBook, is_staging_job, staging_profile, storage_mapping
+from batloc.schedulers.boundary import PREFIX, TICK, BatlocScheduler, OptionsError, options_or_exit
+
+log = logging.getLogger("batloc.schedulers")
+
+
+@dataclass
+class Held:
+    """A job holding cores: waiting for its file, or computing."""
+    job: object            # the family's record of the job: id, cores, walltime, file, size
+    node: int
+    positions: np.ndarray
+    start: float           # cores held from here (t_k)
+    deadline: float        # the end of its reservation window (+inf without a walltime)
+    staging: Optional[str]
+    computing: bool
+    alloc: Optional[ProcSet] = None
+
+
+class HeldJobs:
+    """The jobs holding cores and the stagings in flight: the part of a file-aware family's
+    state (planning, file-sharing) that the window-end timers read too."""
+
+    def __init__(self):
+        self.held = {}                 # job id -> Held
+        self.stagings = StagingBook()
+
+    def loaded(self, staging_id):
+        """Staging `staging_id` completed: (its Staging, the Held jobs waiting for it, now computing)."""
+        st = self.stagings.complete(staging_id)
+        ready = []
+        for jid in st.waiters:
+            held = self.held.get(jid)
+            if held is not None:        # None: it ended while waiting
+                held.computing = True
+                ready.append(held)
+        return st, ready
+
+    def release(self, job_id):
+        """A job ended (completed or killed): its Held, gone from the staging it waited for; None if unknown."""
+        held = self.held.pop(job_id, None)
+        if held is not None and held.staging is not None and not held.computing:
+            self.stagings.leave(held.staging, job_id)
+        return held
+
+
+class SchedulerBase(BatlocScheduler):
+    decision_log = None
+
+    # ---- what a family defines -----------------------------------------
+    @classmethod
+    def parse_options(cls, raw):
+        """The options of `raw` (a dict); OptionsError names the first bad one."""
+        raise NotImplementedError
+
+    def schedule(self, now):
+        """One pass: start what can start now."""
+        raise NotImplementedError
+
+    def unstarted(self):
+        """Number of submitted jobs not started yet."""
+        raise NotImplementedError
+
+    def may_schedule(self):
+        """Whether a pass may run now (a periodic scheduler waits for its next instant)."""
+        return True
+
+    def memories(self):
+        """The node memories (``NodeCache``-like), for the overflow count at the end."""
+        return ()
+
+    def stats(self):
+        """What the option ``stats`` writes at the end (benchmarks)."""
+        return {}
+
+    # ---- setup ------------------------------------------------------------
+    def __init__(self, options=None):
+        self.opts = options_or_exit(self.parse_options, options, OptionsError)
+        super().__init__(dict(options or {}))
+        self.ready = False            # set once the family has read the platform
+        self.jobs = {}                # job id -> pybatsim Job
+        self.dirty = False
+        self.finished_registration = False
+        self.calls = set()            # instants a REQUESTED_CALL is asked for
+        self.call_times = []          # heap of them
+        self.due = {}                 # instant -> [Staging] to issue then
+        self.kill_at = {}             # window end -> [job id]
+        self.kill_times = []          # heap of the window ends in kill_at
+        self.pass_times = []          # (jobs waiting, seconds) per pass
+        self.born = _time.perf_counter()
+        self.first_pass_seconds = None
+
+    def read_platform(self):
+        """The platform view of SIMULATION_BEGINS, or None once the scheduler is stopping (one line)."""
+        try:
+            return PlatformView.from_resources(
+                self.bs.machines["compute"], self.bs.machines["storage"], self.opts.bandwidth)
+        except PlatformError as exc:
+            self.stop_after_answer(f"{PREFIX}: {exc}")
+            return None
+
+    def open_decision_log(self):
+        self.decision_log = DecisionLog(self.opts.decisions_path)
+
+    # ---- events -------------------------------------------------------------
+    def admitted(self, job):
+        """The Submission of a job a file-aware family may schedule, or None (staging job, rejected, stopping)."""
+        if is_staging_job(job.id) or self.fatal is not None:
+            return None
+        sub = self.admission.admit(job, self.bs)
+        if sub is None:
+            return None
+        self.jobs[job.id] = job
+        self.dirty = True
+        return sub
+
+    def onRequestedCall(self):
+        now = self.bs.time()
+        while self.call_times and self.call_times[0] <= now + TICK:
+            self.calls.discard(heapq.heappop(self.call_times))
+        for t in sorted(t for t in self.due if t <= now + TICK):
+            for st in self.due.pop(t):
+                self.issue_staging(st)
+        self._end_windows(now)
+
+    def onNoMoreEvents(self):
+        if self.fatal is not None or not self.ready:
+            return
+        if self.dirty and self.may_schedule():
+            self.dirty = False
+            waiting, t0 = self.unstarted(), _time.perf_counter()
+            self.schedule(self.bs.time())
+            done = _time.perf_counter()
+            self.pass_times.append((waiting, done - t0))
+            if self.first_pass_seconds is None:
+                self.first_pass_seconds = done - self.born
+        if (not self.finished_registration and self.bs.no_more_static_jobs
+                and self.unstarted() == 0 and not self.due):
+            self.finished_registration = True
+            self.bs.notify_registration_finished()
+
+    def onSimulationEnds(self):
+        if self.decision_log is not None:
+            self.decision_log.close()
+        overflows = sum(len(m.overflows) for m in self.memories())
+        if overflows:
+            log.warning("%d loads did not fit in node memory (cache %s)", overflows, self.opts.cache)
+        path = getattr(self.opts, "stats", None)
+        if path:
+            with open(path, "w") as fh:
+                json.dump(self.stats(), fh, indent=1)
+
+    # ---- wake-ups -----------------------------------------------------------
+    def call_at(self, t):
+        """A REQUESTED_CALL at `t`, or one tick after now if `t` is not later (never in the past)."""
+        if not math.isfinite(t):
+            return
+        t = max(t, self.bs.time() + TICK)
+        if t not in self.calls:
+            self.calls.add(t)
+            heapq.heappush(self.call_times, t)
+            self.bs.wake_me_up_at(t)
+
+    # ---- stagings -------------------------------------------------------------
+    def issue_staging(self, st):
+        """Register and execute the staging job `st` (a ``locality.staging.Staging``) now."""
+        node = self.platform.nodes[st.node]
+        profile = st.id.split("!", 1)[1]
+        self.bs.register_profiles(STAGE_WORKLOAD, {profile: staging_profile(st.size)})
+        job = self.bs.register_job(st.id, 2, -1, profile)
+        job.allocation = ProcSet(self.platform.lustre_id, node.mem_id)
+        job.storage_mapping = storage_mapping(self.platform.lustre_id, node.mem_id)
+        self.bs.execute_job(job)
+
+    def issue_staging_at(self, st, now):
+        """Issue `st` at its booked start: now if reached, else through a wake-up."""
+        if st.start <= now + TICK:
+            self.issue_staging(st)
+            return
+        self.due.setdefault(st.start, []).append(st)
+        self.call_at(st.start)
+
+    # ---- held jobs and their windows ------------------------------------------
+    def execute(self, held):
+        job = self.jobs[held.job.id]
+        job.allocation = held.alloc
+        self.bs.execute_job(job)
+
+    def watch_window(self, held):
+        """`held` took its cores: if it waits for its file, kill it at its window's end.
+
+        Asked now, while that end is still in the future: once the load is over
+        it may be past (a load slower than planned), and Batsim refuses a call
+        in the past."""
+        if held.computing or not math.isfinite(held.deadline):
+            return
+        if held.deadline not in self.kill_at:
+            self.kill_at[held.deadline] = []
+            heapq.heappush(self.kill_times, held.deadline)
+            self.call_at(held.deadline)
+        self.kill_at[held.deadline].append(held.job.id)
+
+    def _end_windows(self, now):
+        held_jobs, stagings = (self.state.held, self.state.stagings) if self.kill_times else (None, None)
+        while self.kill_times and self.kill_times[0] <= now + TICK:
+            victims = []
+            for jid in self.kill_at.pop(heapq.heappop(self.kill_times)):
+                held = held_jobs.get(jid)
+                if held is None:
+                    continue        # it ended within its window
+                if not held.computing:
+                    # Its load outlasted its window: it leaves the staging's waiters
+                    # and ends now, executed and killed, so that it has a final state.
+                    stagings.leave(held.staging, jid)
+                    held.computing = True
+                    self.execute(held)
+                victims.append(self.jobs[jid])
+            if victims:
+                self.bs.kill_jobs(victims)

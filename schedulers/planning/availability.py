@@ -1,0 +1,438 @@
+"""When cores are free in the planned schedule: t_k and the cores to use (compiled).
+
+Two readings of the same reservations (semantics note, "Node availability"):
+
+- without backfilling, each core is available after the end of the last
+  reservation on it; t_k for c cores is the c-th smallest availability on
+  node k, raised to now: ``cols[c - 1, k]``, exact for every node at once;
+- with conservative backfilling, t_k is the earliest instant at which c cores
+  of node k are free during the whole window [t_k, t_k + w), given every
+  reservation of the pass. ``cols`` then sorts each core's earliest free
+  instant, a lower bound for every node at once; the exact t_k is searched
+  only on the nodes the planner looks at, over the candidate instants now, the
+  actual jobs' ends and the ends of reservations on the node.
+
+Chosen cores: the lowest positions free for the window. A job running at or
+past its planned end (its completion not yet received) never offers its cores
+at now. Arrays are those of ``flat_state`` and ``scratch``, passed one by one.
+"""
+
+import numpy as np
+
+from batloc.schedulers.planning.flat_state import END, MIN_END
+from batloc.schedulers.planning.jit import inline, njit
+from batloc.schedulers.planning.scratch import (BUSY, FREE, HEAD, IV_COUNT, IV_END, IV_NEXT, IV_START, MAX_FREE, P_NEXT,
+                                            TAIL, TOUCHED, TOUCHED_FLAG, VALID)
+
+INF = np.inf
+
+
+@inline
+def at(x, now):
+    """A time read from the availability rows: free cores hold -inf."""
+    return x if x > now else now
+
+
+@inline
+def _sorted_into(rows, k, m, buf):
+    """The first m values of node k's row of ``rows``, sorted, into buf[:m] (insertion sort: m is a few tens)."""
+    for i in range(m):
+        x = rows[k, i]
+        j = i - 1
+        while j >= 0 and buf[j] > x:
+            buf[j + 1] = buf[j]
+            j -= 1
+        buf[j + 1] = x
+
+
+@inline
+def _first_cores(rows, k, t, cores, pos):
+    """The first ``cores`` cores of node k (index order) whose value in ``rows`` is <= t, into pos[0]."""
+    c = 0
+    for p in range(pos.shape[1]):
+        if rows[k, p] <= t:
+            pos[0, c] = p
+            c += 1
+            if c == cores:
+                break
+
+
+@inline
+def _sort_row(rows, k, cols, buf):
+    """Node k's row of ``rows`` changed: its sorted copy into ``cols[:, k]``."""
+    m = rows.shape[1]
+    _sorted_into(rows, k, m, buf)
+    for i in range(m):
+        cols[i, k] = buf[i]
+
+
+@inline
+def _resort(rows, k, cols, tree, buf):
+    """As _sort_row, and the trees of the columns whose value changed."""
+    m = rows.shape[1]
+    _sorted_into(rows, k, m, buf)
+    for c in range(m):
+        if cols[c, k] != buf[c]:
+            cols[c, k] = buf[c]
+            tree_fix(tree, cols, c, k)
+
+
+@inline
+def _count_free(rows, k, now):
+    free = 0
+    for p in range(rows.shape[1]):
+        if rows[k, p] <= now:
+            free += 1
+    return free
+
+
+# ---- nodes in increasing t_k: one tournament tree per core count ---------------
+# tree[c, i] holds (key, node) of the least (cols[c, node], node) under tree
+# node i, the key kept beside the node so that a comparison reads two
+# neighbours instead of two random columns; the leaves are i = L + k (L a
+# power of two >= n), unused or set-aside leaves hold (+inf, n), the root is i = 1.
+TK, TN = 0, 1
+
+
+@inline
+def _win(tree, c, a, b):
+    ka, kb = tree[c, a, TK], tree[c, b, TK]
+    if ka < kb or (ka == kb and tree[c, a, TN] < tree[c, b, TN]):
+        return a
+    return b
+
+
+@inline
+def _tree_set(tree, c, k, key, node):
+    """Leaf k of tree c becomes (key, node): recompute its ancestors, up to the
+    first that stays the same (nothing above it can change then)."""
+    i = tree.shape[1] // 2 + k
+    tree[c, i, TK] = key
+    tree[c, i, TN] = node
+    i >>= 1
+    while i >= 1:
+        w = _win(tree, c, 2 * i, 2 * i + 1)
+        key, node = tree[c, w, TK], tree[c, w, TN]
+        if key == tree[c, i, TK] and node == tree[c, i, TN]:
+            break
+        tree[c, i, TK] = key
+        tree[c, i, TN] = node
+        i >>= 1
+
+
+@inline
+def tree_fix(tree, cols, c, k):
+    """Node k's value in column c changed."""
+    _tree_set(tree, c, k, cols[c, k], k)
+
+
+@njit
+def _tree_build(tree, cols, n):
+    leaves = tree.shape[1] // 2
+    for c in range(tree.shape[0]):
+        for k in range(leaves):
+            tree[c, leaves + k, TK] = cols[c, k] if k < n else INF
+            tree[c, leaves + k, TN] = k if k < n else n
+        for i in range(leaves - 1, 0, -1):
+            w = _win(tree, c, 2 * i, 2 * i + 1)
+            tree[c, i, TK] = tree[c, w, TK]
+            tree[c, i, TN] = tree[c, w, TN]
+
+
+@inline
+def least(tree, c):
+    """The node of least (t_k, index) for ``c + 1`` cores among those left (n: none), and its key."""
+    return int(tree[c, 1, TN]), tree[c, 1, TK]
+
+
+@inline
+def set_aside(tree, cols, c, k):
+    """Take node k out of tree c for the current job (``put_back`` restores it)."""
+    _tree_set(tree, c, k, INF, cols.shape[1] - 1)
+
+
+@inline
+def put_back(tree, cols, c, k):
+    _tree_set(tree, c, k, cols[c, k], k)
+
+
+@njit
+def _refresh(rows, k, now, cols, tree, node_i, cand_times, ints):
+    """After a reservation on k: its sorted column, its place in the trees and
+    cores free now; the largest count free now is recomputed lazily when k
+    held it and lost cores."""
+    _resort(rows, k, cols, tree, cand_times)
+    old = node_i[k, FREE]
+    new = _count_free(rows, k, now)
+    node_i[k, FREE] = new
+    best = ints[MAX_FREE]
+    if best >= 0:
+        if new > best:
+            ints[MAX_FREE] = new
+        elif new < old and old == best:
+            ints[MAX_FREE] = -1
+
+
+@njit
+def max_free_now(node_i, ints):
+    if ints[MAX_FREE] < 0:
+        ints[MAX_FREE] = node_i[:, FREE].max()
+    return ints[MAX_FREE]
+
+
+@inline
+def _touch(node_i, touched, ints, k):
+    """Node k gets a reservation in this pass: reload it at the next one."""
+    if node_i[k, TOUCHED_FLAG] == 0:
+        node_i[k, TOUCHED_FLAG] = 1
+        touched[ints[TOUCHED]] = k
+        ints[TOUCHED] += 1
+
+
+# ---- the pass's starting point ----------------------------------------------------
+
+@njit
+def _load_node(k, backfilling, now, core_end, core_held, base, first_free, tails, core_iv, cols, tree, node_i,
+               cand_times, fix_trees):
+    """Node k's rows as the actual state has them, its sorted column, its count
+    free now and whether it is busy. Free cores hold -inf (read as now); a job
+    at or past its planned end (its completion not yet received) keeps its
+    cores until just after now."""
+    m = core_end.shape[1]
+    soon = np.nextafter(now, INF)
+    busy = 0
+    for p in range(m):
+        e = core_end[k, p]
+        if core_held[k, p]:
+            busy = 1
+            if e <= now:
+                e = soon
+        base[k, p] = e
+        if backfilling:
+            first_free[k, p] = e
+            tails[k, p] = e
+            core_iv[k, p] = -1
+    node_i[k, BUSY] = busy
+    node_i[k, FREE] = _count_free(base, k, now)
+    node_i[k, HEAD] = -1
+    node_i[k, TAIL] = -1
+    if fix_trees:
+        _resort(base, k, cols, tree, cand_times)
+    else:
+        _sort_row(base, k, cols, cand_times)
+    if backfilling:
+        for c in range(m):
+            tails[k, m + c] = cols[c, k]
+        tails[k, 2 * m] = 0.0
+
+
+@njit
+def overrun_at(node_f, now):
+    """Does a job still hold cores at or past its planned end?"""
+    for k in range(node_f.shape[0]):
+        if node_f[k, MIN_END] <= now:
+            return True
+    return False
+
+
+@njit
+def begin_pass(node_f, core_end, core_held, base, first_free, tails, core_iv, cols, tree, node_i, touched,
+               cand_times, ints, dirty, now, backfilling):
+    """The pass's starting point: the actual state's availability.
+
+    Kept from pass to pass, now-free: free cores hold -inf (read as now), held
+    cores their planned end; only the nodes an event changed (``dirty``) and
+    the nodes the previous pass reserved on (``touched``) are reloaded. A node
+    where a job is past its planned end holds ``just after now`` for its
+    cores, so it is reloaded at every pass while that lasts."""
+    n = core_end.shape[0]
+    done = ints[TOUCHED]
+    for i in range(done):
+        node_i[touched[i], TOUCHED_FLAG] = 0
+    ints[TOUCHED] = 0
+    if ints[VALID] == 0:
+        for k in range(n):
+            _load_node(k, backfilling, now, core_end, core_held, base, first_free, tails, core_iv, cols, tree, node_i,
+                       cand_times, False)
+        _tree_build(tree, cols, n)
+        ints[VALID] = 1
+    else:
+        for i in range(done + dirty.shape[0]):
+            k = touched[i] if i < done else dirty[i - done]
+            _load_node(k, backfilling, now, core_end, core_held, base, first_free, tails, core_iv, cols, tree, node_i,
+                       cand_times, True)
+    for k in range(n):
+        if node_f[k, MIN_END] <= now:
+            _load_node(k, backfilling, now, core_end, core_held, base, first_free, tails, core_iv, cols, tree, node_i,
+                       cand_times, True)
+            _touch(node_i, touched, ints, k)
+    ints[MAX_FREE] = -1
+    ints[IV_COUNT] = 0
+
+
+# ---- without backfilling ------------------------------------------------------
+
+@inline
+def t_exact(k, cores, now, cols, base, pos):
+    """t_k on node k and its cores in ``pos[0]`` (count ``cores``); +inf if it never has them."""
+    t = cols[cores - 1, k]
+    if not t < INF:
+        return INF
+    t = at(t, now)
+    _first_cores(base, k, t, cores, pos)
+    return t
+
+
+@njit
+def reserve(k, cores, start, walltime, now, base, cols, tree, node_i, touched, cand_times, pos, ints):
+    """Cores ``pos[1, :cores]`` of node k taken from start for walltime."""
+    _touch(node_i, touched, ints, k)
+    for i in range(cores):
+        base[k, pos[1, i]] = start + walltime
+    _refresh(base, k, now, cols, tree, node_i, cand_times, ints)
+
+
+# ---- conservative backfilling ---------------------------------------------------
+
+@njit
+def _candidates(k, now, lower, base, cand_times, node_i, plan):
+    """Sorted distinct candidate instants >= lower for node k: now, the actual
+    jobs' ends and the ends of the pass's reservations on k; their count."""
+    buf = cand_times
+    c = 0
+    if now >= lower:
+        buf[c] = now
+        c += 1
+    for p in range(base.shape[1]):
+        x = base[k, p]
+        if now < x < INF and x >= lower:
+            buf[c] = x
+            c += 1
+    j = node_i[k, HEAD]
+    while j >= 0:
+        x = plan[j, END]
+        if now < x < INF and x >= lower:
+            buf[c] = x
+            c += 1
+        j = int(plan[j, P_NEXT])
+    if c > 32:
+        buf[:c].sort()
+    else:
+        for i in range(1, c):
+            x = buf[i]
+            j = i - 1
+            while j >= 0 and buf[j] > x:
+                buf[j + 1] = buf[j]
+                j -= 1
+            buf[j + 1] = x
+    u = 0
+    for i in range(c):
+        if u == 0 or buf[i] != buf[u - 1]:
+            buf[u] = buf[i]
+            u += 1
+    return u
+
+
+@inline
+def t_exact_bf(k, cores, walltime, lower, now, cols, base, tails, pos, cand_times, core_iv, iv, node_i, plan):
+    """Backfilling t_k >= ``lower`` on node k and its cores in ``pos[0]``; +inf if none."""
+    m = base.shape[1]
+    # Longer than every gap between reservations (with room for rounding): a
+    # core can host the job only once free for good, so the scan below would
+    # stop at the c-th smallest end of the cores' last reservations.
+    if walltime > 1.000001 * tails[k, 2 * m] + 1e-6:
+        t = at(tails[k, m + cores - 1], now)
+        if lower <= t:
+            if not t < INF:
+                return INF
+            _first_cores(tails, k, t, cores, pos)
+            return t
+    if node_i[k, HEAD] < 0:
+        # Nothing reserved on k yet in this pass: a core is free from its base
+        # availability on, so t_k is the c-th smallest one.
+        t = at(cols[cores - 1, k], now)
+        if lower <= t:
+            if not t < INF:
+                return INF
+            _first_cores(base, k, t, cores, pos)
+            return t
+    count = _candidates(k, now, lower, base, cand_times, node_i, plan)
+    # pos[2, p]: core p's first interval ending after the candidate; the
+    # candidates increase, so it only moves forward.
+    for p in range(m):
+        pos[2, p] = core_iv[k, p]
+    for i in range(count):
+        x = cand_times[i]
+        x_end = x + walltime
+        c = 0
+        for p in range(m):
+            # Core p free over [x, x_end): not held by an actual job at x, and
+            # the first of its intervals ending after x (they are disjoint and
+            # sorted) starts at or after x_end.
+            if base[k, p] > x:
+                continue
+            j = pos[2, p]
+            while j >= 0 and iv[j, IV_END] <= x:
+                j = int(iv[j, IV_NEXT])
+            pos[2, p] = j
+            if j >= 0 and iv[j, IV_START] < x_end:
+                continue
+            pos[0, c] = p
+            c += 1
+            if c == cores:
+                return x
+    return INF
+
+
+@njit
+def reserve_bf(k, cores, start, walltime, now, base, first_free, tails, cols, tree, node_i, touched, cand_times,
+               pos, core_iv, iv, ints):
+    """Cores ``pos[1, :cores]`` of node k reserved over [start, start + walltime)."""
+    _touch(node_i, touched, ints, k)
+    end = start + walltime
+    m = first_free.shape[1]
+    for i in range(cores):
+        p = pos[1, i]
+        if start >= at(tails[k, p], now):
+            tails[k, p] = end
+        # Insert [start, end) before the first interval starting at or after start.
+        new = ints[IV_COUNT]
+        ints[IV_COUNT] = new + 1
+        iv[new, IV_START] = start
+        iv[new, IV_END] = end
+        prev, j = -1, core_iv[k, p]
+        while j >= 0 and iv[j, IV_START] < start:
+            prev, j = j, int(iv[j, IV_NEXT])
+        iv[new, IV_NEXT] = j
+        if prev < 0:
+            core_iv[k, p] = new
+        else:
+            iv[prev, IV_NEXT] = new
+        # The core's earliest free instant was in no interval; if the new one
+        # covers it, it moves to the end of the run of back-to-back intervals.
+        ff = at(first_free[k, p], now)
+        if start <= ff < end:
+            ff = end
+            j = core_iv[k, p]
+            while j >= 0:
+                if iv[j, IV_START] == ff:
+                    ff = iv[j, IV_END]
+                elif iv[j, IV_START] > ff:
+                    break
+                j = int(iv[j, IV_NEXT])
+            first_free[k, p] = ff
+    _sorted_into(tails, k, m, cand_times)
+    for i in range(m):
+        tails[k, m + i] = cand_times[i]
+    # The longest gap left on the node, recomputed: backfilled jobs fill gaps.
+    gap = 0.0
+    for p in range(m):
+        prev = at(base[k, p], now)
+        j = core_iv[k, p]
+        while j >= 0:
+            if iv[j, IV_START] - prev > gap:
+                gap = iv[j, IV_START] - prev
+            prev = iv[j, IV_END]
+            j = int(iv[j, IV_NEXT])
+    tails[k, 2 * m] = gap
+    _refresh(first_free, k, now, cols, tree, node_i, cand_times, ints)

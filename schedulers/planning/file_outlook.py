@@ -1,0 +1,277 @@
+"""When a job's file is available on a node if it starts there at t (t'_k), and
+what starting there costs the files already in memory (LEA's eviction penalty). Compiled.
+
+The paper's three cases (semantics note, "File availability and the memory model"):
+1. the file is present on k at t (kept by the memory model)      -> t'_k = t      (hit)
+2. a load of the file on k began at or before t, not finished    -> its end       (wait)
+3. otherwise                                                      -> t + size/BW_k (miss)
+
+"Present" and "in flight" look ahead over *windows*: each job holding cores on
+the node, actual (running or waiting) or planned earlier in this pass, holds
+its file from its avail time (load end, or start on a hit) to its end (start +
+walltime). An actual window whose load is still in flight past its estimate
+is taken to end its load just after now. Under ``paper`` a file also survives
+its last user's end until another job starts on the node (a job planned
+earlier in the pass at the same instant counts as starting first); under
+``lru`` it stays until evicted for room, planned loads replayed in start
+order against the node's memory; under ``strict`` it goes with its last user,
+seen only by a start in the very instant that user ends (t = its end).
+"""
+
+import numpy as np
+
+from batloc.schedulers.planning.flat_state import (AVAIL, BW, END, FILE, LOADING, M_FILE, M_LAST, M_LOADED, M_SEQ,
+                                               M_SIZE, M_USERS, MEM, N_HELD, N_MEM, SIZE, START)
+from batloc.schedulers.planning.jit import inline, njit
+from batloc.schedulers.planning.scratch import (B_ALIVE, B_FILE, B_LAST, B_ORDER, B_SEQ, B_SIZE, B_VICTIM, HEAD,
+                                            P_NEXT)
+
+PAPER, STRICT, LRU = range(3)
+MODEL_CODES = {"paper": PAPER, "strict": STRICT, "lru": LRU}
+NONE, HIT, WAIT, MISS = range(4)
+CASE_NAMES = ("none", "hit", "wait", "miss")
+INF = np.inf
+
+# Arguments, in this order wherever they appear: k (the node), the job's
+# file and instants, then node_f, held, mem (the actual state), node_i, plan
+# (windows planned in the pass) and buf (see flat_state and scratch).
+
+
+@inline
+def _survives_paper(j, plan, fid, since, t):
+    """No job planned on the node (its windows from ``j`` on) starts in [since, t] with another file."""
+    while j >= 0:
+        s = plan[j, START]
+        if since <= s and s <= t and plan[j, FILE] != fid:
+            return False
+        j = int(plan[j, P_NEXT])
+    return True
+
+
+@inline
+def _in_use(k, fid, t, node_f, held, node_i, plan):
+    """Does a window over t (start <= t < end) on k use file ``fid``?"""
+    for i in range(int(node_f[k, N_HELD])):
+        if held[k, i, FILE] == fid and held[k, i, START] <= t and t < held[k, i, END]:
+            return True
+    j = node_i[k, HEAD]
+    while j >= 0:
+        if plan[j, FILE] == fid and plan[j, START] <= t and t < plan[j, END]:
+            return True
+        j = int(plan[j, P_NEXT])
+    return False
+
+
+@njit
+def _lru_resident(k, t, node_f, held, mem, node_i, plan, buf):
+    """Files the LRU memory of k holds at t once planned loads up to t made room,
+    into buf's B_FILE / B_SIZE columns in the memory's order (new files last);
+    their count."""
+    nf = int(node_f[k, N_MEM])
+    seq, used = 0.0, 0.0
+    for i in range(nf):
+        buf[i, B_FILE] = mem[k, i, M_FILE]
+        buf[i, B_SIZE] = mem[k, i, M_SIZE]
+        buf[i, B_LAST] = mem[k, i, M_LAST]
+        buf[i, B_SEQ] = mem[k, i, M_SEQ]
+        buf[i, B_ALIVE] = 1.0
+        if buf[i, B_SEQ] > seq:
+            seq = buf[i, B_SEQ]
+        used += buf[i, B_SIZE]
+    count = nf
+    # Planned windows starting by t, with a file, in start order (ties: planning order).
+    no = 0
+    j = node_i[k, HEAD]
+    while j >= 0:
+        if plan[j, START] <= t and plan[j, FILE] >= 0:
+            x = plan[j, START]
+            i = no - 1
+            while i >= 0 and plan[int(buf[i, B_ORDER]), START] > x:
+                buf[i + 1, B_ORDER] = buf[i, B_ORDER]
+                i -= 1
+            buf[i + 1, B_ORDER] = j
+            no += 1
+        j = int(plan[j, P_NEXT])
+    capacity = node_f[k, MEM]
+    for o in range(no):
+        w = int(buf[o, B_ORDER])
+        f, start, size = plan[w, FILE], plan[w, START], plan[w, SIZE]
+        found = False
+        for i in range(count):
+            if buf[i, B_ALIVE] != 0.0 and buf[i, B_FILE] == f:
+                buf[i, B_LAST] = start
+                found = True
+                break
+        if found:
+            continue
+        # Least recently used first (last use, then sequence), never a file in use at start.
+        nv = 0
+        for i in range(count):
+            if buf[i, B_ALIVE] != 0.0:
+                v = nv - 1
+                while v >= 0:
+                    q = int(buf[v, B_VICTIM])
+                    if buf[q, B_LAST] > buf[i, B_LAST] or (buf[q, B_LAST] == buf[i, B_LAST]
+                                                           and buf[q, B_SEQ] > buf[i, B_SEQ]):
+                        buf[v + 1, B_VICTIM] = q
+                        v -= 1
+                    else:
+                        break
+                buf[v + 1, B_VICTIM] = i
+                nv += 1
+        for v in range(nv):
+            if used + size <= capacity:
+                break
+            i = int(buf[v, B_VICTIM])
+            if not _in_use(k, buf[i, B_FILE], start, node_f, held, node_i, plan):
+                used -= buf[i, B_SIZE]
+                buf[i, B_ALIVE] = 0.0
+        seq += 1.0
+        buf[count, B_FILE] = f
+        buf[count, B_SIZE] = size
+        buf[count, B_LAST] = start
+        buf[count, B_SEQ] = seq
+        buf[count, B_ALIVE] = 1.0
+        count += 1
+        used += size
+    out = 0
+    for i in range(count):
+        if buf[i, B_ALIVE] != 0.0:
+            buf[out, B_FILE] = buf[i, B_FILE]
+            buf[out, B_SIZE] = buf[i, B_SIZE]
+            out += 1
+    return out
+
+
+@inline
+def _put(buf, count, f, size):
+    for i in range(count):
+        if buf[i, B_FILE] == f:
+            buf[i, B_SIZE] = size
+            return count
+    buf[count, B_FILE] = f
+    buf[count, B_SIZE] = size
+    return count + 1
+
+
+@njit
+def _unused_bytes(k, fid, t, now, model, node_f, held, mem, node_i, plan, buf):
+    """Bytes of files in memory on k at t, other than ``fid``, that no window
+    over t uses (summed in the memory's order, as the Python oracle does)."""
+    if model == STRICT:
+        return 0.0
+    if model == LRU:
+        count = _lru_resident(k, t, node_f, held, mem, node_i, plan, buf)
+    else:
+        # paper: orphans of the memory that survive until t, then files of
+        # windows ended by t that survive until t, each file once (first
+        # position kept).
+        head = node_i[k, HEAD]
+        count = 0
+        for i in range(int(node_f[k, N_MEM])):
+            f = mem[k, i, M_FILE]
+            if mem[k, i, M_USERS] == 0 and mem[k, i, M_LOADED] != 0 and _survives_paper(head, plan, f, now, t):
+                buf[count, B_FILE] = f
+                buf[count, B_SIZE] = mem[k, i, M_SIZE]
+                count += 1
+        for i in range(int(node_f[k, N_HELD])):
+            f = held[k, i, FILE]
+            e = held[k, i, END]
+            if f >= 0 and e <= t and _survives_paper(head, plan, f, e, t):
+                count = _put(buf, count, f, held[k, i, SIZE])
+        j = head
+        while j >= 0:
+            f = plan[j, FILE]
+            e = plan[j, END]
+            if f >= 0 and e <= t and _survives_paper(head, plan, f, e, t):
+                count = _put(buf, count, f, plan[j, SIZE])
+            j = int(plan[j, P_NEXT])
+    total = 0.0
+    for i in range(count):
+        f = buf[i, B_FILE]
+        if f != fid and not _in_use(k, f, t, node_f, held, node_i, plan):
+            total += buf[i, B_SIZE]
+    return total
+
+
+@inline
+def _has(buf, count, fid):
+    for i in range(count):
+        if buf[i, B_FILE] == fid:
+            return True
+    return False
+
+
+@njit
+def _kept(k, fid, since, t, model, lru, node_f, held, mem, node_i, plan, buf):
+    """Does the memory model keep ``fid``, unused since ``since``, until t?
+    ``lru`` caches the LRU replay at t (-1: not yet done); returns (kept, lru)."""
+    if model == PAPER:
+        return _survives_paper(node_i[k, HEAD], plan, fid, since, t), lru
+    if model == LRU:
+        if lru < 0:
+            lru = _lru_resident(k, t, node_f, held, mem, node_i, plan, buf)
+        return _has(buf, lru, fid), lru
+    return since == t, lru
+
+
+@inline
+def evaluate(k, fid, size, t, now, model, penalty, node_f, held, mem, node_i, plan, buf):
+    """(case, t'_k, t'_k - t_k, penalty bytes) of a job with file ``fid`` >= 0
+    starting on k at t; ``penalty=False`` skips the penalty (0.0)."""
+    soon = np.nextafter(now, INF)
+    present = False
+    have_load = False
+    load_end = INF
+    lru = -1
+    for i in range(int(node_f[k, N_HELD])):
+        if held[k, i, FILE] != fid or held[k, i, START] > t:
+            continue
+        avail = held[k, i, AVAIL]
+        if held[k, i, LOADING] != 0 and avail < soon:
+            avail = soon
+        if avail <= t:
+            if t < held[k, i, END]:
+                present = True
+                break
+            kept, lru = _kept(k, fid, held[k, i, END], t, model, lru, node_f, held, mem, node_i, plan, buf)
+            if kept:
+                present = True
+                break
+        elif not have_load or avail < load_end:
+            load_end = avail
+            have_load = True
+    if not present:
+        j = node_i[k, HEAD]
+        while j >= 0:
+            if plan[j, FILE] == fid and plan[j, START] <= t:
+                avail = plan[j, AVAIL]
+                if avail <= t:
+                    if t < plan[j, END]:
+                        present = True
+                        break
+                    kept, lru = _kept(k, fid, plan[j, END], t, model, lru, node_f, held, mem, node_i, plan, buf)
+                    if kept:
+                        present = True
+                        break
+                elif not have_load or avail < load_end:
+                    load_end = avail
+                    have_load = True
+            j = int(plan[j, P_NEXT])
+    if not present and not have_load:
+        for i in range(int(node_f[k, N_MEM])):
+            if mem[k, i, M_FILE] == fid:
+                if mem[k, i, M_LOADED] != 0 and mem[k, i, M_USERS] == 0:
+                    # strict: an orphan is one whose last user ended at M_LAST (<= now)
+                    since = mem[k, i, M_LAST] if model == STRICT else now
+                    present, lru = _kept(k, fid, since, t, model, lru, node_f, held, mem, node_i, plan, buf)
+                break
+    pen = 0.0
+    if penalty:
+        pen = _unused_bytes(k, fid, t, now, model, node_f, held, mem, node_i, plan, buf)
+    if present:
+        return HIT, t, 0.0, pen
+    if have_load:
+        return WAIT, load_end, load_end - t, pen
+    overhead = size / node_f[k, BW]
+    return MISS, t + overhead, overhead, pen

@@ -1,0 +1,5 @@
+"""Stand-ins for tests and benchmarks, never used by a real run.
+
+- ``dry_run`` — a tiny event loop in place of the engine, under the paper's
+  model, that drives a batloc scheduler's pybatsim callbacks directly.
+"""

@@ -1,0 +1,142 @@
+"""The proxy's protocol rules on plain messages (no sockets): 2 nodes x 2 cores, 1 GB/s per node.
+
+Resource ids in the engine: lustre 0, n000 cores 1 2, n000_mem 3, n001 cores 4 5,
+n001_mem 6 (not Batsim 4.2's order, so that the proxy's translation shows): the
+wrapped scheduler sees the cores alone, as 0 1 (n000) and 2 3 (n001).
+"""
+
+
+import pytest
+
+from batloc.adapters.errors import ProxyError
+from batloc.adapters.relay import Relay
+
+
+def begins(dynamic=True, memory=10e9):
+    cores = [{"id": i, "name": f"n00{n}_c0{c}", "state": "idle", "properties": {"node": f"n00{n}"}}
+             for n, (i, c) in [(0, (1, 0)), (0, (2, 1)), (1, (4, 0)), (1, (5, 1))]]
+    storage = [{"id": 0, "name": "lustre", "state": "idle", "properties": {"role": "storage"}}] + [
+        {"id": mid, "name": f"n00{n}_mem", "state": "idle",
+         "properties": {"role": "storage", "node": f"n00{n}", "memory_bytes": str(int(memory)), "bandwidth": "1000000000"}}
+        for n, mid in [(0, 3), (1, 6)]]
+    config = {"dynamic-jobs-enabled": dynamic, "dynamic-jobs-acknowledged": False,
+              "profiles-forwarded-on-submission": False, "forward-unknown-events": False}
+    return {"now": 0.0, "events": [{"timestamp": 0.0, "type": "SIMULATION_BEGINS", "data": {
+        "nb_resources": 7, "nb_compute_resources": 4, "nb_storage_resources": 3, "config": config,
+        "compute_resources": cores, "storage_resources": storage, "workloads": {}, "profiles": {}}}]}
+
+
+def ev(now, etype, **data):
+    return {"timestamp": now, "type": etype, "data": data}
+
+
+def msg(now, *events):
+    return {"now": now, "events": list(events)}
+
+
+def submitted(now, n, file="A", size=2e9):
+    job = {"id": f"w0!{n}", "subtime": now, "res": 1, "walltime": 100, "profile": "d5"}
+    if file:
+        job.update(input_file=file, input_size=size)
+    return ev(now, "JOB_SUBMITTED", job_id=f"w0!{n}", job=job)
+
+
+def execute(now, n, alloc):
+    return ev(now, "EXECUTE_JOB", job_id=f"w0!{n}", alloc=alloc)
+
+
+def started(relay):
+    relay.from_engine(begins())
+    relay.to_engine(msg(0.0))
+    return relay
+
+
+def types(reply):
+    return [(e["type"], e["data"].get("job_id")) for e in reply["events"]]
+
+
+def test_config_rewritten_unknown_events_passed_and_staging_only_instants_answered_alone():
+    relay = Relay()
+    fwd = relay.from_engine(begins())
+    cfg = fwd["events"][0]["data"]["config"]
+    assert cfg["dynamic-jobs-enabled"] is False and cfg["dynamic-jobs-acknowledged"] is False
+    assert relay.to_engine(msg(0.0)) == msg(0.0)
+
+    # an event the proxy does not know goes through both ways, untouched
+    odd = ev(1.0, "SOMETHING_NEW", x=1)
+    m = msg(1.0, odd, submitted(1.0, 1))
+    assert relay.from_engine(m) is m
+    reply = relay.to_engine(msg(1.0, ev(1.0, "SOMETHING_ELSE", y=2), execute(1.0, 1, "0")))
+    # miss: the staging is registered and executed, the job is held
+    assert types(reply) == [("SOMETHING_ELSE", None), ("REGISTER_PROFILE", None),
+                            ("REGISTER_JOB", "batloc-stage!stage-w0-1-n000"),
+                            ("EXECUTE_JOB", "batloc-stage!stage-w0-1-n000")]
+    prof = reply["events"][1]["data"]
+    assert prof == {"workload_name": "batloc-stage", "profile_name": "stage-w0-1-n000",
+                    "profile": {"type": "data_staging", "nb_bytes": 2e9, "from": "pfs", "to": "mem"}}
+    assert reply["events"][3]["data"]["storage_mapping"] == {"pfs": 0, "mem": 3}
+    assert reply["events"][3]["data"]["alloc"] == "0 3"
+
+    # t=2: the same file on the same node shares the load; on the other node it is a load of its own
+    relay.from_engine(msg(2.0, submitted(2.0, 2), submitted(2.0, 3)))
+    reply = relay.to_engine(msg(2.0, execute(2.0, 2, "1"), execute(2.0, 3, "2")))
+    assert types(reply) == [("REGISTER_PROFILE", None), ("REGISTER_JOB", "batloc-stage!stage-w0-3-n001"),
+                            ("EXECUTE_JOB", "batloc-stage!stage-w0-3-n001")]
+
+    # t=3 (1 + 2 GB / 1 GB/s): only the staging ended: the wrapped scheduler is not woken,
+    # and both jobs waiting for that load go
+    assert relay.from_engine(msg(3.0, ev(3.0, "JOB_COMPLETED", job_id="batloc-stage!stage-w0-1-n000",
+                                         job_state="COMPLETED_SUCCESSFULLY", return_code=0, alloc="0 3"))) is None
+    assert types(relay.to_engine(None)) == [("EXECUTE_JOB", "w0!1"), ("EXECUTE_JOB", "w0!2")]
+
+
+def test_killing_a_held_job_ends_it_in_the_engine_and_completes_the_kill_report():
+    relay = started(Relay())
+    relay.from_engine(msg(1.0, submitted(1.0, 1), ev(1.0, "NOTIFY", type="no_more_static_job_to_submit")))
+    relay.to_engine(msg(1.0, execute(1.0, 1, "0")))
+    relay.from_engine(msg(1.5, ev(1.5, "REQUESTED_CALL")))
+    reply = relay.to_engine(msg(1.5, ev(1.5, "KILL_JOB", job_ids=["w0!1"])))
+    # killed before the engine ever started it: CHANGE_JOB_STATE first, so the KILL_JOB finds it ended
+    assert types(reply) == [("CHANGE_JOB_STATE", "w0!1"), ("KILL_JOB", None)]
+    fwd = relay.from_engine(msg(1.5, ev(1.5, "JOB_KILLED", job_ids=["w0!1"], job_progress={})))
+    assert fwd["events"][0]["data"]["job_progress"] == {"w0!1": {"profile": "d5", "progress": 0.0}}
+    assert types(relay.to_engine(msg(1.5))) == []     # the staging is still loading
+    # its load ends: nobody waits for it any more; now nothing can need a staging
+    assert relay.from_engine(msg(3.0, ev(3.0, "JOB_COMPLETED", job_id="batloc-stage!stage-w0-1-n000",
+                                         job_state="COMPLETED_SUCCESSFULLY", return_code=0, alloc="0 3"))) is None
+    assert types(relay.to_engine(None)) == [("NOTIFY", None)]
+
+
+def test_future_dated_execute_waits_for_its_own_call():
+    relay = started(Relay())
+    relay.from_engine(msg(1.0, submitted(1.0, 1, file=None)))
+    late = execute(5.0, 1, "0")
+    reply = relay.to_engine(msg(1.0, late, ev(1.0, "CALL_ME_LATER", timestamp=5.0)))
+    assert reply["events"] == [{"timestamp": 1.0, "type": "CALL_ME_LATER", "data": {"timestamp": 5.0}},
+                               ev(1.0, "CALL_ME_LATER", timestamp=5.0)]
+    # at 5 the engine sends two calls: one is the proxy's (not shown), one the scheduler's
+    fwd = relay.from_engine(msg(5.0, ev(5.0, "REQUESTED_CALL"), ev(5.0, "REQUESTED_CALL")))
+    assert [e["type"] for e in fwd["events"]] == ["REQUESTED_CALL"]
+    assert types(relay.to_engine(msg(5.0))) == [("EXECUTE_JOB", "w0!1")]
+
+
+def test_a_registering_scheduler_sees_the_real_config_and_ends_registration_through_the_proxy():
+    relay = Relay(scheduler_registers=True)
+    fwd = relay.from_engine(begins())
+    assert fwd["events"][0]["data"]["config"]["dynamic-jobs-enabled"] is True
+    relay.to_engine(msg(0.0))
+    relay.from_engine(msg(1.0, submitted(1.0, 1), ev(1.0, "NOTIFY", type="no_more_static_job_to_submit")))
+    finished = ev(1.0, "NOTIFY", type="registration_finished")
+    reply = relay.to_engine(msg(1.0, execute(1.0, 1, "0"), finished))
+    assert ("NOTIFY", None) not in types(reply)      # a load is in flight: registration stays open
+    relay.from_engine(msg(3.0, ev(3.0, "JOB_COMPLETED", job_id="batloc-stage!stage-w0-1-n000",
+                                  job_state="COMPLETED_SUCCESSFULLY", return_code=0, alloc="0 3")))
+    assert types(relay.to_engine(None)) == [("EXECUTE_JOB", "w0!1")]
+    relay.from_engine(msg(8.0, ev(8.0, "JOB_COMPLETED", job_id="w0!1", job_state="COMPLETED_SUCCESSFULLY",
+                                  return_code=0, alloc="1")))
+    assert relay.to_engine(msg(8.0))["events"] == [finished | {"timestamp": 8.0}]
+
+
+def test_engine_without_dynamic_jobs_is_refused():
+    with pytest.raises(ProxyError, match="--enable-dynamic-jobs"):
+        Relay().from_engine(begins(dynamic=False))

@@ -1,0 +1,65 @@
+"""`batloc report` end to end on the hand-made runs: files exist, numbers match jobs.csv."""
+
+import shutil
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from batloc.analysis.cli import main as report_main
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "analysis"
+HAND = DATA / "hand"
+sys.path.insert(0, str(DATA))
+import recompute  # noqa: E402  (independent of batloc.analysis)
+EXPECTED_FIGURES = ["improvement_boxplot.png", "improvement_ecdf.png", "sessions_faster_slower.png",
+                    "usage_fcfs.png", "usage_lea.png", "gantt_fcfs.png", "gantt_lea.png"]
+
+
+def independent_totals(run_dir: Path, workload: Path) -> dict:
+    return recompute.totals(run_dir, workload)
+
+
+@pytest.fixture(scope="module")
+def report_dir(tmp_path_factory):
+    out = tmp_path_factory.mktemp("rep") / "hand"
+    shutil.copytree(HAND, out)
+    assert report_main([str(out)]) == 0
+    return out
+
+
+def test_report_files_exist(report_dir):
+    html = (report_dir / "report.html").read_text()
+    for name in EXPECTED_FIGURES:
+        assert (report_dir / "figures" / name).stat().st_size > 1000, name
+        assert f"figures/{name}" in html
+    for heading in ("Tables I, II", "Table III", "Figs. 2, 7", "Provenance", "Runs"):
+        assert heading in html
+    assert "hand-made test fixture" in html  # workload provenance is carried into the report
+
+
+def test_summary_matches_jobs_csv(report_dir):
+    summary = pd.read_csv(report_dir / "summary.csv").set_index("run")
+    totals = {run: independent_totals(report_dir / run, report_dir / "workload.json") for run in ("fcfs", "lea")}
+    for run, t in totals.items():
+        assert summary.loc[run, "total_load_time"] == pytest.approx(t["load"])
+        assert summary.loc[run, "total_core_time"] == pytest.approx(t["core"])
+    expected = 100 * (totals["fcfs"]["load"] - totals["lea"]["load"]) / totals["fcfs"]["load"]
+    assert summary.loc["lea", "transfer_reduction_pct"] == pytest.approx(expected)
+    assert expected == pytest.approx(48.888889, abs=1e-5)  # and equal to the hand value
+    assert summary.loc["lea", "baseline"] == "fcfs"
+    assert (summary.loc["lea", "faster"], summary.loc["lea", "slower"], summary.loc["lea", "equal"]) == (3, 1, 1)
+
+
+def test_report_rejects_missing_dir(tmp_path):
+    assert report_main([str(tmp_path / "nope")]) == 2
+    assert report_main([str(tmp_path)]) == 1  # a directory without any run
+
+
+def test_gantt_range_option(tmp_path):
+    shutil.copytree(HAND, tmp_path / "hand")
+    assert report_main([str(tmp_path / "hand"), "--gantt-range", "0:50", "--baseline", "lea"]) == 0
+    summary = pd.read_csv(tmp_path / "hand" / "summary.csv").set_index("run")
+    assert summary.loc["fcfs", "baseline"] == "lea"
+    assert summary.loc["fcfs", "transfer_reduction_pct"] == pytest.approx(100 * (23 - 45) / 23)

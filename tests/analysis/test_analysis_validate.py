@@ -1,0 +1,113 @@
+"""`batloc validate` on hand-made jobs.csv files: one test per kind of violation, and bad inputs.
+
+Platform: tests/data/schedulers/two_nodes.xml, whose Batsim 4.2 ids are cores
+0-1 (n000) and 2-3 (n001), then storages lustre 4, n000_mem 5, n001_mem 6.
+"""
+
+import json
+
+import pytest
+
+from batloc.analysis import validate
+from batloc.engine.export import JOBS_HEADER
+
+PLATFORM = "tests/data/schedulers/two_nodes.xml"
+# (id, subtime, res) of the workload
+JOBS = [(1, 10, 1), (2, 10, 2), (3, 20, 1)]
+
+
+def row(jid, start, finish, alloc, res=1, sub=10.0, state="COMPLETED_SUCCESSFULLY", workload="w0"):
+    times = f"{start:.6f},{finish - start:.6f},{finish:.6f},{start - sub:.6f},{finish - sub:.6f},1.000000"
+    return (f"{jid},{workload},d10,{sub:.6f},{res},60.000000,1,{state},{times},{alloc},0.000000,\"\"")
+
+
+CLEAN = [row(1, 10, 20, "0"), row(2, 10, 30, "2-3", res=2), row(3, 20, 30, "0", sub=20)]
+
+
+def run(tmp_path, capsys, rows, jobs=JOBS, platform=PLATFORM):
+    (tmp_path / "out_jobs.csv").write_text(JOBS_HEADER + "\n" + "\n".join(rows) + "\n")
+    wl = {"nb_res": 4, "profiles": {"d10": {"type": "delay", "delay": 10}},
+          "jobs": [{"id": i, "subtime": s, "res": r, "walltime": 60, "profile": "d10"} for i, s, r in jobs]}
+    (tmp_path / "w.json").write_text(json.dumps(wl))
+    rc = validate.main([str(tmp_path / "out"), "--workload", str(tmp_path / "w.json"), "--platform", platform])
+    captured = capsys.readouterr()
+    return rc, captured.out, captured.err
+
+
+def test_a_clean_run_passes(tmp_path, capsys):
+    rc, out, _ = run(tmp_path, capsys, CLEAN)
+    assert rc == 0 and "ok: 3/3 jobs, 0 stagings" in out
+
+
+@pytest.mark.parametrize("rows, kind, detail", [
+    # storage id 5 (n000_mem) is not a core
+    ([row(1, 10, 20, "5"), *CLEAN[1:]], "outside compute ids", "w0!1 runs on 5"),
+    # id 7 does not exist at all
+    ([row(1, 10, 20, "7"), *CLEAN[1:]], "outside compute ids", "w0!1 runs on 7"),
+    ([CLEAN[0], row(2, 10, 30, "2", res=2), CLEAN[2]], "wrong core count", "w0!2 asked for 2 cores and got 1"),
+    ([CLEAN[0], CLEAN[1], row(3, 20, 15, "0", sub=20)], "finish before start", "w0!3 finishes at 15.000000"),
+    (CLEAN[:2], "job missing", "job 3 of the workload"),
+    ([*CLEAN, CLEAN[2]], "job listed twice", "job 3 appears 2 times"),
+    ([*CLEAN[:2], row(3, 20, 30, "0", sub=20, state="RUNNING")], "no final state", "'RUNNING'"),
+    ([*CLEAN, row(9, 20, 30, "1", sub=20)], "job not in workload", "w0!9"),
+    ([row(1, 10, 20, "1"), row(2, 10, 30, "1-2", res=2), CLEAN[2]], "core used twice", "core 1: w0!2"),
+    ([row(1, 5, 20, "0"), *CLEAN[1:]], "start before submission", "w0!1 starts at 5.000000"),
+    ([*CLEAN, row("stage-w0-1-n000", 1, 2, "0 5", res=2, sub=1, workload="batloc-stage")],
+     "staging outside storage ids", "runs on 0"),
+])
+def test_each_violation_kind_is_reported_and_counted(tmp_path, capsys, rows, kind, detail):
+    rc, out, _ = run(tmp_path, capsys, rows)
+    assert rc == 1
+    first, *lines = out.splitlines()
+    assert f"{kind} 1" in first
+    assert any(line.strip().startswith(f"{kind}:") and detail in line for line in lines), out
+
+
+def test_counts_per_kind(tmp_path, capsys):
+    rows = [row(1, 10, 20, "5"), row(2, 10, 30, "2", res=2)]     # job 3 missing too
+    rc, out, _ = run(tmp_path, capsys, rows)
+    assert rc == 1
+    assert out.splitlines()[0] == "3 violation(s): job missing 1, outside compute ids 1, wrong core count 1"
+
+
+@pytest.mark.parametrize("setup, message", [
+    (lambda d: (d / "out_jobs.csv").unlink(), "out_jobs.csv: cannot read"),
+    (lambda d: (d / "out_jobs.csv").write_text("a,b\n1,2\n"), "not a Batsim jobs.csv"),
+    (lambda d: (d / "out_jobs.csv").write_text(JOBS_HEADER + "\n" + row(1, 10, 20, "0").replace("20.000000", "x", 1)),
+     "out_jobs.csv:2: job 1: cannot read finish_time 'x'"),
+    (lambda d: (d / "w.json").write_text("{"), "w.json:1: not valid JSON"),
+    (lambda d: (d / "w.json").write_text("[]"), "not a Batsim workload"),
+])
+def test_bad_inputs_are_one_line_without_traceback(tmp_path, capsys, setup, message):
+    run(tmp_path, capsys, CLEAN)
+    setup(tmp_path)
+    rc = validate.main([str(tmp_path / "out"), "--workload", str(tmp_path / "w.json"), "--platform", PLATFORM])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert rc == 2 and len(err) == 1 and message in err[0] and "Traceback" not in err[0], err
+
+
+def test_bad_platform_and_bad_arguments(tmp_path, capsys):
+    rc, _, err = run(tmp_path, capsys, CLEAN, platform=str(tmp_path / "nowhere.xml"))
+    assert rc == 2 and "nowhere.xml: cannot read platform" in err and "Traceback" not in err
+    assert validate.main([str(tmp_path / "out"), "--workload", str(tmp_path / "w.json")]) == 2
+    assert validate.main([str(tmp_path / "out"), "--workload", "w.json", "--platform", PLATFORM,
+                          "--cache", "bogus"]) == 2
+    err = capsys.readouterr().err
+    assert "required: --platform" in err and "invalid choice" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("finish, state, late", [
+    (15.0, "COMPLETED_KILLED", False),       # its window ended during its load: killed as it started
+    (16.0, "COMPLETED_KILLED", True),        # it computed a second without its file
+    (15.0, "COMPLETED_SUCCESSFULLY", True),
+])
+def test_only_a_job_killed_as_it_starts_may_start_before_its_file(tmp_path, finish, state, late):
+    # Job 1 missed file A on n000 at 10; its staging loads [10, 20); the job starts at 15.
+    (tmp_path / "out_jobs.csv").write_text(JOBS_HEADER + "\n" + "\n".join([
+        row("stage-w0-1-n000", 10, 20, "4 5", res=2, sub=10, workload="batloc-stage"),
+        row(1, 15, finish, "0", state=state)]) + "\n")
+    rows = validate.read_jobs_csv(str(tmp_path / "out_jobs.csv"))
+    decisions = [{"time": "10.000000", "job_id": "w0!1", "node": "n000", "cache": "miss", "input_file": "A",
+                  "input_size": "1000.000000", "staging_job": "batloc-stage!stage-w0-1-n000"}]
+    found = validate.check_files_and_memory(rows, decisions, {"n000": 1e9}, "paper")
+    assert [kind for kind, _ in found] == ([validate.FILE_LATE] if late else [])

@@ -1,0 +1,202 @@
+"""Bad inputs and misbehaving schedulers: a clear message and a non-zero exit, never a hang."""
+
+import socket
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+
+from batloc.processes import free_port
+from engine_harness import ENGINE, run, write
+
+
+def good_workload(tmp_path, name="w.json"):
+    return write(tmp_path, name, {"nb_res": 4, "jobs": [
+        {"id": 1, "subtime": 1, "res": 1, "profile": "d", "walltime": 10}],
+        "profiles": {"d": {"type": "delay", "delay": 100}}})
+
+
+def engine(*args, timeout=30):
+    return subprocess.run(ENGINE + list(args), capture_output=True, text=True, timeout=timeout)
+
+
+def assert_clean_error(proc, *fragments):
+    assert proc.returncode != 0
+    assert "Traceback" not in proc.stderr, proc.stderr
+    for fragment in fragments:
+        assert fragment in proc.stderr, proc.stderr
+
+
+def test_missing_workload_file(tmp_path, platform):
+    assert_clean_error(engine("-p", platform, "-w", str(tmp_path / "nope.json"), "-e", str(tmp_path / "o")),
+                       "workload file not found", "nope.json")
+
+
+def test_malformed_json_names_file_line_and_column(tmp_path, platform):
+    wl = write(tmp_path, "bad.json", '{"jobs": [\n  {"id": 1,, "subtime": 0}\n]}')
+    assert_clean_error(engine("-p", platform, "-w", wl, "-e", str(tmp_path / "o")), "bad.json:2:12", "malformed JSON")
+
+
+@pytest.mark.parametrize("jobs, profiles, fragments", [
+    ([{"id": 7, "subtime": 0, "res": 1, "profile": "nope"}], {}, ["job '7'", "profile 'nope' is not defined"]),
+    ([], {"p": {"type": "quantum"}}, ["profile 'p'", "unknown profile type 'quantum'"]),
+    ([{"id": 3, "subtime": 0, "res": 5, "profile": "d"}], {"d": {"type": "delay", "delay": 1}},
+     ["job '3'", "asks for 5 resources but the platform has only 4"]),
+    ([{"id": 4, "subtime": -2, "res": 1, "profile": "d"}], {"d": {"type": "delay", "delay": 1}},
+     ["job '4'", "subtime must be >= 0"]),
+])
+def test_workload_errors_name_the_job_or_profile(tmp_path, platform, jobs, profiles, fragments):
+    wl = write(tmp_path, "w.json", {"nb_res": 4, "jobs": jobs, "profiles": profiles})
+    assert_clean_error(engine("-p", platform, "-w", wl, "-e", str(tmp_path / "o")), "w.json", *fragments)
+
+
+def test_platform_xml_error_names_file_and_line(tmp_path):
+    bad = write(tmp_path, "bad.xml", "<?xml version='1.0'?>\n<platform version=\"4.1\">\n<zone id='z'>\n</platform>\n")
+    assert_clean_error(engine("-p", bad, "-w", good_workload(tmp_path), "-e", str(tmp_path / "o")),
+                       "bad.xml:4", "platform XML error")
+
+
+def test_missing_platform_file(tmp_path):
+    assert_clean_error(engine("-p", str(tmp_path / "none.xml"), "-w", good_workload(tmp_path)),
+                       "platform file not found")
+
+
+def test_scheduler_that_never_connects_hits_the_ready_timeout(tmp_path, platform):
+    started = time.monotonic()
+    proc = engine("-p", platform, "-w", good_workload(tmp_path), "-e", str(tmp_path / "o"),
+                  "-s", f"tcp://127.0.0.1:{free_port()}", "--ready-timeout", "1")
+    assert_clean_error(proc, "no scheduler answered", "within 1 s")
+    assert time.monotonic() - started < 20
+
+
+def test_a_scheduler_slow_to_start_gets_the_reply_timeout_not_the_ready_timeout(tmp_path, platform):
+    """A ZeroMQ scheduler that takes longer than --ready-timeout over its first
+    answer (compiling its planning core, say) is waited for up to --reply-timeout."""
+    import zmq
+    port = free_port()
+    ctx = zmq.Context()
+    rep = ctx.socket(zmq.REP)
+    rep.bind(f"tcp://127.0.0.1:{port}")
+    try:
+        proc = engine("-p", platform, "-w", good_workload(tmp_path), "-e", str(tmp_path / "o"),
+                      "-s", f"tcp://127.0.0.1:{port}", "--ready-timeout", "1", "--reply-timeout", "3")
+    finally:
+        rep.close(0)
+        ctx.term()
+    assert_clean_error(proc, "sent no Batsim answer within 3 s")
+
+
+def test_port_held_by_a_program_that_is_not_a_scheduler(tmp_path, platform):
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(5)
+    port = server.getsockname()[1]
+    stop = threading.Event()
+
+    def babble():
+        server.settimeout(0.2)
+        while not stop.is_set():
+            try:
+                conn, _ = server.accept()
+                conn.sendall(b"HTTP/1.1 400 Bad Request\r\n\r\n")
+                conn.close()
+            except OSError:
+                pass
+
+    t = threading.Thread(target=babble, daemon=True)
+    t.start()
+    try:
+        proc = engine("-p", platform, "-w", good_workload(tmp_path), "-e", str(tmp_path / "o"),
+                      "-s", f"tcp://127.0.0.1:{port}", "--ready-timeout", "3")
+    finally:
+        stop.set()
+        t.join()
+        server.close()
+    assert proc.returncode != 0 and "Traceback" not in proc.stderr
+    assert "does not speak ZeroMQ" in proc.stderr or "something accepted the connection" in proc.stderr
+
+
+CRASHING_SCHEDULER = """
+import json, os, sys, zmq
+sock = zmq.Context().socket(zmq.REP)
+sock.bind(sys.argv[1])
+msg = json.loads(sock.recv())
+sock.send(json.dumps({"now": msg["now"], "events": []}).encode())
+msg = sock.recv()  # the first submission: die without answering
+os._exit(3)
+"""
+
+
+def test_scheduler_that_dies_mid_run(tmp_path, platform):
+    port = free_port()
+    sched = subprocess.Popen([sys.executable, "-c", CRASHING_SCHEDULER, f"tcp://127.0.0.1:{port}"])
+    try:
+        proc = engine("-p", platform, "-w", good_workload(tmp_path), "-e", str(tmp_path / "o"),
+                      "-s", f"tcp://127.0.0.1:{port}")
+    finally:
+        sched.wait(10)
+    assert_clean_error(proc, "scheduler disconnected", "1.000000")
+    # the job it never ran is still in jobs.csv
+    with open(tmp_path / "o_jobs.csv") as f:
+        rows = f.read().splitlines()
+    assert len(rows) == 2 and ",SUBMITTED," in rows[1]
+
+
+@pytest.mark.parametrize("event, fragments", [
+    ({"type": "EXECUTE_JOB", "data": {"job_id": "w0!1", "alloc": "99"}}, ["w0!1", "resource 99 does not exist"]),
+    ({"type": "EXECUTE_JOB", "data": {"job_id": "w0!42", "alloc": "1"}}, ["job 'w0!42'", "unknown"]),
+    ({"type": "EXECUTE_JOB", "data": {"job_id": "w0!1", "alloc": "1-2"}}, ["w0!1", "has 2 resources",
+                                                                           "requests 1"]),
+    ({"type": "EXECUTE_JOB", "data": {"job_id": "w0!1", "alloc": "1-x"}}, ["EXECUTE_JOB of 'w0!1'",
+                                                                           "cannot read allocation '1-x'"]),
+    ({"type": "TELEPORT_JOB", "data": {}}, ["unknown event type 'TELEPORT_JOB'"]),
+])
+def test_bad_decisions_are_reported_with_job_and_resource(tmp_path, platform, event, fragments):
+    def sched(msg):
+        if any(e["type"] == "JOB_SUBMITTED" for e in msg["events"]):
+            return [dict(event)]
+        return []
+
+    res = run(tmp_path, platform, [good_workload(tmp_path)], sched)
+    assert res.returncode == 1
+    assert "Traceback" not in res.stderr
+    for fragment in fragments:
+        assert fragment in res.stderr, res.stderr
+
+
+def test_two_jobs_on_one_core_is_refused(tmp_path, platform):
+    wl = write(tmp_path, "w.json", {"nb_res": 4, "jobs": [
+        {"id": 1, "subtime": 1, "res": 1, "profile": "d"}, {"id": 2, "subtime": 2, "res": 1, "profile": "d"}],
+        "profiles": {"d": {"type": "delay", "delay": 100}}})
+
+    def sched(msg):
+        return [{"type": "EXECUTE_JOB", "data": {"job_id": e["data"]["job_id"], "alloc": "1"}}
+                for e in msg["events"] if e["type"] == "JOB_SUBMITTED"]
+
+    res = run(tmp_path, platform, [wl], sched)
+    assert res.returncode == 1
+    assert "resource 1 (n000_c01) is already used by job 'w0!1'" in res.stderr
+
+
+def test_deadlock_is_reported_and_waiting_jobs_are_still_written(tmp_path, platform):
+    res = run(tmp_path, platform, [good_workload(tmp_path)], lambda msg: [])
+    assert res.returncode == 1 and "deadlock" in res.stderr and "w0!1" in res.stderr
+    rows = res.jobs_rows()
+    assert [(r["job_id"], r["final_state"]) for r in rows] == [("1", "SUBMITTED")]
+
+
+def test_a_compute_job_on_a_storage_resource_runs_with_one_warning(tmp_path, platform):
+    wl = write(tmp_path, "w.json", {"nb_res": 4, "jobs": [
+        {"id": i, "subtime": 1, "res": 1, "profile": "d"} for i in (1, 2)],
+        "profiles": {"d": {"type": "delay", "delay": 5}}})
+
+    def sched(msg):
+        return [{"type": "EXECUTE_JOB", "data": {"job_id": e["data"]["job_id"], "alloc": str(4 + i)}}
+                for i, e in enumerate(e for e in msg["events"] if e["type"] == "JOB_SUBMITTED")]
+
+    res = run(tmp_path, platform, [wl], sched)
+    assert res.returncode == 0, res.stderr
+    assert res.stderr.count("runs on storage resource") == 1 and "lustre" in res.stderr
+    assert res.jobs()["1"]["allocated_resources"] == "4"  # lustre: computes 0-3, then storages

@@ -1,0 +1,112 @@
+"""One node's memory under the memory models (locality/cache.py) and Eq. 7's value order
+(locality/value_cache.py), event by event."""
+
+from batloc.locality.cache import NodeCache
+from batloc.locality.value_cache import FileCensus, ValueCache
+
+
+def test_paper_cache_keeps_a_file_until_another_job_starts():
+    c = NodeCache(100, "paper")
+    assert c.start_job("A", 10, 0.0)[0] == "miss"
+    c.load_done("A", 1.0)
+    c.end_job("A", 5.0)
+    assert c.orphans() == [("A", 10.0)]
+    case, evicted = c.start_job("B", 10, 6.0)
+    assert (case, evicted) == ("miss", ["A"])
+
+
+def test_paper_cache_a_start_at_the_instant_of_the_last_end_evicts_in_either_order():
+    # A's last user ends at 5 and B's job starts at 5: [e, t] is closed, so A
+    # is lost whether the end or the start reaches the scheduler first.
+    for end_first in (True, False):
+        c = NodeCache(100, "paper")
+        c.start_job("A", 10, 0.0)
+        c.load_done("A", 1.0)
+        if end_first:
+            c.end_job("A", 5.0)
+            assert c.start_job("B", 10, 5.0) == ("miss", ["A"])
+        else:
+            assert c.start_job("B", 10, 5.0) == ("miss", [])
+            assert c.end_job("A", 5.0) == ["A"]
+        assert c.status("A") == "absent"
+    # A start at an earlier instant is before the end: A survives it.
+    c = NodeCache(100, "paper")
+    c.start_job("A", 10, 0.0)
+    c.load_done("A", 1.0)
+    c.start_job("B", 10, 4.0)
+    assert c.end_job("A", 5.0) == [] and c.status("A") == "loaded"
+
+
+def test_strict_cache_drops_a_file_with_its_last_user_after_its_end_instant():
+    c = NodeCache(100, "strict")
+    c.start_job("A", 10, 0.0)
+    c.load_done("A", 1.0)
+    assert c.end_job("A", 5.0) == []                      # still there during t = 5
+    assert c.status("A", 5.0) == "loaded"
+    assert c.start_job("A", 10, 5.0) == ("hit", [])       # a start in that very instant finds it
+    assert c.end_job("A", 8.0) == []
+    assert c.status("A", 8.5) == "absent"                 # any later instant: gone
+    assert c.start_job("A", 10, 9.0) == ("miss", [])
+    c.load_done("A", 10.0)
+    c.end_job("A", 12.0)
+    assert c.start_job("B", 10, 13.0) == ("miss", ["A"])  # dropped at the next event, and said so
+
+
+def test_lru_cache_never_evicts_a_file_in_use():
+    c = NodeCache(25, "lru")
+    for i, f in enumerate("AB"):
+        c.start_job(f, 10, float(i))
+        c.load_done(f, float(i))
+    c.end_job("B", 3.0)                    # A still used, B unused
+    case, evicted = c.start_job("C", 10, 4.0)
+    assert (case, evicted) == ("miss", ["B"])
+    assert c.overflows == []
+
+
+def test_lru_evicts_the_least_recently_used_unused_file_and_records_what_cannot_fit():
+    c = NodeCache(30, "lru")
+    for t, f in enumerate("ABC"):
+        c.start_job(f, 10, float(t))
+        c.load_done(f, float(t))
+        c.end_job(f, float(t) + 0.5)
+    c.start_job("A", 10, 5.0)                  # A used again: now the most recent
+    c.end_job("A", 5.5)
+    assert c.start_job("D", 10, 6.0) == ("miss", ["B"])
+    # 25 bytes: C, A and D are unused but D is in use now; C then A go, and 25 + 10 > 30 still.
+    assert c.start_job("E", 25, 7.0) == ("miss", ["C", "A"])
+    assert c.overflows == [(7.0, "E", 35.0)]
+
+
+def test_a_file_whose_last_user_ends_during_its_load_is_forgotten():
+    # Its load outlived every job that wanted it (a window ended first): no model keeps it.
+    for model in ("paper", "strict", "lru"):
+        c = NodeCache(100, model)
+        c.start_job("A", 10, 0.0, load_end=20.0)
+        assert c.status("A") == "loading"
+        assert c.end_job("A", 5.0) == ["A"]
+        c.load_done("A", 20.0)
+        assert c.status("A") == "absent", model
+
+
+def test_value_cache_evicts_by_accesses_times_size_over_copies():
+    # Eq. 7 on node 0 (capacity 30): A accessed 3 times, one copy: 3 x 10 = 30; B once, but
+    # 20 bytes: 20; C twice, 10 bytes, also held by node 1: 2 x 10 / 2 = 10. To admit D (10
+    # bytes, 40 in use) C goes first, then B; A, the most valuable, stays.
+    census = FileCensus()
+    node0, node1 = ValueCache(40, census), ValueCache(40, census)
+    for f, size, n in (("A", 10, 3), ("B", 20, 1), ("C", 10, 2)):
+        for _ in range(n):
+            census.accessed(f)
+        node0.start_job(f, size, 0.0)
+        node0.load_done(f, 1.0)
+        census.add(f, 0)
+        node0.end_job(f, 2.0)
+    node1.start_job("C", 10, 0.0)
+    census.add("C", 1)
+    assert census.value("A", 10) == 30 and census.value("B", 20) == 20 and census.value("C", 10) == 10
+    case, evicted = node0.start_job("D", 10, 3.0)
+    assert (case, evicted) == ("miss", ["C"])
+    census.drop(evicted, 0)
+    assert sorted(census.nodes("C")) == [1]
+    assert node0.start_job("E", 20, 4.0) == ("miss", ["B"])
+    assert node0.status("A") == "loaded"

@@ -1,0 +1,69 @@
+"""The planning pass's availability on its own (compiled): t_k with and without backfilling."""
+
+import numpy as np
+
+from batloc.locality.platform_view import PlatformView
+from batloc.schedulers.planning import availability as av
+from batloc.schedulers.planning.flat_state import FlatState
+from batloc.schedulers.planning.flat_state import END
+from batloc.schedulers.planning.scratch import FREE, HEAD, P_NEXT, allocate
+from batloc.testing.dry_run import make_resources
+
+
+def view(nodes):
+    return PlatformView.from_resources(*make_resources(nodes))
+
+
+def _pass(pv, held, now, backfilling):
+    flat = FlatState(pv)
+    for node, pos, end in held:
+        flat.hold(node, [pos], end)
+    S = allocate(flat.n, flat.m, flat.words, 8, 64, 64, flat.mem_cap)
+    av.begin_pass(flat.node_f, flat.core_end, flat.core_held, S.base, S.first_free, S.tails, S.core_iv, S.cols,
+                  S.tree, S.node_i, S.touched, S.cand_times, S.ints, flat.take_dirty(), now, backfilling)
+    return S
+
+
+def t_k(S, cores, now):
+    """t_k for every node (free cores are kept as -inf and read as now)."""
+    return [max(x, now) for x in S.cols[cores - 1, :-1]]
+
+
+def test_core_availability_is_the_cth_smallest_core_end():
+    pv = view({"n000": 3, "n001": 2})
+    S = _pass(pv, [(0, 0, 50.0), (0, 1, 30.0)], 10.0, False)
+    # n000: cores free at 50, 30, 10 -> 1 core at 10, 2 at 30, 3 at 50; n001 has only 2 cores.
+    assert t_k(S, 2, 10.0) == [30.0, 10.0]
+    assert t_k(S, 3, 10.0) == [50.0, np.inf]
+    assert av.t_exact(0, 2, 10.0, S.cols, S.base, S.pos) == 30.0 and list(S.pos[0, :2]) == [1, 2]
+    S.pos[1, :2] = [1, 2]
+    av.reserve(0, 2, 30.0, 100.0, 10.0, S.base, S.cols, S.tree, S.node_i, S.touched, S.cand_times, S.pos,
+               S.ints)                                          # cores 1, 2 until 130
+    assert list(S.cols[:, 0]) == [50.0, 130.0, 130.0] and S.node_i[0, FREE] == 0
+    assert av.least(S.tree, 0)[0] == 1     # the tree's least node: n001 is free now, n000 only at 50
+
+
+def test_a_job_past_its_planned_end_keeps_its_cores_now():
+    pv = view({"n000": 2})
+    S = _pass(pv, [(0, 0, 5.0)], 10.0, False)      # its completion has not reached us
+    assert t_k(S, 1, 10.0) == [10.0] and 10.0 < S.cols[1, 0] < 10.001 and S.node_i[0, FREE] == 1
+
+
+def test_backfill_window_must_fit_before_the_next_reservation():
+    pv = view({"n000": 2})
+    S = _pass(pv, [(0, 0, 100.0)], 0.0, True)
+
+    def t_bf(cores, walltime):
+        return av.t_exact_bf(0, cores, walltime, 0.0, 0.0, S.cols, S.base, S.tails, S.pos, S.cand_times, S.core_iv,
+                             S.iv, S.node_i, S.plan)
+    t = t_bf(2, 50.0)
+    assert t == 100.0
+    S.pos[1] = S.pos[0]
+    av.reserve_bf(0, 2, t, 50.0, 0.0, S.base, S.first_free, S.tails, S.cols, S.tree, S.node_i, S.touched,
+                  S.cand_times, S.pos, S.core_iv, S.iv, S.ints)       # both cores [100,150)
+    S.node_i[0, HEAD], S.plan[0, END], S.plan[0, P_NEXT] = 0, 150.0, -1     # as the planner records it
+    assert list(S.tails[0]) == [150.0, 150.0, 150.0, 150.0, 100.0]  # last ends, sorted, longest gap
+    assert t_bf(1, 100.0) == 0.0 and list(S.pos[0, :1]) == [1]      # [0,100) fits on core 1
+    assert t_bf(1, 101.0) == 150.0 and list(S.pos[0, :1]) == [0]    # longer than any gap: after the last ends
+    # Core 1's earliest free instant stays now (its interval starts at 100), core 0's is 150.
+    assert list(S.first_free[0]) == [150.0, -np.inf] and t_k(S, 1, 0.0) == [0.0]

@@ -1,0 +1,63 @@
+"""What robin shows of long runs: the engine's progress file, and the sweep's display built from it."""
+
+import io
+
+import pytest
+from pathlib import Path
+
+import engine_harness
+from batloc.robin.runs import RunSpec
+from batloc.robin.process import Timeouts
+from batloc.robin.sweep import FAILED, INVALID, SUCCESS, Display
+from engine_harness import platform_xml, write
+
+
+def test_the_engine_writes_simulated_time_horizon_and_jobs_to_its_progress_file(tmp_path):
+    platform = write(tmp_path, "p.xml", platform_xml(nodes=1, cores=2))
+    wl = write(tmp_path, "w.json", {"nb_res": 2, "profiles": {"d5": {"type": "delay", "delay": 5}}, "jobs": [
+        {"id": 1, "subtime": 1, "res": 1, "walltime": 100, "profile": "d5"},
+        {"id": 2, "subtime": 30, "res": 2, "walltime": 100, "profile": "d5"}]})
+    path = tmp_path / "progress"
+    res = engine_harness.run(tmp_path, platform, [wl], engine_harness.Fifo(), args=["--progress-file", str(path)])
+    assert res.returncode == 0, res.stderr
+    # the last job ends at 35; submissions end at 30 (the horizon); 2 of 2 jobs done
+    assert path.read_text() == "35.000000 30.000000 2 2\n"
+    assert res.stderr == ""          # no bar without --progress
+
+
+def spec(tmp_path, name):
+    run = tmp_path / name
+    (run / "log").mkdir(parents=True)
+    return RunSpec(name=name, output_dir=run, batcmd="", schedcmd=None, timeouts=Timeouts())
+
+
+def test_the_display_shows_runs_done_and_each_running_runs_simulated_time(tmp_path):
+    specs = [spec(tmp_path, n) for n in ("a", "b", "c", "d")]
+    Path(specs[1].progress_path).write_text("43200.000000 172800.000000 10 40\n")   # half a day of two
+    Path(specs[2].progress_path).write_text("garbage")                                # half written: ignored
+    out = io.StringIO()
+    display = Display(specs, stream=out)
+    display.record(specs[0], SUCCESS, 1.0)
+    assert display.line() == ("robin: [#######.......................] 1/4 runs: 1 done, 0 failed; simulated 31% "
+                              "of the sweep; running: b t=12.0h/2.0d (25%)")
+    display.record(specs[2], INVALID, 1.0)
+    display.record(specs[3], FAILED, 1.0)
+    assert display.tally.failed == ["c", "d"] and display.tally.invalid == ["c"]
+    assert display.line().startswith("robin: [######################........] 3/4 runs: 1 done, 2 failed (1 invalid)")
+    assert out.getvalue().count("\n") == 3      # not a terminal: one line per change
+
+
+@pytest.mark.parametrize("loading, said", [(0.0, True), (600.0, False)])
+def test_a_long_planning_core_load_is_announced_once(monkeypatch, loading, said):
+    # the load takes longer than `loading` seconds (0: always; 600: never here)
+    from batloc.robin import kernel
+    from batloc.robin.process import Stop
+
+    monkeypatch.setattr(kernel, "WARM_UP", "pass")
+    monkeypatch.setattr(kernel, "LOADING", loading)
+    lines = []
+    kernel.prepare([{"name": "lea", "policy": "lea"}], lines.append, lines.append, Stop())
+    assert any("compiling the planning core once" in line for line in lines) is said
+    lines.clear()
+    kernel.prepare([{"name": "x", "command": "pybatsim schedFcfs"}], lines.append, lines.append, Stop())
+    assert lines == []     # no planning policy: nothing to load

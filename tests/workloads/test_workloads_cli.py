@@ -1,0 +1,79 @@
+"""`batloc workload ...` end to end, in-process."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from batloc.workloads.cli import main
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "workloads"
+
+
+def test_synth_week_offered_load_within_5_percent(tmp_path, capsys):
+    out = tmp_path / "week.json"
+    assert main(["synth", "-o", str(out), "--load", "0.7", "--duration", "7d", "--seed", "11"]) == 0
+    capsys.readouterr()
+    assert main(["stats", str(out)]) == 0
+    lines = dict(line.split(":", 1) for line in capsys.readouterr().out.splitlines())
+    assert int(lines["platform cores"]) == 9720
+    assert float(lines["offered load"]) == pytest.approx(0.7, rel=0.05)
+
+
+def test_from_swf_with_window_then_stats(tmp_path, capsys):
+    out = tmp_path / "w.json"
+    code = main(["from-swf", str(DATA / "sharing.swf"), "-o", str(out), "--sharing", "consecutive",
+                 "--start", "2022-01-03T00:26:40", "--length", "1000s", "--before", "1600s", "--after", "1000s",
+                 "--overhead", "120s"])
+    assert code == 0
+    data = json.loads(out.read_text())
+    # Window [1600, 2600) with context [0, 3600): job 8 (3600) falls out.
+    assert [j["subtime"] for j in data["jobs"]] == [1, 800, 1601, 1601, 1701, 2001, 2800]
+    assert [j["evaluated"] for j in data["jobs"]] == [False, False, True, True, True, True, False]
+    assert [j["input_file"] for j in data["jobs"]] == ["f1-1-0", "f1-1-0", "f1-1-1", "f1-2-0", "f2-1-0",
+                                                       "f1-1-2", "f1-1-2"]
+    assert set(data["profiles"]) == {"d180"}  # 60 s + 120 s overhead
+    assert data["batloc"]["window"]["origin_unix"] == 1641168000 - 1
+    capsys.readouterr()
+    assert main(["stats", str(out), "--json"]) == 0
+    stats = json.loads(capsys.readouterr().out)
+    assert stats["evaluated jobs"] == 4 and stats["files"] == 5 and stats["users"] == 2
+    # 4 evaluated jobs: 3 x 1 core + 1 x 2 cores, 180 s each, over 1000 s on 9720 cores.
+    assert stats["offered load"] == pytest.approx(5 * 180 / (9720 * 1000), abs=1e-4)
+
+
+def test_from_sacct_and_from_gonthier(tmp_path, capsys):
+    out = tmp_path / "s.json"
+    assert main(["from-sacct", str(DATA / "sacct.txt"), "-o", str(out), "--report", str(tmp_path / "r.csv")]) == 0
+    err = capsys.readouterr().err
+    assert "7 jobs; dropped 6 line(s)" in err and "repaired 2 line(s) (missing walltime 2)" in err
+    assert (tmp_path / "r.csv").read_text().count("\n") == 1 + 8
+    assert len(json.loads(out.read_text())["jobs"]) == 7
+    out = tmp_path / "g.json"
+    assert main(["from-gonthier", str(DATA / "gonthier-keyed.txt"), "-o", str(out)]) == 0
+    jobs = json.loads(out.read_text())["jobs"]
+    assert [(j["input_file"], j["evaluated"]) for j in jobs] == [("1", False), ("2", True), ("2", True),
+                                                                 ("4", False)]
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["from-swf", "nowhere.swf", "-o", "x.json"], "nowhere.swf: cannot read"),
+    (["from-swf", str(DATA / "small.swf"), "-o", "x.json", "--strict"], "small.swf:11: cancelled before start"),
+    (["from-sacct", str(DATA / "small.swf"), "-o", "x.json"], "not sacct --parsable2 output"),
+    (["from-gonthier", str(DATA / "sacct.txt"), "-o", "x.json"], "is this a workload in Gonthier"),
+    (["from-gonthier", str(DATA / "gonthier-positional.txt"), "-o", "x.json", "--start", "2022-01-01"],
+     "does not give its epoch"),
+    (["stats", str(DATA / "small.swf")], "small.swf:1: not valid JSON"),
+])
+def test_errors_are_one_clear_line(argv, message, tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[-1].startswith("batloc workload: error: ") and message in err[-1]
+    assert not any("Traceback" in line for line in err)
+
+
+def test_usage_errors(capsys):
+    assert main(["from-csv", "x"]) == 2
+    assert main(["synth", "-o", "x.json", "--duration", "a week"]) == 2
+    assert "cannot read duration 'a week'" in capsys.readouterr().err
