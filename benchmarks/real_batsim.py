@@ -88,9 +88,11 @@ def _wait(proc, timeout):
 
 
 def _last_line(path):
+    """The engine's error: Batsim's first CRITICAL line (its backtrace follows), else the last line."""
     with open(path, errors="replace") as f:
         lines = [line.strip() for line in f if line.strip()]
-    return lines[-1][:300] if lines else "(no output)"
+    critical = [line for line in lines if "CRITICAL" in line]
+    return (critical or lines or ["(no output)"])[0 if critical else -1][:300]
 
 
 def batloc_cli(*args):
