@@ -177,3 +177,8 @@ def pybatsim_command() -> list[str]:
         return [sys.executable, "-m", "batsim.cmds.launcher"]
     exe = shutil.which("pybatsim")
     return [exe] if exe else [sys.executable, "-m", "batsim.cmds.launcher"]
+
+
+def scheduler_command() -> list[str]:
+    """How to start a scheduler file: `batloc scheduler` (pybatsim's launcher with one-line errors), in this Python."""
+    return [sys.executable, "-m", "batloc.cli.main", "scheduler"]

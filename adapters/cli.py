@@ -24,6 +24,7 @@ import threading
 from batloc.engine.checks import timeout_seconds
 from batloc.engine.network import REPLY_TIMEOUT
 from batloc.locality.cache import MODELS
+from batloc.outputs import OutputError
 from batloc.processes import LOOPBACK, free_port, pybatsim_command, stop_group
 
 from .errors import ProxyError
@@ -156,7 +157,7 @@ def main(argv=None) -> int:
         signal.signal(signal.SIGTERM, _terminate)
     try:
         return run(args)
-    except ProxyError as e:
+    except (ProxyError, OutputError) as e:
         print(f"{PROG}: error: {e}", file=sys.stderr, flush=True)
         return 1
     except KeyboardInterrupt:

@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from batloc.engine.export import JOBS_HEADER
+from batloc.outputs import ENCODING, JOBS_COLUMNS
 from batloc.platforms.reader import read_resources
 
-JOB_COLUMNS = JOBS_HEADER.split(",")
+JOB_COLUMNS = list(JOBS_COLUMNS)
 
 _JOB_DTYPES = {
     "job_id": str,
@@ -35,9 +35,11 @@ def read_jobs(path) -> pd.DataFrame:
     """`<prefix>_jobs.csv` (Batsim 4 columns, contract §5) with a `full_id` column.
 
     Rejected jobs have empty time fields: they stay, as NaN, so callers can
-    count them.
+    count them. Quoted fields (``batloc.outputs``) read back as written: pandas
+    reads that quoting by default.
     """
-    df = pd.read_csv(path, dtype=_JOB_DTYPES, keep_default_na=False, na_values={c: [""] for c in _TIME_COLUMNS})
+    df = pd.read_csv(path, dtype=_JOB_DTYPES, keep_default_na=False, na_values={c: [""] for c in _TIME_COLUMNS},
+                     encoding=ENCODING)
     missing = [c for c in JOB_COLUMNS if c not in df.columns]
     if missing:
         raise ValueError(f"{path}: not a Batsim jobs.csv (no column {', '.join(missing)})")
@@ -61,6 +63,7 @@ def read_decisions(path) -> pd.DataFrame | None:
         dtype={"job_id": str, "policy": str, "node": str, "alloc": str, "input_file": str, "cache": str, "staging_job": str},
         keep_default_na=False,
         na_values={"time": [""], "planned_start": [""], "score": [""], "input_size": [""], "cores": [""]},
+        encoding=ENCODING,
     )
     df["time"] = pd.to_numeric(df["time"], errors="coerce")
     # The staging proxy's `full` rows (contract §6): the job held its cores from then, waiting for room
@@ -82,7 +85,7 @@ class Workload:
 
 def read_workload(path) -> Workload:
     """Batsim JSON workload with batloc's custom job fields (contract §2, §6)."""
-    with open(path) as f:
+    with open(path, encoding=ENCODING) as f:
         data = json.load(f)
     jobs = pd.DataFrame.from_records(data.get("jobs", []))
     if jobs.empty:

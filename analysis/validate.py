@@ -3,7 +3,8 @@
 Checks a run's outputs (``<prefix>_jobs.csv``, ``<prefix>_decisions.csv``)
 against its workload and platform (resource ids in Batsim 4.2's numbering,
 read as the schedulers read them):
-- every workload job appears exactly once in jobs.csv, with a final state;
+- every workload job appears exactly once in jobs.csv, with a final state,
+  and every staging job at most once;
 - a job runs on compute resources only, on exactly the cores it asked for,
   and finishes no earlier than it starts; a staging job uses storages only;
 - no core used by two jobs at once;
@@ -21,6 +22,7 @@ input cannot be read (one line naming it).
 import argparse
 import csv
 import json
+import os
 import sys
 from collections import Counter
 
@@ -29,6 +31,7 @@ from procset import ProcSet
 
 from batloc.locality.cache import MODELS, NodeCache
 from batloc.locality.staging import STAGE_WORKLOAD
+from batloc.outputs import DECISIONS_COLUMNS, read_rows
 from batloc.platforms.reader import PlatformError, read_view
 
 EPS = 1e-6
@@ -69,7 +72,8 @@ def is_staging(r):
 
 
 def check_presence(rows, workload_ids):
-    """Every workload job exactly once with a final state; no row for a job the workload lacks."""
+    """Every workload job exactly once with a final state, every staging job at most once; no row for a job
+    the workload lacks."""
     out = []
     seen = Counter(r["job_id"] for r in rows if not is_staging(r))
     for jid in workload_ids:
@@ -77,6 +81,8 @@ def check_presence(rows, workload_ids):
             out.append((MISSING, f"job {jid} of the workload is not in jobs.csv"))
         elif seen[jid] > 1:
             out.append((TWICE, f"job {jid} appears {seen[jid]} times in jobs.csv"))
+    stagings = Counter(full_id(r) for r in rows if is_staging(r))
+    out += [(TWICE, f"staging job {sid} appears {n} times in jobs.csv") for sid, n in stagings.items() if n > 1]
     known = set(workload_ids)
     for r in rows:
         if is_staging(r):
@@ -196,16 +202,11 @@ _JOB_FIELDS = ("job_id", "workload_name", "submission_time", "requested_number_o
 
 def read_jobs_csv(path):
     """jobs.csv rows, with parsed `_submit`, and `_start`, `_finish`, `_cores`, `_alloc` on started rows."""
-    try:
-        with open(path, newline="") as fh:
-            reader = csv.DictReader(fh)
-            missing = [f for f in _JOB_FIELDS if f not in (reader.fieldnames or [])]
-            if missing:
-                raise InputError(f"{path}: not a Batsim jobs.csv (no column {', '.join(missing)})")
-            rows = list(reader)
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read: {exc.strerror}") from None
-    for line, r in enumerate(rows, start=2):
+    columns, rows = _read_csv(path, "_line")
+    missing = [f for f in _JOB_FIELDS if f not in columns]
+    if missing:
+        raise InputError(f"{path}: not a Batsim jobs.csv (no column {', '.join(missing)})")
+    for r in rows:
         field = ""
         try:
             field = "submission_time"
@@ -221,29 +222,52 @@ def read_jobs_csv(path):
                 field = "allocated_resources"
                 r["_alloc"] = ProcSet.from_str(r[field]) if r[field] else ProcSet()
         except (TypeError, ValueError):
-            raise InputError(f"{path}:{line}: job {r.get('job_id')}: cannot read {field} {r.get(field)!r}") from None
+            raise InputError(f"{path}:{r['_line']}: job {r.get('job_id')}: cannot read {field} "
+                             f"{r.get(field)!r}") from None
     return rows
 
 
-def read_decisions(path, quiet=False):
+def _read_csv(path, line_key=None):
+    """(columns, rows) of an output CSV (``batloc.outputs``); anything unreadable is an InputError."""
     try:
-        with open(path, newline="") as fh:
-            return list(csv.DictReader(fh))
-    except FileNotFoundError:
+        return read_rows(path, line_key)
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read: {exc.strerror}") from None
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{path}: not UTF-8 text (byte {exc.start})") from None
+    except csv.Error as exc:
+        raise InputError(f"{path}: not a readable CSV file: {exc}") from None
+
+
+def read_decisions(path, quiet=False):
+    if not os.path.exists(path):
         if not quiet:
             print(f"batloc validate: no {path}: file checks skipped", file=sys.stderr)
         return []
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read: {exc.strerror}") from None
+    columns, rows = _read_csv(path, "_line")
+    missing = [f for f in DECISIONS_COLUMNS if f not in columns]
+    if missing:
+        raise InputError(f"{path}: not a batloc decision log (no column {', '.join(missing)})")
+    for d in rows:
+        for field in ("time", "input_size"):
+            try:
+                if field == "time" or d[field]:
+                    float(d[field])
+            except (TypeError, ValueError):
+                raise InputError(f"{path}:{d['_line']}: job {d.get('job_id')}: cannot read {field} "
+                                 f"{d.get(field)!r}") from None
+    return rows
 
 
 def read_workload_ids(path):
     try:
-        with open(path) as fh:
+        with open(path, encoding="utf-8") as fh:
             jobs = json.load(fh)["jobs"]
         return [str(j["id"]) for j in jobs]
     except OSError as exc:
         raise InputError(f"{path}: cannot read: {exc.strerror}") from None
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{path}: not UTF-8 text (byte {exc.start})") from None
     except json.JSONDecodeError as exc:
         raise InputError(f"{path}:{exc.lineno}: not valid JSON: {exc.msg}") from None
     except (KeyError, TypeError):
@@ -285,6 +309,11 @@ def verdict(prefix, workload, platform, cache="paper"):
             [f"{kind}: {message}" for kind, message in violations])
 
 
+def one_line(message):
+    """`message` with its unprintable characters escaped: an id holding a newline must not split a line."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in message)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="batloc validate", description=__doc__.splitlines()[0])
     ap.add_argument("prefix", help="output prefix of the run (reads <prefix>_jobs.csv, <prefix>_decisions.csv)")
@@ -299,13 +328,13 @@ def main(argv=None) -> int:
         violations, done, n_jobs, stagings, n_decisions = validate(args.prefix, args.workload, args.platform,
                                                                    args.cache)
     except InputError as exc:
-        print(f"batloc validate: error: {exc}", file=sys.stderr)
+        print(f"batloc validate: error: {one_line(str(exc))}", file=sys.stderr)
         return 2
     if violations:
         counts = Counter(kind for kind, _ in violations)
         print(f"{len(violations)} violation(s): " + ", ".join(f"{kind} {n}" for kind, n in sorted(counts.items())))
         for kind, message in violations:
-            print(f"  {kind}: {message}")
+            print(f"  {kind}: {one_line(message)}")
         return 1
     print(f"ok: {done}/{n_jobs} jobs, {stagings} stagings, {n_decisions} decisions checked")
     return 0

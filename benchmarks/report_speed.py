@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from batloc.engine.export import JOBS_HEADER
+from batloc.outputs import JOBS_COLUMNS
 
 WEEK = 7 * 86400.0
 NODES, CORES = 486, 20
@@ -73,7 +73,7 @@ def synth_run(wl: pd.DataFrame, policy: str, rng, out: Path, workload_path: Path
         "final_state": "COMPLETED_SUCCESSFULLY", "starting_time": res_start[m], "execution_time": load[m],
         "finish_time": res_start[m] + load[m], "waiting_time": 0.0, "turnaround_time": load[m], "stretch": 1.0,
         "allocated_resources": [f"{9720 + k} 10206" for k in nodes[m]], "consumed_energy": -1.0, "metadata": ""})
-    all_jobs = pd.concat([jobs, staging]).sort_values("finish_time", kind="stable")[JOBS_HEADER.split(",")]
+    all_jobs = pd.concat([jobs, staging]).sort_values("finish_time", kind="stable")[list(JOBS_COLUMNS)]
     all_jobs.to_csv(out / "out_jobs.csv", index=False, float_format="%.6f")
     pd.DataFrame({"time": res_start, "job_id": "w0!" + pd.Series(ids), "policy": policy, "node": node,
                   "alloc": alloc, "cores": wl["res"], "planned_start": start, "input_file": wl["input_file"],

@@ -13,7 +13,6 @@ data loaded and its ratio to FCFS (the paper's direction: LEA and LEM below 1).
 
 import argparse
 import concurrent.futures as cf
-import csv
 import json
 import os
 import shutil
@@ -23,6 +22,7 @@ import tempfile
 
 from engine_run import run_pair
 
+from batloc.outputs import read_rows
 from batloc.schedulers.planning.options import SchedulerOptions
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -38,11 +38,9 @@ def run_variant(variant, platform, workload, out, options):
     cache = SchedulerOptions.from_dict(options).cache   # the model the run kept files by (a profile may set it)
     check = subprocess.run([sys.executable, "-m", "batloc.cli.main", "validate", prefix, "--workload", workload,
                             "--platform", platform, "--cache", cache], capture_output=True, text=True)
-    with open(prefix + "_jobs.csv") as f:
-        rows = list(csv.DictReader(f))
+    _, rows = read_rows(prefix + "_jobs.csv")
     jobs = sum(1 for r in rows if r["workload_name"] == "w0")
-    with open(prefix + "_decisions.csv") as f:
-        loaded = sum(float(r["input_size"] or 0) for r in csv.DictReader(f) if r["cache"] == "miss")
+    loaded = sum(float(r["input_size"] or 0) for r in read_rows(prefix + "_decisions.csv")[1] if r["cache"] == "miss")
     return dict(variant=variant, wall=wall, ok=check.returncode == 0, jobs=jobs, loaded=loaded, run=r,
                 note=check.stdout.strip().splitlines()[-1] if check.stdout.strip() else "")
 

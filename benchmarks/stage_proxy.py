@@ -18,7 +18,6 @@ ratio (target of issue 4: < 1.20). Schedulers (`--scheduler`):
 """
 
 import argparse
-import csv
 import json
 import os
 import shutil
@@ -27,6 +26,7 @@ import sys
 import tempfile
 import time
 
+from batloc.outputs import read_rows
 from batloc.processes import free_port, pin_to, pybatsim_command
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -90,8 +90,7 @@ def run(d, name, platform, workload, scheduler, proxy, own_staging=False):
     if engine.returncode or sched.returncode:
         sys.exit(f"{name}: engine {engine.returncode}, scheduler {sched.returncode}: {engine.stderr[-2000:]}\n"
                  f"see {out}/sched.log")
-    with open(os.path.join(out, "out_jobs.csv")) as f:
-        rows = list(csv.DictReader(f))
+    _, rows = read_rows(os.path.join(out, "out_jobs.csv"))
     stagings = sum(r["workload_name"] == "batloc-stage" for r in rows)
     return wall, len(rows) - stagings, stagings, proxy_cpu
 

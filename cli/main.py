@@ -14,6 +14,7 @@ COMMANDS = {
     "workload": ("batloc.workloads.cli", "turn traces into file-annotated Batsim workloads"),
     "report": ("batloc.analysis.cli", "build report.html and summary.csv from simulation outputs"),
     "validate": ("batloc.analysis.validate", "check a run's outputs for impossible schedules"),
+    "scheduler": ("batloc.cli.scheduler", "run a pybatsim scheduler (schedulers/lea.py, schedFcfs) on 127.0.0.1"),
     "study": ("batloc.study.cli", "run a study in one command (paper: Gonthier et al.'s Tables I-III)"),
 }
 

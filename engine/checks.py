@@ -9,6 +9,7 @@ would freeze the engine's clock, and JSON cannot carry it to the scheduler.
 import math
 
 from .errors import EngineError
+from .timers import HORIZON
 
 
 def shown(value):
@@ -21,8 +22,8 @@ def is_number(value):
     return not isinstance(value, bool) and isinstance(value, (int, float))
 
 
-def number(value, what, where, minimum=None, positive=False):
-    """`value` as a float if it is a finite number (and >= `minimum`, or > 0 if `positive`)."""
+def number(value, what, where, minimum=None, positive=False, maximum=None):
+    """`value` as a float if it is a finite number (and >= `minimum`, or > 0 if `positive`, and <= `maximum`)."""
     if not is_number(value):
         raise EngineError(f"{where}: {what} must be a number, got {shown(value)}")
     try:
@@ -35,7 +36,13 @@ def number(value, what, where, minimum=None, positive=False):
         raise EngineError(f"{where}: {what} must be >= {minimum}, got {shown(value)}")
     if positive and result <= 0:
         raise EngineError(f"{where}: {what} must be > 0, got {shown(value)}")
+    if maximum is not None and result > maximum:
+        raise EngineError(f"{where}: {what} must be <= {maximum:.0f}{horizon_note(maximum)}, got {shown(value)}")
     return result
+
+
+def horizon_note(maximum):
+    return " (the engine's horizon: 2^32 s, about 136 years)" if maximum == HORIZON else ""
 
 
 def integer(value, what, where, minimum=None, maximum=None):
@@ -56,7 +63,7 @@ def string(value, what, where):
 
 
 def walltime(value, where):
-    """A walltime: absent, null or -1 for none (returned as -1.0), else a finite positive number."""
+    """A walltime: absent, null or -1 for none (returned as -1.0), else a finite positive number, at most the horizon."""
     if value is None or (is_number(value) and value == -1):
         return -1.0
     try:
@@ -65,6 +72,9 @@ def walltime(value, where):
         ok = False
     if not ok:
         raise EngineError(f"{where}: walltime must be a finite number > 0 (or -1 for none), got {shown(value)}")
+    if value > HORIZON:
+        raise EngineError(f"{where}: walltime must be <= {HORIZON:.0f}{horizon_note(HORIZON)} (or -1 for none), "
+                          f"got {shown(value)}")
     return float(value)
 
 
@@ -78,6 +88,32 @@ def non_finite_field(value, path=""):
         if found is not None:
             return found
     return None
+
+
+def non_text_field(value, path=""):
+    """The path of the first string (or key) inside a JSON value holding a lone UTF-16 surrogate, else None.
+
+    JSON's ``\\ud800`` escapes decode to such characters, which no UTF-8 output or message can carry.
+    """
+    if isinstance(value, str):
+        return None if _is_text(value) else (path or "value")
+    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+    for key, item in items:
+        here = f"{path}[{key}]" if isinstance(key, int) else (f"{path}.{key}" if path else key)
+        if isinstance(key, str) and not _is_text(key):
+            return f"{path}[key {shown(key)}]" if path else f"key {shown(key)}"
+        found = non_text_field(item, here)
+        if found is not None:
+            return found
+    return None
+
+
+def _is_text(s):
+    try:
+        s.encode("utf-8")
+        return True
+    except UnicodeEncodeError:
+        return False
 
 
 def timeout_seconds(text):

@@ -141,23 +141,32 @@ def _prepare(args, stop, sg, engine, platform, workloads):
 
 
 def _finish(args, sim, exporter, link, error, wall):
-    """Write the outputs (unless nothing was simulated) and report the run's end in one line."""
+    """Write the outputs (unless no scheduler was reached) and report the run's end in one line."""
     unfinished = 0
+    written = False
     try:
-        if error is not None and not link.answered:
+        if error is not None and not link.reached:
             exporter.discard()   # nothing was simulated: earlier outputs with this prefix stay
         else:
             if error is not None:
                 unfinished = sim.write_unfinished()
             exporter.close(sim.now, scheduling_time=0.0, simulation_time=wall)
+            written = True
+    except EngineError as e:   # the outputs cannot be written (a full disk): none is left half-written
+        if error is None or exporter.broken == str(error):
+            error = e
+        else:
+            error.args = (f"{error}; {e}",)
     finally:
         link.close()
         if sim.progress is not None:
             sim.progress.close(sim.now)
     if isinstance(error, (EngineError, Interrupted)):
         # say what became of the outputs, in the same one line
-        if link.answered:
+        if written:
             outputs = f"outputs written to {args.export}_*.csv, {unfinished} job(s) unfinished"
+        elif link.reached:
+            outputs = f"no output written (earlier {args.export}_*.csv, if any, kept)"
         else:
             outputs = f"nothing simulated, no output written (earlier {args.export}_*.csv, if any, kept)"
         error.args = (f"{error}; {outputs}",)

@@ -9,7 +9,7 @@ from .checks import integer, number, shown, string, walltime
 from .errors import EngineError
 from .profiles import check_profile, phases
 from .protocol import format_intervals, parse_intervals
-from .timers import CALL, WALLTIME
+from .timers import CALL, HORIZON, WALLTIME
 from .workload import Job, Workload
 
 # Batsim's job states, the values CHANGE_JOB_STATE may name
@@ -124,7 +124,7 @@ class DecisionHandlers:
 
     def on_call_me_later(self, data):
         where = f"CALL_ME_LATER at t={self.now:.6f}"
-        ts = number(data.get("timestamp"), "timestamp", where)
+        ts = number(data.get("timestamp"), "timestamp", where, maximum=HORIZON)
         if ts <= self.now:
             # Batsim 4.2.1 aborts here (server.cpp: "You asked to be awaken in the past!"); a call
             # for now would also let a scheduler loop at one instant.
@@ -158,11 +158,13 @@ class DecisionHandlers:
             raise EngineError(f"REGISTER_JOB {shown(job_id)}: 'job' must be an object, got {shown(desc)}")
         desc = dict(desc)
         wname, sep, local = job_id.partition("!")
-        if not sep:
-            raise EngineError(f"REGISTER_JOB: job id {shown(job_id)} must read WORKLOAD!JOB")
-        if job_id in self.jobs:
-            raise EngineError(f"REGISTER_JOB: job {shown(job_id)} already exists")
+        if not (sep and wname and local):
+            raise EngineError(f"REGISTER_JOB: job id {shown(job_id)} must read WORKLOAD!JOB, neither part empty")
         workload = self.workloads.get(wname)
+        if job_id in self.jobs or (workload is not None and workload.holds(local)):
+            # a workload's job not yet submitted counts too: its row would be lost when it comes
+            raise EngineError(f"REGISTER_JOB at t={self.now:.6f}: job {shown(job_id)} already exists "
+                              f"(a job of workload {wname!r})")
         pname = desc.get("profile")
         if workload is None or not isinstance(pname, str) or pname not in workload.profiles:
             hint = "" if self.opt.profile_reuse else (

@@ -2,20 +2,16 @@
 
 All three are written under temporary names and renamed over the final ones
 only by `close`, so a run that fails before it simulated anything (`discard`)
-or is killed leaves the outputs of an earlier run with the same prefix intact.
+or is killed leaves the outputs of an earlier run with the same prefix intact;
+a run whose outputs cannot be written (a full disk) leaves no temporary file.
+Columns and quoting: ``batloc.outputs``.
 """
 
 import os
 
+from batloc.outputs import JOBS_HEADER, MACHINE_STATES_HEADER, open_for_writing, quoted, text
+
 from .errors import EngineError
-
-
-JOBS_HEADER = (
-    "job_id,workload_name,profile,submission_time,requested_number_of_resources,requested_time,"
-    "success,final_state,starting_time,execution_time,finish_time,waiting_time,turnaround_time,"
-    "stretch,allocated_resources,consumed_energy,metadata"
-)
-MACHINE_STATES_HEADER = "time,nb_sleeping,nb_switching_on,nb_switching_off,nb_idle,nb_computing"
 
 
 def f6(x):
@@ -28,10 +24,18 @@ def walltime_text(walltime):
     return "-1" if walltime == -1.0 else f6(walltime)
 
 
-def _ratio(num, den):
-    if den == 0:
-        return float("nan") if num == 0 else float("inf")
-    return num / den
+# The protocol's resolution: times are printed with six decimals.
+RESOLUTION = 1e-6
+
+
+def stretch(turnaround, run):
+    """turnaround / execution time, both counted as at least 1 µs (contract §5).
+
+    Batsim divides by the execution time alone and prints nan or inf for a job
+    that took no time; here such a job's stretch is its turnaround in µs, and 1
+    if it also waited none, so every value is a finite number.
+    """
+    return max(turnaround, RESOLUTION) / max(run, RESOLUTION)
 
 
 SUFFIXES = ("_jobs.csv", "_machine_states.csv", "_schedule.csv")
@@ -43,14 +47,15 @@ class Exporter:
     def __init__(self, prefix, nb_compute, version, record_wallclock=False):
         self.prefix = prefix
         self.temp = {s: f"{prefix}{s}.{os.getpid()}.tmp" for s in SUFFIXES}
+        self.broken = None  # why the outputs cannot be written, once a write failed
         parent = os.path.dirname(prefix)
         try:
             if parent:
                 os.makedirs(parent, exist_ok=True)
-            self.jobs_file = open(self.temp["_jobs.csv"], "w", buffering=1 << 20)
+            self.jobs_file = open_for_writing(self.temp["_jobs.csv"], buffering=1 << 20)
         except OSError as e:
             raise EngineError(f"cannot write outputs with prefix {prefix!r}: {e.strerror}") from None
-        self.jobs_file.write(JOBS_HEADER + "\n")
+        self._write(JOBS_HEADER + "\n")
         self.nb_compute = nb_compute
         self.version = version
         self.record_wallclock = record_wallclock
@@ -59,6 +64,16 @@ class Exporter:
         self.sums = dict(wait=0.0, turnaround=0.0, slowdown=0.0)
         self.maxs = dict(wait=0.0, turnaround=0.0, slowdown=0.0, makespan=0.0)
         self.machine_state(0.0, 0)
+
+    def _write(self, line):
+        """Append to jobs.csv; the first failure (a full disk) ends the run, later rows are dropped."""
+        if self.broken is not None:
+            return
+        try:
+            self.jobs_file.write(line)
+        except OSError as e:
+            self.broken = f"cannot write outputs with prefix {self.prefix!r}: {e.strerror or e}"
+            raise EngineError(self.broken) from None
 
     def job(self, job):
         """Append one finished (or rejected) job's row."""
@@ -78,7 +93,7 @@ class Exporter:
             run = job.finish - job.start
             wait = job.start - job.subtime
             turnaround = job.finish - job.subtime
-            slowdown = _ratio(turnaround, run)
+            slowdown = stretch(turnaround, run)
             self.sums["wait"] += wait
             self.sums["turnaround"] += turnaround
             self.sums["slowdown"] += slowdown
@@ -88,20 +103,21 @@ class Exporter:
             m["slowdown"] = max(m["slowdown"], slowdown)
             m["makespan"] = max(m["makespan"], job.finish)
             times = "%.6f,%.6f,%.6f,%.6f,%.6f,%.6f" % (job.start, run, job.finish, wait, turnaround, slowdown)
-        self.jobs_file.write("%s,%s,%s,%.6f,%d,%s,%d,%s,%s,%s,%s,\"%s\"\n" % (
-            job.local_id, job.workload, job.profile, job.subtime, job.res, walltime_text(job.walltime),
-            success, job.state, times, job.alloc_str, "" if rejected else "0.000000",
-            job.metadata.replace('"', '""')))
+        self._write("%s,%s,%s,%.6f,%d,%s,%d,%s,%s,%s,%s,%s\n" % (
+            text(job.local_id), text(job.workload), text(job.profile), job.subtime, job.res,
+            walltime_text(job.walltime), success, job.state, times, job.alloc_str, "" if rejected else "0.000000",
+            quoted(job.metadata)))
 
     def unfinished(self, job):
         """A job the simulation could not finish (deadlock): still written, so none is lost."""
         self.counts["nb_jobs"] += 1
         start = f6(job.start) if job.start is not None else ""
         row = [
-            job.local_id, job.workload, job.profile, f6(job.subtime), str(job.res), walltime_text(job.walltime),
-            "0", job.state, start, "", "", "", "", "", job.alloc_str, "", '"%s"' % job.metadata.replace('"', '""'),
+            text(job.local_id), text(job.workload), text(job.profile), f6(job.subtime), str(job.res),
+            walltime_text(job.walltime), "0", job.state, start, "", "", "", "", "", job.alloc_str, "",
+            quoted(job.metadata),
         ]
-        self.jobs_file.write(",".join(row) + "\n")
+        self._write(",".join(row) + "\n")
 
     def machine_state(self, time, nb_computing):
         if self.states and self.states[-1][0] == time:
@@ -110,15 +126,19 @@ class Exporter:
             self.states.append((time, nb_computing))
 
     def close(self, end_time, scheduling_time=0.0, simulation_time=0.0):
-        """Write the summaries, then put the three files in place."""
+        """Write the summaries, then put the three files in place; on failure none is left behind."""
         try:
-            self._close(end_time, scheduling_time, simulation_time)
+            if self.broken is None:
+                self._close(end_time, scheduling_time, simulation_time)
         except OSError as e:
-            raise EngineError(f"cannot write outputs with prefix {self.prefix!r}: {e.strerror}") from None
+            self.broken = f"cannot write outputs with prefix {self.prefix!r}: {e.strerror or e}"
+        if self.broken is not None:
+            self.discard()
+            raise EngineError(self.broken)
 
     def _close(self, end_time, scheduling_time, simulation_time):
         self.jobs_file.close()
-        with open(self.temp["_machine_states.csv"], "w") as f:
+        with open_for_writing(self.temp["_machine_states.csv"]) as f:
             f.write(MACHINE_STATES_HEADER + "\n")
             last = None
             for time, busy in self.states:
@@ -131,13 +151,16 @@ class Exporter:
             os.replace(temp, self.prefix + suffix)
 
     def discard(self):
-        """Nothing was simulated: remove the temporary files, keep whatever the prefix held."""
-        self.jobs_file.close()
+        """Remove the temporary files, keep whatever the prefix held (nothing simulated, or a failed write)."""
+        try:
+            self.jobs_file.close()
+        except OSError:
+            pass   # its buffer could not be flushed: the file goes anyway
         for temp in self.temp.values():
             try:
                 os.remove(temp)
-            except FileNotFoundError:
-                pass
+            except OSError:
+                pass   # never created
 
     def _write_schedule(self, end_time, scheduling_time, simulation_time):
         computing = 0.0
@@ -176,6 +199,6 @@ class Exporter:
             "time_switching_on": f6(0.0),
             "time_unavailable": f6(0.0),
         }
-        with open(self.temp["_schedule.csv"], "w") as f:
+        with open_for_writing(self.temp["_schedule.csv"]) as f:
             f.write(",".join(values) + "\n")
             f.write(",".join(values.values()) + "\n")

@@ -56,10 +56,11 @@ class SchedulerLink(WatchedSocket):
                 raise EngineError(
                     f"the program listening on {self.endpoint} does not speak ZeroMQ "
                     "(socket already in use by another program?)")
-            if self.answered and self.disconnected:
+            if self.disconnected and self.reached:
+                # From the first message on: a scheduler that dies over SIMULATION_BEGINS is seen at once too.
                 raise EngineError(
                     f"the scheduler disconnected from {self.endpoint} at simulated time {now:.6f} "
-                    "while the engine waited for its answer (did it crash? see its output)")
+                    "while the engine waited for its answer: it died or crashed (see its output)")
             if limit is not None and time.monotonic() - started > limit:
                 if not self.answered:
                     if self.connected:
@@ -77,6 +78,11 @@ class SchedulerLink(WatchedSocket):
         raw = self.wait(check)
         self.answered = True
         return raw
+
+    @property
+    def reached(self):
+        """Whether a scheduler took the engine's first message (its ZeroMQ handshake succeeded, or it answered)."""
+        return self.answered or self.handshake_done
 
     def close(self):
         super().close()

@@ -96,6 +96,8 @@ def check_platform_file(path):
     except ET.ParseError as e:
         line, col = e.position
         raise EngineError(f"{path}:{line}:{col + 1}: platform XML error: {e.msg if hasattr(e, 'msg') else e}") from None
+    except OSError as e:   # a directory, say
+        raise EngineError(f"cannot read platform file {path}: {e.strerror}") from None
 
 
 def load_platform(engine, path):

@@ -7,6 +7,7 @@ through their phases with a generator, so `sequence` nests for free.
 
 from .checks import integer, number
 from .errors import EngineError
+from .timers import HORIZON
 
 
 class Delay:
@@ -50,7 +51,7 @@ def check_profile(profile, where, profiles):
             raise EngineError(f"{where}: a {ptype} profile needs the field {field!r}")
     for field in ("delay", "cpu", "com", "nb_bytes", "bytes_to_read", "bytes_to_write"):
         if field in profile:
-            number(profile[field], field, where, minimum=0)
+            number(profile[field], field, where, minimum=0, maximum=HORIZON if field == "delay" else None)
     for field in ("from", "to", "storage"):
         if field in profile and not isinstance(profile[field], str):
             raise EngineError(f"{where}: {field} must be a storage label (a string), got {profile[field]!r}")

@@ -28,7 +28,7 @@ from .io_gate import exclusive_io
 from .jobs import JobLifecycle
 from .checks import number, shown
 from .protocol import decode, encode, simulation_begins
-from .timers import CALL, DEFERRED, FIRST_SUBMISSION, INF, PHASE_END, WALLTIME
+from .timers import CALL, DEFERRED, FIRST_SUBMISSION, HORIZON, INF, PHASE_END, WALLTIME
 
 # Answers in a row at one instant after which no job was submitted, registered or ended: time cannot
 # move on while each answer asks for another message at once (a QUERY, a KILL_JOB of an ended job, a
@@ -87,6 +87,8 @@ class Simulation(DecisionHandlers, JobLifecycle):
 
     def advance(self, t):
         """Move to the next instant at which something happens, and make it happen."""
+        if HORIZON < t < INF:
+            t = self.before_horizon()
         if self.act_count:
             clock = self.engine.clock
             if t > clock:
@@ -95,6 +97,11 @@ class Simulation(DecisionHandlers, JobLifecycle):
                 except self.sg.TimeoutException:
                     done = None
                 if done is not None:
+                    if self.engine.clock > HORIZON:   # the clock stays where it was: outputs hold no such time
+                        job = self.act_owner[done]
+                        raise EngineError(f"the simulation would pass its horizon (2^32 s, about 136 years) at "
+                                          f"t={self.engine.clock:.6g}, when a transfer or computation of job "
+                                          f"{job.id!r} (profile {job.profile!r}) ends")
                     self.now = max(self.now, self.engine.clock)
                     self.activity_done(done)
                     while self.act_count:
@@ -107,6 +114,21 @@ class Simulation(DecisionHandlers, JobLifecycle):
             return
         self.now = t
         self.fire_due()
+
+    def before_horizon(self):
+        """The next time, if the next thing due beyond the horizon was only a stale timer; else the run stops."""
+        heap = self.heap
+        while heap and heap[0][3] is not None and heap[0][3].token != heap[0][4]:
+            heapq.heappop(heap)   # a walltime or phase end of a job that moved on
+        t = self.next_time()
+        if HORIZON < t < INF:
+            # input times are within the horizon: only a sum (a start plus a delay or a walltime) passes it
+            _, kind, _, job, _, _ = heap[0]
+            cause = (f"a phase of job {job.id!r} would end" if kind == PHASE_END else
+                     f"job {job.id!r} would reach its walltime" if kind == WALLTIME else "a call or decision is due")
+            raise EngineError(f"the simulation would pass its horizon (2^32 s, about 136 years) at t={t:.6f}, "
+                              f"when {cause}")
+        return t
 
     def fire_due(self):
         now = self.now
@@ -171,7 +193,7 @@ class Simulation(DecisionHandlers, JobLifecycle):
         for event in events:
             types.append(str(event.get("type")) if isinstance(event, dict) else "?")
             ts = event.get("timestamp", self.now) if isinstance(event, dict) else self.now
-            ts = number(ts, "an event's timestamp", where)
+            ts = number(ts, "an event's timestamp", where, maximum=HORIZON)
             if ts > self.now + 1e-9:  # a decision dated later (a batloc extension: Batsim refuses them)
                 self.push(ts, DEFERRED, data=event)
                 continue
@@ -230,9 +252,14 @@ class Simulation(DecisionHandlers, JobLifecycle):
         self.flush()
 
     def deadlock(self):
-        waiting = [j.id for j in self.jobs.values() if j.state == "SUBMITTED"]
-        shown = ", ".join(waiting[:5]) + (" …" if len(waiting) > 5 else "")
-        raise EngineError(
-            f"deadlock at t={self.now:.6f}: {len(waiting)} job(s) wait ({shown}) but nothing is running and "
-            "the scheduler asked for no further call (they are written to jobs.csv as SUBMITTED)")
+        left = [j for j in self.jobs.values() if j.state in ("SUBMITTED", "RUNNING")]
+        waiting = [j.id for j in left if j.state == "SUBMITTED"]
+        held = [j.id for j in left if j.state == "RUNNING"]
 
+        def names(ids):
+            return ", ".join(map(repr, ids[:5])) + (" …" if len(ids) > 5 else "")
+
+        stuck = f"; {len(held)} job(s) run with nothing left to do ({names(held)})" if held else ""
+        raise EngineError(
+            f"deadlock at t={self.now:.6f}: {len(waiting)} job(s) wait ({names(waiting)}) but nothing is running "
+            f"and the scheduler asked for no further call{stuck} (written to jobs.csv as SUBMITTED or RUNNING)")

@@ -2,10 +2,13 @@
 
 import json
 import os
+import re
+import sys
 
-from .checks import integer, non_finite_field, number, walltime
+from .checks import integer, non_finite_field, non_text_field, number, walltime
 from .errors import EngineError
 from .profiles import check_profile
+from .timers import HORIZON
 
 
 class Job:
@@ -48,6 +51,13 @@ class Workload:
         self.path = path
         self.profiles = {}
         self.jobs = []
+        self._ids = None
+
+    def holds(self, local_id):
+        """Whether `local_id` names one of the workload's own jobs, submitted or not yet."""
+        if self._ids is None:   # built at the first REGISTER_JOB into this workload only
+            self._ids = {j.local_id for j in self.jobs}
+        return local_id in self._ids
 
 
 def _position(text, index):
@@ -70,9 +80,18 @@ def _read_json(path):
         line, col = _position(raw.decode("utf-8", "replace"), e.start)
         raise EngineError(f"{path}:{line}:{col}: workload is not UTF-8 text") from None
     try:
-        return json.loads(text)
+        data = json.loads(text)
     except json.JSONDecodeError as e:
         raise EngineError(f"{path}:{e.lineno}:{e.colno}: malformed JSON: {e.msg}") from None
+    if _SURROGATE_ESCAPE.search(text):   # rare: only then walk the whole document
+        field = non_text_field(data)
+        if field is not None:
+            raise EngineError(f"{path}: {field} holds a lone UTF-16 surrogate escape (\\ud800-\\udfff), "
+                              "which is not text and cannot be written out")
+    return data
+
+
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 
 
 def load_workload(path, name, nb_compute):
@@ -81,6 +100,7 @@ def load_workload(path, name, nb_compute):
     if not isinstance(data, dict):
         raise EngineError(f"{path}: a Batsim workload is a JSON object with 'jobs' and 'profiles'")
     workload = Workload(name, os.path.abspath(path))
+    _check_nb_res(data, path, nb_compute)
     profiles = data.get("profiles", {})
     if not isinstance(profiles, dict):
         raise EngineError(f"{path}: 'profiles' must be an object mapping names to profiles")
@@ -97,6 +117,22 @@ def load_workload(path, name, nb_compute):
     for index, desc in enumerate(jobs):
         workload.jobs.append(_job_from(desc, index, path, workload, seen, nb_compute))
     return workload
+
+
+def _check_nb_res(data, path, nb_compute):
+    """Batsim 4.2 requires `nb_res`, a positive integer: the size of the machine the workload was made for.
+
+    Absent, it is tolerated (the engine never uses it); beyond the platform's
+    compute resources, the workload's load was drawn for a larger machine than
+    the one simulated, which the run goes on with but says.
+    """
+    if "nb_res" not in data:
+        return
+    nb_res = integer(data["nb_res"], "nb_res (the machine size the workload was made for)", path, minimum=1)
+    if nb_compute is not None and nb_res > nb_compute:
+        print(f"batloc-batsim: warning: {path}: nb_res is {nb_res} but the platform has {nb_compute} compute "
+              "resources: the workload was made for a larger machine, so the simulated load is higher",
+              file=sys.stderr)
 
 
 def _job_from(desc, index, path, workload, seen, nb_compute):
@@ -116,7 +152,7 @@ def _job_from(desc, index, path, workload, seen, nb_compute):
     for key in ("subtime", "res", "profile"):
         if key not in desc:
             raise EngineError(f"{where}: missing field {key!r}")
-    subtime = number(desc["subtime"], "subtime", where, minimum=0)
+    subtime = number(desc["subtime"], "subtime", where, minimum=0, maximum=HORIZON)
     res = integer(desc["res"], "'res'", where, minimum=1)
     if nb_compute is not None and res > nb_compute:
         raise EngineError(f"{where}: asks for {res} resources but the platform has only {nb_compute}")

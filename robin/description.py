@@ -45,7 +45,7 @@ from pathlib import Path
 
 import yaml
 
-from batloc.processes import LOOPBACK, pybatsim_command
+from batloc.processes import LOOPBACK, scheduler_command
 
 from .process import Timeouts
 
@@ -186,8 +186,8 @@ class SchedulerSpec:
         if self.policy:
             script = schedulers_dir() / f"{self.policy}.py"
             opts = {**self.options, "export_prefix": str(export_prefix)}
-            argv = pybatsim_command() + [str(script), "-v", verbosity, "-s", endpoint,
-                                         "-o", json.dumps(opts, sort_keys=True)]
+            argv = scheduler_command() + [str(script), "-v", verbosity, "-s", endpoint,
+                                          "-o", json.dumps(opts, sort_keys=True)]
         elif self.staging:
             # the proxy listens where the engine connects and gives the command its own -s
             argv = [sys.executable, "-m", "batloc.adapters.cli", "-q", "--bind", endpoint,

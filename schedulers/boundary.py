@@ -23,6 +23,8 @@ import zmq
 from batsim.batsim import BatsimScheduler
 from zmq.utils.monitor import recv_monitor_message
 
+from batloc.outputs import OutputError
+
 PREFIX = "batloc scheduler"
 BAD_INPUT, ENGINE_GONE = 2, 1
 # The protocol's time resolution: times carry six decimals, and Batsim 4.2.1
@@ -45,6 +47,20 @@ class FileOutputs:
         if self.export_prefix:
             return f"{self.export_prefix}_decisions.csv"
         return None
+
+
+def _one_line_for_outputs(kind, exc, tb, previous=sys.excepthook):
+    """An output the scheduler cannot write (a full disk) ends it with one line; anything else as before.
+
+    pybatsim calls the callbacks from its own loop, which catches nothing: the
+    hook for uncaught exceptions is the one place that sees every family's."""
+    if issubclass(kind, OutputError):
+        print(f"{PREFIX}: error: {exc}", file=sys.stderr, flush=True)
+    else:
+        previous(kind, exc, tb)
+
+
+sys.excepthook = _one_line_for_outputs
 
 
 def leave(message, status):

@@ -20,6 +20,7 @@ gives plain CONS. Jobs never use their input files (no staging).
 import math
 import sys
 
+from batloc.outputs import text
 from batloc.schedulers.plain.base import PlainScheduler, Rejected, planned_end
 from batloc.schedulers.plain.options import boolean, number
 from batloc.schedulers.tabu.plan import Plan
@@ -142,4 +143,4 @@ class Cons_tabu(PlainScheduler):
             row = (now, item.id, self.node_names[src], self.node_names[dst], gain)
             self.moves.append(row)
             if self.log is not None:
-                self.log.write(f"{now:.6f},{item.id},{row[2]},{row[3]},{gain:.6f}\n")
+                self.log.write(f"{now:.6f},{text(item.id)},{row[2]},{row[3]},{gain:.6f}\n")

@@ -14,7 +14,7 @@ import math
 from batsim.batsim import Job
 from procset import ProcSet
 
-from batloc.engine.export import JOBS_HEADER
+from batloc.outputs import JOBS_HEADER, open_for_writing, row
 
 
 def make_resources(nodes, memory_bytes=128e9, bandwidth=1e8):
@@ -197,7 +197,7 @@ def write_jobs_csv(run, path):
                            f"{float(job.requested_time):.6f}", int(r["state"] == "COMPLETED_SUCCESSFULLY"),
                            r["state"], f"{start:.6f}", f"{fin - start:.6f}", f"{fin:.6f}",
                            f"{start - sub:.6f}", f"{fin - sub:.6f}", "", str(ProcSet(*r["alloc"])), "-1", ""]))
-    with open(path, "w") as fh:
+    with open_for_writing(path) as fh:
         fh.write(JOBS_HEADER + "\n")
-        for _, row in sorted(rows, key=lambda x: x[0]):
-            fh.write(",".join(map(str, row)) + "\n")
+        for _, fields in sorted(rows, key=lambda x: x[0]):
+            fh.write(row(fields))

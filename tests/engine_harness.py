@@ -5,7 +5,6 @@ the list of events to answer, and get back every message the engine sent and
 the output files, so they can check simulated times exactly.
 """
 
-import csv
 import json
 import os
 import subprocess
@@ -14,6 +13,7 @@ import threading
 
 import zmq
 
+from batloc.outputs import read_rows
 from batloc.platforms.generator import PlatformSpec, render
 from batloc.platforms.units import parse_duration
 
@@ -46,12 +46,10 @@ class Result:
         return [(m["now"], e) for m in self.messages for e in m["events"] if etype in (None, e["type"])]
 
     def jobs(self):
-        with open(self.prefix + "_jobs.csv") as f:
-            return {r["job_id"]: r for r in csv.DictReader(f)}
+        return {r["job_id"]: r for r in self.jobs_rows()}
 
     def jobs_rows(self):
-        with open(self.prefix + "_jobs.csv") as f:
-            return list(csv.DictReader(f))
+        return read_rows(self.prefix + "_jobs.csv")[1]
 
     def file(self, suffix):
         with open(self.prefix + suffix) as f:

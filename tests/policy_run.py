@@ -6,13 +6,13 @@ connects with dynamic jobs enabled. Returns the jobs.csv rows by job id, the
 scheduler's and the engine's outputs.
 """
 
-import csv
 import json
 import subprocess
 import sys
 import time
 from pathlib import Path
 
+from batloc.outputs import read_rows
 from batloc.processes import free_port, pybatsim_command
 
 REPO = Path(__file__).resolve().parents[1]
@@ -26,8 +26,7 @@ class Outcome:
 
     @property
     def rows(self):
-        with open(f"{self.prefix}_jobs.csv") as f:
-            return {r["job_id"]: r for r in csv.DictReader(f)}
+        return {r["job_id"]: r for r in read_rows(f"{self.prefix}_jobs.csv")[1]}
 
     def starts(self):
         return {k: float(r["starting_time"]) for k, r in self.rows.items() if r["starting_time"]}

@@ -209,7 +209,12 @@ def _run(args):
         windowed = pipeline.cut_window(table, _window(args))
         if not windowed["evaluated"].any():
             raise WorkloadError(f"{args.workload}: no job submitted in the evaluation window")
-        pipeline.write(windowed, args.output, table.attrs.get("nb_res") or 0)
+        nb_res = table.attrs.get("nb_res")
+        if isinstance(nb_res, bool) or not isinstance(nb_res, int) or nb_res < 1:
+            # it used to write nb_res 0, which Batsim (and now the engine) refuses
+            raise WorkloadError(f"{args.workload}: nb_res (the machine size, which Batsim requires) is "
+                                f"{'missing' if nb_res is None else repr(nb_res)}; add it to the workload")
+        pipeline.write(windowed, args.output, nb_res)
         print(f"wrote {args.output}: {len(windowed)} jobs, "
               f"{int(windowed['evaluated'].sum())} evaluated")
     else:

@@ -8,6 +8,8 @@ so a user can check what was done; with `strict` the first one is an error.
 from collections import Counter
 from dataclasses import dataclass
 
+from batloc.outputs import open_for_writing, quoted, text
+
 
 class WorkloadError(Exception):
     """A user-facing error; the message names the file (and line when there is one)."""
@@ -63,8 +65,7 @@ class IssueLog:
         return {action: dict(sorted(c.items())) for action, c in out.items()}
 
     def write_csv(self, path):
-        with open(path, "w", encoding="utf-8", newline="\n") as out:
+        with open_for_writing(path) as out:
             out.write("file,line,action,reason,detail\n")
             for i in self.issues:
-                detail = i.detail.replace('"', '""')
-                out.write(f'{i.path},{i.line},{i.action},{i.reason},"{detail}"\n')
+                out.write(f"{text(i.path)},{i.line},{i.action},{text(i.reason)},{quoted(i.detail)}\n")

@@ -6,11 +6,39 @@ and so that diffs of workloads stay readable.
 """
 
 import json
+import os
+from contextlib import contextmanager
 
 import numpy as np
 import pandas as pd
 
 from .errors import WorkloadError
+
+
+@contextmanager
+def written_whole(path):
+    """A text file that appears at `path` only once written whole; on failure none is left, and one line names it.
+
+    A workload cut short by a full disk would otherwise stay, as malformed JSON
+    or as a shorter valid one. A device or pipe (/dev/stdout) is written as is.
+    """
+    path = os.fspath(path)
+    direct = os.path.exists(path) and not os.path.isfile(path)
+    temp = path if direct else f"{path}.{os.getpid()}.tmp"
+    try:
+        with open(temp, "w", encoding="utf-8", newline="\n") as out:
+            yield out
+        if not direct:
+            os.replace(temp, path)
+    except BaseException as exc:
+        if not direct:
+            try:
+                os.remove(temp)
+            except OSError:
+                pass   # never created
+        if isinstance(exc, OSError):
+            raise WorkloadError(f"{path}: cannot write: {exc.strerror or exc}") from None
+        raise
 
 
 def _number(value):
@@ -44,7 +72,7 @@ def write_batsim(table, path, nb_res, provenance=None):
     # epoch: Unix time of t = 0 (null when the trace does not tell).
     meta = {**table.attrs.get("provenance", {}), **(provenance or {}), "epoch": table.attrs.get("epoch")}
     dumps = json.dumps
-    with open(path, "w", encoding="utf-8", newline="\n") as out:
+    with written_whole(path) as out:
         out.write('{"nb_res": %d,\n "jobs": [' % nb_res)
         for i, (jid, sub, res, wall, prof, user, fid, size, ev) in enumerate(zip(*columns)):
             job = {"id": int(jid), "subtime": _number(sub), "res": int(res), "walltime": _number(wall),

@@ -8,6 +8,8 @@ corrupt), MaxNodes (recorded). Everything in the header is kept in provenance.
 
 import math
 
+from batloc.engine.timers import HORIZON
+
 from .errors import IssueLog
 from .source import is_number, read_lines
 from .table import build
@@ -59,6 +61,10 @@ def read_swf(path, strict=False, default_walltime=None):
         bad = next((i for i, v in values.items() if not math.isfinite(v)), None)
         if bad is not None:
             log.drop(number, "malformed", f"{_NAMES[bad]} is not a number: {fields[bad]!r}")
+            continue
+        bad = next((i for i in (SUBMIT, RUN, REQ_TIME) if values[i] > HORIZON), None)
+        if bad is not None:   # the engine could not tell its times apart to the microsecond
+            log.drop(number, "malformed", f"{_NAMES[bad]} {fields[bad]} beyond 2^32 s (about 136 years)")
             continue
         bad = next((i for i, v in values.items() if v < 0 and v != -1), None)
         if bad is not None:

@@ -30,6 +30,7 @@ import numpy as np
 from batloc.platforms.reader import read_resources
 
 from .errors import WorkloadError
+from .export import written_whole
 
 FAMILIES = ("uniform", "mira")
 MIXES = ("bn", "no")
@@ -190,7 +191,7 @@ def run(args):
     spec = IoSpec(family=args.io, mix=args.io_mix, alpha=args.alpha, cores=cores, bandwidth=bandwidth,
                   jobs=args.jobs, users=args.users, walltime_factor=args.walltime_factor, seed=args.seed)
     data = generate(spec)
-    with open(args.output, "w", encoding="utf-8", newline="\n") as out:
+    with written_whole(args.output) as out:
         json.dump(data, out, separators=(",", ":"))
         out.write("\n")
     io = data["batloc"]["io"]

@@ -9,7 +9,7 @@ import json
 import pytest
 
 from batloc.analysis import validate
-from batloc.engine.export import JOBS_HEADER
+from batloc.outputs import DECISIONS_COLUMNS, JOBS_HEADER
 
 PLATFORM = "tests/data/schedulers/two_nodes.xml"
 # (id, subtime, res) of the workload
@@ -54,6 +54,9 @@ def test_a_clean_run_passes(tmp_path, capsys):
     ([row(1, 5, 20, "0"), *CLEAN[1:]], "start before submission", "w0!1 starts at 5.000000"),
     ([*CLEAN, row("stage-w0-1-n000", 1, 2, "0 5", res=2, sub=1, workload="batloc-stage")],
      "staging outside storage ids", "runs on 0"),
+    # a staging job's row twice: its load would count twice in every transfer figure
+    ([*CLEAN, *[row("stage-w0-1-n000", 1, 2, "4-5", res=2, sub=1, workload="batloc-stage")] * 2],
+     "job listed twice", "staging job batloc-stage!stage-w0-1-n000 appears 2 times"),
 ])
 def test_each_violation_kind_is_reported_and_counted(tmp_path, capsys, rows, kind, detail):
     rc, out, _ = run(tmp_path, capsys, rows)
@@ -76,6 +79,13 @@ def test_counts_per_kind(tmp_path, capsys):
     (lambda d: (d / "out_jobs.csv").write_text(JOBS_HEADER + "\n" + row(1, 10, 20, "0").replace("20.000000", "x", 1)),
      "out_jobs.csv:2: job 1: cannot read finish_time 'x'"),
     (lambda d: (d / "w.json").write_text("{"), "w.json:1: not valid JSON"),
+    (lambda d: (d / "out_jobs.csv").write_bytes(b"\xff\xfe\x00garbage"), "out_jobs.csv: not UTF-8 text (byte 0)"),
+    (lambda d: (d / "out_decisions.csv").write_text("time,job_id\n1,w0!1\n"), "not a batloc decision log"),
+    (lambda d: (d / "out_decisions.csv").write_text(",".join(DECISIONS_COLUMNS) + "\nsoon,w0!1" + "," * 10 + "\n"),
+     "out_decisions.csv:2: job w0!1: cannot read time 'soon'"),
+    # an id holding a newline cannot split the one line
+    (lambda d: (d / "out_jobs.csv").write_text(JOBS_HEADER + "\n" + row('"a\nb"', 10, 20, "0").replace(
+        "20.000000", "x", 1)), "out_jobs.csv:2: job a\\nb: cannot read finish_time 'x'"),
     (lambda d: (d / "w.json").write_text("[]"), "not a Batsim workload"),
 ])
 def test_bad_inputs_are_one_line_without_traceback(tmp_path, capsys, setup, message):

@@ -5,12 +5,13 @@ delay or timestamp would freeze the engine's clock (it used to spin forever).
 """
 
 import json
+import os
 import subprocess
 import time
 
 import pytest
 
-from engine_harness import ENGINE, platform_xml, run, write
+from engine_harness import ENGINE, Fifo, platform_xml, run, write
 
 NAN, INF = float("nan"), float("inf")
 
@@ -65,9 +66,86 @@ def assert_one_line_error(proc, *fragments):
     (workload(profiles={"d": {"type": "sequence", "seq": [["e"]]}}), ["profile 'd'", "seq names profile ['e']"]),
     (workload(profiles={"d": {"type": "sequence", "seq": ["d0"], "repeat": NAN}, "d0": {"type": "delay", "delay": 1}}),
      ["profile 'd'", "repeat must be an integer, got nan"]),
+    # beyond the horizon (2^32 s) a double cannot hold a time to the microsecond: 1e300 + 5 == 1e300
+    (workload({"subtime": 1e300}), ["job '1'", "subtime must be <= 4294967296 (the engine's horizon", "got 1e+300"]),
+    (workload({"walltime": 1e300}), ["job '1'", "walltime must be <= 4294967296", "got 1e+300"]),
+    (workload(profile={"delay": 1e300}), ["profile 'd'", "delay must be <= 4294967296", "got 1e+300"]),
+    # Batsim 4.2: nb_res, the machine size the workload was made for, is a positive integer
+    ({**workload(), "nb_res": "4"}, ["nb_res (the machine size the workload was made for) must be an integer"]),
+    ({**workload(), "nb_res": 0}, ["nb_res (the machine size the workload was made for) must be >= 1, got 0"]),
 ])
 def test_bad_workload_values_are_refused_before_the_run(tmp_path, platform, wl, fragments):
     assert_one_line_error(engine(tmp_path, platform, wl), "w.json", *fragments)
+
+
+@pytest.mark.parametrize("text, field", [
+    ('{"nb_res": 4, "jobs": [{"id": "a\\ud800", "subtime": 1, "res": 1, "profile": "d"}], '
+     '"profiles": {"d": {"type": "delay", "delay": 5}}}', "jobs[0].id"),
+    ('{"nb_res": 4, "jobs": [{"id": 1, "subtime": 1, "res": 1, "profile": "\\udc00"}], '
+     '"profiles": {"\\udc00": {"type": "delay", "delay": 5}}}', "jobs[0].profile"),
+    ('{"nb_res": 4, "jobs": [{"id": 1, "subtime": 1, "res": 1, "profile": "d", "user": ["x\\ud83d"]}], '
+     '"profiles": {"d": {"type": "delay", "delay": 5}}}', "jobs[0].user[0]"),
+])
+def test_a_lone_surrogate_escape_is_refused_naming_the_field(tmp_path, platform, text, field):
+    # JSON's \\ud800 decodes to a character no UTF-8 output or message can hold (a pair, e.g. an emoji, is text)
+    path = write(tmp_path, "w.json", text)
+    proc = subprocess.run(ENGINE + ["-p", platform, "-w", path, "-e", str(tmp_path / "o"),
+                                    "-s", "tcp://127.0.0.1:9", "--ready-timeout", "1"],
+                          capture_output=True, text=True, timeout=30)
+    assert_one_line_error(proc, "w.json", field, "lone UTF-16 surrogate")
+    assert sorted(os.listdir(tmp_path)) == ["p.xml", "w.json"]   # no output, no temporary file
+
+
+def test_a_workload_made_for_a_larger_machine_runs_with_one_warning(tmp_path, platform):
+    wl = write(tmp_path, "w.json", {**workload(), "nb_res": 1000})
+    res = run(tmp_path, platform, [wl], Fifo())
+    assert res.returncode == 0
+    assert res.stderr.strip() == (f"batloc-batsim: warning: {wl}: nb_res is 1000 but the platform has 4 compute "
+                                  "resources: the workload was made for a larger machine, so the simulated load "
+                                  "is higher")
+    assert [r["final_state"] for r in res.jobs_rows()] == ["COMPLETED_SUCCESSFULLY"]
+
+
+def test_a_zero_length_job_has_a_finite_stretch_and_no_output_holds_nan_or_inf(tmp_path, platform):
+    # Batsim divides the turnaround by the execution time: nan for a 0 s job started at once, inf if it
+    # waited. Both are counted as at least 1 µs (contract §5): stretch 1, and 2 s / 1 µs = 2e6.
+    wl = write(tmp_path, "w.json", {"nb_res": 4, "jobs": [
+        {"id": 1, "subtime": 1, "res": 1, "profile": "zero"}, {"id": 2, "subtime": 1, "res": 1, "profile": "zero"}],
+        "profiles": {"zero": {"type": "delay", "delay": 0}}})
+
+    def sched(msg):
+        if any(e["type"] == "JOB_SUBMITTED" for e in msg["events"]):
+            return [{"type": "EXECUTE_JOB", "data": {"job_id": "w0!1", "alloc": "0"}},
+                    {"type": "CALL_ME_LATER", "data": {"timestamp": 3}}]
+        if any(e["type"] == "REQUESTED_CALL" for e in msg["events"]):
+            return [{"type": "EXECUTE_JOB", "data": {"job_id": "w0!2", "alloc": "0"}}]
+        return []
+
+    res = run(tmp_path, platform, [wl], sched)
+    assert res.returncode == 0, res.stderr
+    jobs = res.jobs()
+    assert (jobs["1"]["turnaround_time"], jobs["1"]["stretch"]) == ("0.000000", "1.000000")
+    assert (jobs["2"]["turnaround_time"], jobs["2"]["stretch"]) == ("2.000000", "2000000.000000")
+    for suffix in ("_jobs.csv", "_schedule.csv", "_machine_states.csv"):
+        text = res.file(suffix)
+        assert "nan" not in text and "inf" not in text, (suffix, text)
+    assert "max_slowdown" in res.file("_schedule.csv") and ",2000000.000000," in res.file("_schedule.csv")
+
+
+@pytest.mark.parametrize("profile, fragment", [
+    # each time is inside the horizon, their sum is not
+    ({"type": "delay", "delay": 4e9}, "at t=8000000001.000000, when a phase of job 'w0!1' would end"),
+    ({"type": "parallel_homogeneous", "cpu": 1e300, "com": 0},
+     "at t=1e+291, when a transfer or computation of job 'w0!1' (profile 'd') ends"),
+])
+def test_a_run_that_would_pass_the_horizon_stops_with_its_outputs(tmp_path, platform, profile, fragment):
+    wl = write(tmp_path, "w.json", {"nb_res": 4, "jobs": [{"id": 1, "subtime": 4e9 + 1, "res": 1, "profile": "d"}],
+                                    "profiles": {"d": profile}})
+    res = run(tmp_path, platform, [wl], Fifo())
+    assert res.returncode == 1 and len(res.stderr.strip().splitlines()) == 1, res.stderr
+    assert "the simulation would pass its horizon (2^32 s, about 136 years) " + fragment in res.stderr
+    assert [(r["final_state"], r["starting_time"]) for r in res.jobs_rows()] == [("RUNNING", "4000000001.000000")]
+    assert "e+" not in res.file("_schedule.csv")
 
 
 def bad_platform(tmp_path, old, new, count=1):
@@ -134,17 +212,29 @@ def execute(**data):
     ([{"type": "SET_RESOURCE_STATE", "data": {"resources": "0-99", "state": "1"}}],
      ["SET_RESOURCE_STATE at t=1.000000", "resource 99 does not exist"]),
     ([{"type": "QUERY", "data": {"requests": ["consumed_energy"]}}], ["QUERY at t=1.000000", "requests must be"]),
+    ([{"type": "CALL_ME_LATER", "data": {"timestamp": 1e300}}],
+     ["CALL_ME_LATER at t=1.000000", "timestamp must be <= 4294967296 (the engine's horizon", "got 1e+300"]),
+    ([{**execute(), "timestamp": 1e300}], ["answer at t=1.000000", "an event's timestamp must be <= 4294967296"]),
+    ([{"type": "REGISTER_JOB", "data": {"job_id": "w0!", "job": {"res": 1, "profile": "d"}}}],
+     ["REGISTER_JOB: job id 'w0!' must read WORKLOAD!JOB, neither part empty"]),
+    ([{"type": "REGISTER_JOB", "data": {"job_id": "w0!1", "job": {"res": 1, "profile": "d"}}}],
+     ["REGISTER_JOB at t=1.000000: job 'w0!1' already exists (a job of workload 'w0')"]),
+    # a workload job not submitted yet: its row would have been lost when it came
+    ([{"type": "REGISTER_JOB", "data": {"job_id": "w0!2", "job": {"res": 1, "profile": "d"}}}],
+     ["REGISTER_JOB at t=1.000000: job 'w0!2' already exists (a job of workload 'w0')"]),
 ])
 def test_type_confused_and_oversized_decisions_are_refused(tmp_path, platform, events, fragments):
-    wl = write(tmp_path, "w.json", workload())
+    wl = write(tmp_path, "w.json", {**workload(), "jobs": workload()["jobs"] + [
+        {"id": 2, "subtime": 50, "res": 1, "profile": "d"}]})
     started = time.monotonic()
-    res = run(tmp_path, platform, [wl], on_first_submission(*events))
+    res = run(tmp_path, platform, [wl], on_first_submission(*events), args=["--enable-dynamic-jobs"])
     assert time.monotonic() - started < 30   # '0-2000000000' is refused, not expanded
     assert res.returncode == 1, res.stderr
     assert "Traceback" not in res.stderr and len(res.stderr.strip().splitlines()) == 1, res.stderr
     for fragment in fragments:
         assert fragment in res.stderr, res.stderr
-    assert [r["final_state"] for r in res.jobs_rows()] == ["SUBMITTED"]   # the run's outputs are still written
+    # the run's outputs are still written
+    assert [r["final_state"] for r in res.jobs_rows()] == ["SUBMITTED", "NOT_SUBMITTED"]
 
 
 def register(job):

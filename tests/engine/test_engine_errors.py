@@ -1,5 +1,6 @@
 """Bad inputs and misbehaving schedulers: a clear message and a non-zero exit, never a hang."""
 
+import os
 import socket
 import subprocess
 import sys
@@ -56,6 +57,11 @@ def test_platform_xml_error_names_file_and_line(tmp_path):
     bad = write(tmp_path, "bad.xml", "<?xml version='1.0'?>\n<platform version=\"4.1\">\n<zone id='z'>\n</platform>\n")
     assert_clean_error(engine("-p", bad, "-w", good_workload(tmp_path), "-e", str(tmp_path / "o")),
                        "bad.xml:4", "platform XML error")
+
+
+def test_a_platform_that_is_a_folder(tmp_path):
+    assert_clean_error(engine("-p", str(tmp_path), "-w", good_workload(tmp_path)),
+                       f"cannot read platform file {tmp_path}: Is a directory")
 
 
 def test_missing_platform_file(tmp_path):
@@ -129,14 +135,19 @@ os._exit(3)
 """
 
 
-def test_scheduler_that_dies_mid_run(tmp_path, platform):
+def against(script, tmp_path, platform, timeout=30):
+    """The engine against a scheduler written as a Python `script` (it binds the endpoint in its argv)."""
     port = free_port()
-    sched = subprocess.Popen([sys.executable, "-c", CRASHING_SCHEDULER, f"tcp://127.0.0.1:{port}"])
+    sched = subprocess.Popen([sys.executable, "-c", script, f"tcp://127.0.0.1:{port}"])
     try:
-        proc = engine("-p", platform, "-w", good_workload(tmp_path), "-e", str(tmp_path / "o"),
-                      "-s", f"tcp://127.0.0.1:{port}")
+        return engine("-p", platform, "-w", good_workload(tmp_path), "-e", str(tmp_path / "o"),
+                      "-s", f"tcp://127.0.0.1:{port}", timeout=timeout)
     finally:
         sched.wait(10)
+
+
+def test_scheduler_that_dies_mid_run(tmp_path, platform):
+    proc = against(CRASHING_SCHEDULER, tmp_path, platform)
     assert_clean_error(proc, "scheduler disconnected", "1.000000")
     # the job it never ran is still in jobs.csv
     with open(tmp_path / "o_jobs.csv") as f:
@@ -200,3 +211,72 @@ def test_a_compute_job_on_a_storage_resource_runs_with_one_warning(tmp_path, pla
     assert res.returncode == 0, res.stderr
     assert res.stderr.count("runs on storage resource") == 1 and "lustre" in res.stderr
     assert res.jobs()["1"]["allocated_resources"] == "4"  # lustre: computes 0-3, then storages
+
+
+DIES_ON_FIRST_MESSAGE = """
+import os, sys, zmq
+sock = zmq.Context().socket(zmq.REP)
+sock.bind(sys.argv[1])
+sock.recv()  # SIMULATION_BEGINS: die without answering
+os._exit(3)
+"""
+
+
+def test_a_scheduler_that_dies_on_its_first_message_is_seen_at_once(tmp_path, platform):
+    # It used to stall the engine for the whole reply timeout (600 s), then be blamed on "another program
+    # on that port", with no output written: the subprocess timeout below would expire first.
+    proc = against(DIES_ON_FIRST_MESSAGE, tmp_path, platform, timeout=120)
+    assert_clean_error(proc, "the scheduler disconnected", "at simulated time 0.000000", "died or crashed",
+                       "outputs written to", "1 job(s) unfinished")
+    assert len(proc.stderr.strip().splitlines()) == 1
+    with open(tmp_path / "o_jobs.csv") as f:
+        rows = f.read().splitlines()
+    assert len(rows) == 2 and ",NOT_SUBMITTED," in rows[1]
+
+
+# The engine with its output files on a full disk: `open_for_writing` gives files that take `budget`
+# characters, then fail as a full disk does (a tiny tmpfs needs root; /dev/full has no rename).
+FULL_DISK = """
+import errno, sys
+import batloc.engine.export as export
+from batloc.engine.cli import main
+real, budget = export.open_for_writing, {"left": int(sys.argv[1])}
+
+class Full:
+    def __init__(self, f):
+        self.f = f
+    def write(self, text):
+        budget["left"] -= len(text)
+        if budget["left"] < 0:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return self.f.write(text)
+    def close(self):
+        self.f.close()
+    def __enter__(self):
+        return self
+    def __exit__(self, *exc):
+        self.close()
+
+export.open_for_writing = lambda path, buffering=-1: Full(real(path, buffering))
+sys.exit(main(sys.argv[2:]))
+"""
+
+
+@pytest.mark.parametrize("budget", [300, 900])   # in jobs.csv's second row; in the last file written
+def test_a_full_disk_is_one_line_and_leaves_no_temporary_file(tmp_path, platform, budget):
+    from engine_harness import Fifo, serve
+
+    wl = write(tmp_path, "w.json", {"nb_res": 4, "jobs": [
+        {"id": i, "subtime": i, "res": 1, "profile": "d"} for i in (1, 2, 3)],
+        "profiles": {"d": {"type": "delay", "delay": 5}}})
+    (tmp_path / "o_jobs.csv").write_text("an earlier run's\n")
+    thread, port = serve(Fifo(), "tcp://127.0.0.1")
+    proc = subprocess.run([sys.executable, "-c", FULL_DISK, str(budget), "-p", platform, "-w", wl,
+                           "-e", str(tmp_path / "o"), "-s", f"tcp://127.0.0.1:{port}", "-q"],
+                          capture_output=True, text=True, timeout=60)
+    thread.join(5)
+    assert_clean_error(proc, f"cannot write outputs with prefix '{tmp_path / 'o'}': No space left on device; "
+                             f"no output written (earlier {tmp_path / 'o'}_*.csv, if any, kept)")
+    assert len(proc.stderr.strip().splitlines()) == 1
+    assert sorted(os.listdir(tmp_path)) == ["o_jobs.csv", "p.xml", "w.json"]
+    assert (tmp_path / "o_jobs.csv").read_text() == "an earlier run's\n"

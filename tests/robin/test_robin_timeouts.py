@@ -41,8 +41,8 @@ def run_robin(tmp_path, mode, **timeouts):
     marker = f"{500 + random.random():.9f}"  # a unique `sleep` argument
     desc = {
         "output-dir": str(tmp_path / "out"),
-        "batcmd": f"{PY} {DATA / 'fake_engine.py'} -s tcp://localhost:{port}",
-        "schedcmd": f"{PY} {DATA / 'fake_sched.py'} {mode} {marker} -s tcp://*:{port}",
+        "batcmd": f"{PY} {DATA / 'fake_engine.py'} -s tcp://127.0.0.1:{port}",
+        "schedcmd": f"{PY} {DATA / 'fake_sched.py'} {mode} {marker} -s tcp://127.0.0.1:{port}",
         "simulation-timeout": 30, "ready-timeout": 10, "success-timeout": 10, "failure-timeout": 10,
         **timeouts,
     }

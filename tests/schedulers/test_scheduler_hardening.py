@@ -100,23 +100,56 @@ def test_node_memory_and_bandwidth_must_be_finite_and_positive(prop, text):
     assert str(error.value) == f"host 'n001_mem': property {prop} must be a finite number > 0, got {text!r}"
 
 
-@engine_needed
-def test_a_platform_without_node_memories_stops_the_scheduler_after_one_answer(tmp_path):
-    xml = platform_xml(nodes=1, cores=2)
+CONTRACT_HINT = ("the batloc contract (docs/contract.md §1 and §6) expects, for every node nNNN, cores with property "
+                 "node=nNNN and one storage host named 'nNNN_mem' (role=storage) with properties node, memory_bytes "
+                 "and bandwidth (bytes/s), plus a storage host named 'lustre'")
+
+
+def without_memories(xml):
     xml = re.sub(r'\s*<host id="n000_mem".*?</host>', "", xml)
-    xml = re.sub(r'\s*<zoneRoute [^>]*"n000_mem".*?</zoneRoute>', "", xml)
-    (tmp_path / "p.xml").write_text(xml)
+    return re.sub(r'\s*<zoneRoute [^>]*"n000_mem".*?</zoneRoute>', "", xml)
+
+
+def without_memory_sizes(xml):
+    return re.sub(r'<prop id="memory_bytes" value="\d+"/>', "", xml)
+
+
+@engine_needed
+@pytest.mark.parametrize("policy, edit, problem", [
+    ("lea", without_memories, "the platform has no node memory storage ('<node>_mem')"),
+    # the file-sharing family (MET, JDP-DLL, Online-HPS) used to die with a PlatformError traceback over
+    # SIMULATION_BEGINS, and the engine to wait for its reply timeout before blaming the port
+    *[(policy, without_memory_sizes, "storage 'n000_mem' lacks a numeric 'memory_bytes'")
+      for policy in ("lea", "met", "jdp_dll", "online_hps")],
+])
+def test_a_platform_a_scheduler_cannot_use_is_one_line_in_every_family(tmp_path, policy, edit, problem):
+    (tmp_path / "p.xml").write_text(edit(platform_xml(nodes=1, cores=2)))
     jobs = [{"id": 1, "subtime": 1, "res": 1, "walltime": 10, "profile": "d"}]
-    out = simulate(tmp_path, "lea", tmp_path / "p.xml", {"jobs": jobs, "profiles": {"d": {"type": "delay", "delay": 5}}},
+    out = simulate(tmp_path, policy, tmp_path / "p.xml", delay_workload(jobs), check=False)
+    lines = [line for line in out.sched_out.splitlines() if line.startswith("batloc scheduler")]
+    assert lines == [f"batloc scheduler: {problem}; {CONTRACT_HINT}"]
+    assert "Traceback" not in out.sched_out
+    # it left: the engine says so at once, outputs written, instead of waiting for its reply timeout
+    assert out.engine.returncode == 1 and "died or crashed" in out.engine.stderr
+    assert [r["final_state"] for r in out.rows.values()] == ["NOT_SUBMITTED"]
+
+
+@engine_needed
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+@pytest.mark.parametrize("policy, decisions, reason", [
+    ("fcfs", "/dev/full", "No space left on device"),     # a full disk, in the planning family
+    ("met", "/dev/full", "No space left on device"),      # and in the file-sharing family
+    ("met", "/nonexistent/d.csv", "No such file or directory"),
+])
+def test_a_decision_log_that_cannot_be_written_is_one_line(tmp_path, policy, decisions, reason):
+    (tmp_path / "p.xml").write_text(platform_xml(nodes=2, cores=2))
+    jobs = [file_job(i, 1 + i, f"F{i}", 1e6) for i in range(1, 301)]   # past the file's 8 KiB buffer
+    out = simulate(tmp_path, policy, tmp_path / "p.xml", delay_workload(jobs), options={"decisions": decisions},
                    check=False)
     lines = [line for line in out.sched_out.splitlines() if line.startswith("batloc scheduler")]
-    assert lines == ["batloc scheduler: the platform has no node memory storage ('<node>_mem'); the batloc "
-                     "contract (docs/contract.md §1 and §6) expects, for every node nNNN, cores with property "
-                     "node=nNNN and one storage host named 'nNNN_mem' (role=storage) with properties node, "
-                     "memory_bytes and bandwidth (bytes/s), plus a storage host named 'lustre'"]
+    assert lines == [f"batloc scheduler: error: cannot write the decision log {decisions}: {reason}"]
     assert "Traceback" not in out.sched_out
-    # it answered, then left: the engine says so at once instead of waiting for its ready timeout
-    assert out.engine.returncode != 0 and "the scheduler disconnected" in out.engine.stderr
+    assert out.engine.returncode == 1 and "died or crashed" in out.engine.stderr
 
 
 # ---- a file larger than every node's memory ----------------------------------------------------

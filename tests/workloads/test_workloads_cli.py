@@ -77,3 +77,19 @@ def test_usage_errors(capsys):
     assert main(["from-csv", "x"]) == 2
     assert main(["synth", "-o", "x.json", "--duration", "a week"]) == 2
     assert "cannot read duration 'a week'" in capsys.readouterr().err
+
+
+def test_a_window_keeps_nb_res_and_refuses_a_workload_without_it(tmp_path, capsys):
+    # It used to write nb_res 0, which Batsim and the engine refuse
+    jobs = [{"id": 1, "subtime": 10, "res": 1, "walltime": 60, "profile": "d60", "user": "u", "input_file": "f",
+             "input_size": 1.0, "evaluated": True}]
+    source = tmp_path / "w.json"
+    for nb_res, expected in ((8, 0), (None, 2)):
+        source.write_text(json.dumps({**({"nb_res": nb_res} if nb_res else {}), "jobs": jobs,
+                                      "profiles": {"d60": {"type": "delay", "delay": 60}}}))
+        code = main(["window", str(source), "-o", str(tmp_path / "c.json"), "--start", "0", "--length", "100s"])
+        assert code == expected
+    assert json.loads((tmp_path / "c.json").read_text())["nb_res"] == 8
+    assert capsys.readouterr().err.strip().splitlines()[-1] == (
+        f"batloc workload: error: {source}: nb_res (the machine size, which Batsim requires) is missing; "
+        "add it to the workload")

@@ -66,3 +66,23 @@ def test_export_needs_files_and_reading_needs_json(table, tmp_path):
     bad.write_text('{"jobs": [\n')
     with pytest.raises(WorkloadError, match=r"bad\.json:2: not valid JSON"):
         read_batsim(bad)
+
+
+def test_a_workload_appears_whole_or_not_at_all(table, tmp_path):
+    # Cut short (here: provenance that JSON cannot hold, after every job was written), no file is left,
+    # temporary or final; an earlier workload at that path stays.
+    path = tmp_path / "w.json"
+    path.write_text("an earlier workload")
+    with pytest.raises(TypeError, match="cannot store object in provenance"):
+        write_batsim(table, path, nb_res=9720, provenance={"bad": object()})
+    assert [p.name for p in tmp_path.iterdir()] == ["w.json"] and path.read_text() == "an earlier workload"
+
+
+@pytest.mark.parametrize("target, reason", [("/nonexistent/w.json", "No such file or directory"),
+                                            ("/dev/full", "No space left on device")])
+def test_a_workload_that_cannot_be_written_is_one_line_naming_it(table, target, reason):
+    if target.startswith("/dev") and not Path(target).exists():
+        pytest.skip(f"no {target}")
+    with pytest.raises(WorkloadError) as error:
+        write_batsim(table, target, nb_res=9720)
+    assert str(error.value) == f"{target}: cannot write: {reason}"

@@ -98,3 +98,34 @@ def test_unreadable_and_wrong_files(tmp_path):
     shutil.copy(DATA / "sacct.txt", other)
     with pytest.raises(WorkloadError, match=r"sacct\.swf: no usable job.*line 1 .*is this a Standard Workload"):
         read_swf(other)
+
+
+@pytest.mark.parametrize("packed", [False, True])
+def test_an_over_long_line_is_refused_naming_it_without_reading_it_whole(tmp_path, packed):
+    # A corrupt "line" is read no further than the bound (1 MiB characters): one 2 GiB line
+    # used to need 7.5 GB of memory before a MemoryError. Here 3 MiB of digits on line 9.
+    lines = SMALL.read_text().splitlines(keepends=True)
+    text = "".join(lines[:8]) + "7" * (3 << 20) + "\n" + "".join(lines[8:])
+    path = tmp_path / ("long.swf.gz" if packed else "long.swf")
+    path.write_bytes(gzip.compress(text.encode()) if packed else text.encode())
+    with pytest.raises(WorkloadError) as error:
+        read_swf(path)
+    assert str(error.value) == (f"{path}:9: line longer than 1048576 characters: not a trace line "
+                                "(is this the right file?)")
+    # a line of exactly the bound, newline aside, is read as any other (here: dropped as malformed)
+    path.write_text("".join(lines[:8]) + "7" * (1 << 20) + "\n" + "".join(lines[8:]))
+    table, log = read_swf(path)
+    assert (9, "dropped", "malformed") in [(i.line, i.action, i.reason) for i in log.issues]
+
+
+def test_times_beyond_the_engine_horizon_are_dropped_naming_the_line(tmp_path):
+    # 1e300 s used to be written as a 300-digit subtime and delay, which the engine then refuses
+    path = tmp_path / "huge.swf"
+    path.write_text(SMALL.read_text() + "50 1e300 -1 100 4 -1 -1 4 200 -1 1 7 1 1 1 1 -1 -1\n"
+                                        "51 100 -1 5e9 4 -1 -1 4 200 -1 1 7 1 1 1 1 -1 -1\n")
+    table, log = read_swf(path)
+    assert "50" not in set(table["source_id"]) and "51" not in set(table["source_id"])
+    last = len(SMALL.read_text().splitlines())
+    assert [str(i) for i in log.issues[-2:]] == [
+        f"{path}:{last + 1}: dropped (malformed): submit time 1e300 beyond 2^32 s (about 136 years)",
+        f"{path}:{last + 2}: dropped (malformed): run time 5e9 beyond 2^32 s (about 136 years)"]

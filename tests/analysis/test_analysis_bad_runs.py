@@ -14,7 +14,7 @@ import pytest
 
 from batloc.analysis.cli import main as report_main
 
-HAND = Path(__file__).parent / "data" / "analysis" / "hand"
+HAND = Path(__file__).resolve().parents[1] / "data" / "analysis" / "hand"
 
 
 def cut_mid_line(run: Path) -> str:

@@ -20,7 +20,7 @@ from PIL import Image
 from batloc.analysis import load
 from batloc.analysis.report import build_report
 
-HAND = Path(__file__).parent / "data" / "analysis" / "hand"
+HAND = Path(__file__).resolve().parents[1] / "data" / "analysis" / "hand"
 HEADLINE = ["mean wait (h)", "mean turnaround (h)", "time waiting for files (h)",
             "data moved from the file system (TB)", "core-hours", "jobs killed at walltime", "jobs rejected"]
 

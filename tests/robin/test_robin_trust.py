@@ -19,7 +19,7 @@ from batloc.robin.cli import _parser
 from batloc.robin.lock import OutputLock
 from engine_harness import platform_xml, write
 
-DATA = Path(__file__).resolve().parent / "data" / "robin"
+DATA = Path(__file__).resolve().parents[1] / "data" / "robin"
 PY = sys.executable
 
 
