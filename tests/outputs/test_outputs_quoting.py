@@ -10,11 +10,8 @@ validated and reported.
 """
 
 import json
-import os
-import shutil
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -23,7 +20,7 @@ from batloc import outputs
 from batloc.analysis import load
 from batloc.processes import free_port, pybatsim_command
 from engine_harness import ENGINE, Fifo, platform_xml, run, write
-from io_sim import engine_ready, simulate
+from policy_run import simulate
 
 ODD = ["a,b", 'say "hi"', "two\nlines", "caf\u00e9 \u65e5\u672c", "cr\rhere", ' "," ', "plain"]
 LONG = "x" * 200_000   # beyond the csv module's default limit on one field (128 KiB)
@@ -100,7 +97,7 @@ def report(folder, runs):
     assert sorted(r["run"] for r in summary) == sorted(runs)
 
 
-@pytest.mark.skipif(not engine_ready(), reason="pybatsim not installed")
+@pytest.mark.needs_engine
 def test_odd_names_through_a_stock_and_a_batloc_scheduler_validated_and_reported(tmp_path):
     platform = write(tmp_path, "p.xml", platform_xml(nodes=2, cores=2))
     profiles = [f"p{i},{name}" for i, name in enumerate(ODD)]

@@ -16,9 +16,8 @@ import zmq
 from batloc.cli import scheduler as launcher
 from batloc.processes import free_port
 from engine_harness import ENGINE, platform_xml, write
-from io_sim import engine_ready
 
-REPO = Path(__file__).parent.parent
+REPO = Path(__file__).resolve().parents[2]
 MET = str(REPO / "schedulers" / "met.py")
 
 
@@ -67,7 +66,7 @@ def test_a_missing_scheduler_file_is_one_line():
     assert proc.returncode == 2 and proc.stderr.strip() == "batloc scheduler: error: no scheduler file schedulers/nope.py"
 
 
-@pytest.mark.skipif(not engine_ready(), reason="pybatsim or SimGrid not installed")
+@pytest.mark.needs_engine
 @pytest.mark.parametrize("name, engine_args", [(MET, ["--enable-dynamic-jobs"]), ("schedFcfs", [])])
 def test_a_batloc_and_a_stock_scheduler_run_to_the_end(tmp_path, name, engine_args):
     # a schedulers/ folder in the current directory (this repository's root, say) must not stand in for
