@@ -133,7 +133,7 @@ def platforms(args, out):
     paths += sorted(os.path.join(ROOT, "experiments", p) for p in os.listdir(os.path.join(ROOT, "experiments"))
                     if p.endswith(".xml"))
     paths.append(generated)
-    print(f"{'platform':<28} {'hosts':>6} {'jobs':>5} {'wall s':>7} {'RSS MB':>7}  verdict")
+    print(f"{'platform':<40} {'hosts':>6} {'jobs':>5} {'wall s':>7} {'RSS MB':>7}  verdict")
     failed = 0
     for path in paths:
         name = os.path.relpath(path, ROOT) if path.startswith(ROOT) else "generated (5 x 4, shared, backbone, io)"
@@ -146,7 +146,7 @@ def platforms(args, out):
         ok = ok and done == n
         failed += not ok
         verdict = "ok" if ok else f"FAILED: {done}/{n} jobs completed; {note}"
-        print(f"{name:<28} {summary.total_cores + len(summary.nodes) + 2:>6} {done:>5} {wall:>7.1f} {rss:>7.0f}  {verdict}",
+        print(f"{name:<40} {summary.total_cores + len(summary.nodes) + 2:>6} {done:>5} {wall:>7.1f} {rss:>7.0f}  {verdict}",
               flush=True)
     return failed
 
