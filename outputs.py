@@ -23,6 +23,8 @@ JOBS_HEADER = ",".join(JOBS_COLUMNS)
 MACHINE_STATES_HEADER = "time,nb_sleeping,nb_switching_on,nb_switching_off,nb_idle,nb_computing"
 DECISIONS_COLUMNS = ("time", "job_id", "policy", "node", "alloc", "cores", "planned_start",
                      "input_file", "input_size", "cache", "staging_job", "score")
+PREDICTIONS_COLUMNS = ("job_id", "submission_time", "predicted_at", "predicted_start", "last_predicted_start",
+                       "starting_time")
 
 ENCODING = "utf-8"
 

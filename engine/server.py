@@ -65,6 +65,7 @@ class Simulation(DecisionHandlers, JobLifecycle):
         self.act_owner = {}
         self.dynamic_profiles = set()
         self.by_id = {r.id: r for r in platform.resources}
+        self.allocations = {}  # alloc text -> its reading (decisions.DecisionHandlers._allocation)
         self.messages = 0
         self.warned = set()  # kinds of warnings already printed
         self.stall = (None, None, 0)  # (instant, jobs progress, answers in a row without progress)
@@ -193,7 +194,8 @@ class Simulation(DecisionHandlers, JobLifecycle):
         for event in events:
             types.append(str(event.get("type")) if isinstance(event, dict) else "?")
             ts = event.get("timestamp", self.now) if isinstance(event, dict) else self.now
-            ts = number(ts, "an event's timestamp", where, maximum=HORIZON)
+            if not (type(ts) is float and -INF < ts <= HORIZON):   # the common case needs no conversion
+                ts = number(ts, "an event's timestamp", where, maximum=HORIZON)
             if ts > self.now + 1e-9:  # a decision dated later (a batloc extension: Batsim refuses them)
                 self.push(ts, DEFERRED, data=event)
                 continue

@@ -8,9 +8,13 @@ Two readings of the same reservations (semantics note, "Node availability"):
 - with conservative backfilling, t_k is the earliest instant at which c cores
   of node k are free during the whole window [t_k, t_k + w), given every
   reservation of the pass. ``cols`` then sorts each core's earliest free
-  instant, a lower bound for every node at once; the exact t_k is searched
-  only on the nodes the planner looks at, over the candidate instants now, the
-  actual jobs' ends and the ends of reservations on the node.
+  instant, a lower bound for every node at once, and ``tcols`` each core's
+  end of its last reservation: for a job longer than every gap between a
+  node's reservations (``longer_than_gaps``: on a saturated cluster, nearly
+  every node for nearly every job) t_k is exactly the c-th of those, so the
+  trees order nodes by ``tcols`` and only the few nodes with a long enough
+  gap are scanned (``planner``): over the candidate instants now, the actual
+  jobs' ends and the ends of reservations on the node.
 
 Chosen cores: the lowest positions free for the window. A job running at or
 past its planned end (its completion not yet received) never offers its cores
@@ -19,10 +23,9 @@ at now. Arrays are those of ``flat_state`` and ``scratch``, passed one by one.
 
 import numpy as np
 
-from batloc.schedulers.planning.flat_state import END, MIN_END
+from batloc.schedulers.planning.flat_state import END
 from batloc.schedulers.planning.jit import inline, njit
-from batloc.schedulers.planning.scratch import (BUSY, FREE, HEAD, IV_COUNT, IV_END, IV_NEXT, IV_START, MAX_FREE, P_NEXT,
-                                            TAIL, TOUCHED, TOUCHED_FLAG, VALID)
+from batloc.schedulers.planning.scratch import BUSY, FREE, HEAD, IV_COUNT, IV_END, IV_NEXT, IV_START, MAX_FREE, P_NEXT, TAIL
 
 INF = np.inf
 
@@ -159,9 +162,15 @@ def put_back(tree, cols, c, k):
 @njit
 def _refresh(rows, k, now, cols, tree, node_i, cand_times, ints):
     """After a reservation on k: its sorted column, its place in the trees and
-    cores free now; the largest count free now is recomputed lazily when k
-    held it and lost cores."""
+    cores free now."""
     _resort(rows, k, cols, tree, cand_times)
+    _free_now(rows, k, now, node_i, ints)
+
+
+@inline
+def _free_now(rows, k, now, node_i, ints):
+    """Node k's cores free now; the largest count free now is recomputed
+    lazily when k held it and lost cores."""
     old = node_i[k, FREE]
     new = _count_free(rows, k, now)
     node_i[k, FREE] = new
@@ -180,19 +189,24 @@ def max_free_now(node_i, ints):
     return ints[MAX_FREE]
 
 
-@inline
-def _touch(node_i, touched, ints, k):
-    """Node k gets a reservation in this pass: reload it at the next one."""
-    if node_i[k, TOUCHED_FLAG] == 0:
-        node_i[k, TOUCHED_FLAG] = 1
-        touched[ints[TOUCHED]] = k
-        ints[TOUCHED] += 1
-
-
 # ---- the pass's starting point ----------------------------------------------------
 
+@inline
+def _tail_column(k, tails, tcols, tree, fix_trees):
+    """With backfilling the trees order nodes by ``tcols``: node k's c-th
+    smallest end of its cores' last reservations (when c cores are free for
+    good), copied from its row of ``tails``."""
+    m = tcols.shape[0]
+    for c in range(m):
+        x = tails[k, m + c]
+        if tcols[c, k] != x:
+            tcols[c, k] = x
+            if fix_trees:
+                tree_fix(tree, tcols, c, k)
+
+
 @njit
-def _load_node(k, backfilling, now, core_end, core_held, base, first_free, tails, core_iv, cols, tree, node_i,
+def _load_node(k, backfilling, now, core_end, core_held, base, first_free, tails, core_iv, cols, tcols, tree, node_i,
                cand_times, fix_trees):
     """Node k's rows as the actual state has them, its sorted column, its count
     free now and whether it is busy. Free cores hold -inf (read as now); a job
@@ -216,56 +230,35 @@ def _load_node(k, backfilling, now, core_end, core_held, base, first_free, tails
     node_i[k, FREE] = _count_free(base, k, now)
     node_i[k, HEAD] = -1
     node_i[k, TAIL] = -1
-    if fix_trees:
-        _resort(base, k, cols, tree, cand_times)
-    else:
-        _sort_row(base, k, cols, cand_times)
     if backfilling:
+        _sort_row(base, k, cols, cand_times)
         for c in range(m):
             tails[k, m + c] = cols[c, k]
         tails[k, 2 * m] = 0.0
-
-
-@njit
-def overrun_at(node_f, now):
-    """Does a job still hold cores at or past its planned end?"""
-    for k in range(node_f.shape[0]):
-        if node_f[k, MIN_END] <= now:
-            return True
-    return False
-
-
-@njit
-def begin_pass(node_f, core_end, core_held, base, first_free, tails, core_iv, cols, tree, node_i, touched,
-               cand_times, ints, dirty, now, backfilling):
-    """The pass's starting point: the actual state's availability.
-
-    Kept from pass to pass, now-free: free cores hold -inf (read as now), held
-    cores their planned end; only the nodes an event changed (``dirty``) and
-    the nodes the previous pass reserved on (``touched``) are reloaded. A node
-    where a job is past its planned end holds ``just after now`` for its
-    cores, so it is reloaded at every pass while that lasts."""
-    n = core_end.shape[0]
-    done = ints[TOUCHED]
-    for i in range(done):
-        node_i[touched[i], TOUCHED_FLAG] = 0
-    ints[TOUCHED] = 0
-    if ints[VALID] == 0:
-        for k in range(n):
-            _load_node(k, backfilling, now, core_end, core_held, base, first_free, tails, core_iv, cols, tree, node_i,
-                       cand_times, False)
-        _tree_build(tree, cols, n)
-        ints[VALID] = 1
+        _tail_column(k, tails, tcols, tree, fix_trees)
+    elif fix_trees:
+        _resort(base, k, cols, tree, cand_times)
     else:
-        for i in range(done + dirty.shape[0]):
-            k = touched[i] if i < done else dirty[i - done]
-            _load_node(k, backfilling, now, core_end, core_held, base, first_free, tails, core_iv, cols, tree, node_i,
-                       cand_times, True)
+        _sort_row(base, k, cols, cand_times)
+
+
+@njit
+def load(k, backfilling, now, core_end, core_held, base, first_free, tails, core_iv, cols, tcols, tree, node_i,
+         cand_times):
+    """Node k's rows back to the actual state (its reservations dropped), trees included."""
+    _load_node(k, backfilling, now, core_end, core_held, base, first_free, tails, core_iv, cols, tcols, tree, node_i,
+               cand_times, True)
+
+
+@njit
+def load_all(backfilling, now, core_end, core_held, base, first_free, tails, core_iv, cols, tcols, tree, node_i,
+             cand_times, ints):
+    """Every node's rows as the actual state has them, no reservation; the trees rebuilt."""
+    n = core_end.shape[0]
     for k in range(n):
-        if node_f[k, MIN_END] <= now:
-            _load_node(k, backfilling, now, core_end, core_held, base, first_free, tails, core_iv, cols, tree, node_i,
-                       cand_times, True)
-            _touch(node_i, touched, ints, k)
+        _load_node(k, backfilling, now, core_end, core_held, base, first_free, tails, core_iv, cols, tcols, tree,
+                   node_i, cand_times, False)
+    _tree_build(tree, tcols if backfilling else cols, n)
     ints[MAX_FREE] = -1
     ints[IV_COUNT] = 0
 
@@ -284,9 +277,8 @@ def t_exact(k, cores, now, cols, base, pos):
 
 
 @njit
-def reserve(k, cores, start, walltime, now, base, cols, tree, node_i, touched, cand_times, pos, ints):
+def reserve(k, cores, start, walltime, now, base, cols, tree, node_i, cand_times, pos, ints):
     """Cores ``pos[1, :cores]`` of node k taken from start for walltime."""
-    _touch(node_i, touched, ints, k)
     for i in range(cores):
         base[k, pos[1, i]] = start + walltime
     _refresh(base, k, now, cols, tree, node_i, cand_times, ints)
@@ -334,13 +326,24 @@ def _candidates(k, now, lower, base, cand_times, node_i, plan):
 
 
 @inline
+def longer_than_gaps(walltime, k, tails):
+    """Is the job longer than every gap left between reservations on node k
+    (with room for rounding)? Then its backfilling t_k there is exactly
+    ``tails[k, m + c - 1]`` (raised to now), the c-th smallest end of its
+    cores' last reservations; the gap kept is an upper bound (time passing
+    only shortens the first one), so the answer is never wrong, only cautious."""
+    m = (tails.shape[1] - 1) // 2
+    return walltime > 1.000001 * tails[k, 2 * m] + 1e-6
+
+
+@inline
 def t_exact_bf(k, cores, walltime, lower, now, cols, base, tails, pos, cand_times, core_iv, iv, node_i, plan):
     """Backfilling t_k >= ``lower`` on node k and its cores in ``pos[0]``; +inf if none."""
     m = base.shape[1]
-    # Longer than every gap between reservations (with room for rounding): a
-    # core can host the job only once free for good, so the scan below would
-    # stop at the c-th smallest end of the cores' last reservations.
-    if walltime > 1.000001 * tails[k, 2 * m] + 1e-6:
+    # Longer than every gap between reservations: a core can host the job
+    # only once free for good, so the scan below would stop at the c-th
+    # smallest end of the cores' last reservations.
+    if longer_than_gaps(walltime, k, tails):
         t = at(tails[k, m + cores - 1], now)
         if lower <= t:
             if not t < INF:
@@ -385,10 +388,9 @@ def t_exact_bf(k, cores, walltime, lower, now, cols, base, tails, pos, cand_time
 
 
 @njit
-def reserve_bf(k, cores, start, walltime, now, base, first_free, tails, cols, tree, node_i, touched, cand_times,
+def reserve_bf(k, cores, start, walltime, now, base, first_free, tails, cols, tcols, tree, node_i, cand_times,
                pos, core_iv, iv, ints):
     """Cores ``pos[1, :cores]`` of node k reserved over [start, start + walltime)."""
-    _touch(node_i, touched, ints, k)
     end = start + walltime
     m = first_free.shape[1]
     for i in range(cores):
@@ -435,4 +437,6 @@ def reserve_bf(k, cores, start, walltime, now, base, first_free, tails, cols, tr
             prev = iv[j, IV_END]
             j = int(iv[j, IV_NEXT])
     tails[k, 2 * m] = gap
-    _refresh(first_free, k, now, cols, tree, node_i, cand_times, ints)
+    _sort_row(first_free, k, cols, cand_times)
+    _tail_column(k, tails, tcols, tree, True)
+    _free_now(first_free, k, now, node_i, ints)

@@ -1,6 +1,10 @@
 """The queue: submitted, not yet started jobs in submission order, kept both
 as objects (for the scheduler) and as the parallel arrays the pass reads
-(cores, walltime, file id, file size), so that no pass rebuilds them."""
+(cores, walltime, file id, file size), so that no pass rebuilds them.
+
+Each queued job also holds a *slot* (its row in the standing plan, free again
+once it leaves the queue) and its submission sequence number (queue order,
+stable while positions shift as jobs leave)."""
 
 from dataclasses import dataclass
 from typing import Optional
@@ -21,18 +25,28 @@ class QueuedJob:
 class JobQueue:
     def __init__(self):
         self.jobs = []
-        self.removals = 0       # how many times jobs left the queue (appends only, in between)
+        self.removals = 0       # how many times jobs left the queue
         self._cap = 0
+        self._free_slots = []
+        self._next_slot = 0
+        self._next_seq = 0
+        self._fresh = []
         self._grow(256)
 
     def _grow(self, cap):
         n = len(self.jobs)
-        new = (np.zeros(cap, dtype=np.int64), np.zeros(cap), np.full(cap, -1, dtype=np.int64), np.zeros(cap))
+        new = (np.zeros(cap, dtype=np.int64), np.zeros(cap), np.full(cap, -1, dtype=np.int64), np.zeros(cap),
+               np.zeros(cap, dtype=np.int64), np.zeros(cap, dtype=np.int64))
         if self._cap:
-            for a, b in zip(new, (self.cores, self.wall, self.fids, self.sizes)):
+            for a, b in zip(new, self.arrays()):
                 a[:n] = b[:n]
-        self.cores, self.wall, self.fids, self.sizes = new
+        self.cores, self.wall, self.fids, self.sizes, self.slots, self.seqs = new
         self._cap = cap
+
+    @property
+    def slot_count(self):
+        """Slots ever handed out: every slot is below it."""
+        return self._next_slot
 
     def __len__(self):
         return len(self.jobs)
@@ -44,11 +58,24 @@ class JobQueue:
         n = len(self.jobs)
         if n == self._cap:
             self._grow(2 * self._cap)
+        if self._free_slots:
+            slot = self._free_slots.pop()
+        else:
+            slot = self._next_slot
+            self._next_slot += 1
         self.cores[n], self.wall[n], self.fids[n], self.sizes[n] = job.cores, job.walltime, fid, job.size
+        self.slots[n], self.seqs[n] = slot, self._next_seq
+        self._fresh.append(slot)
+        self._next_seq += 1
         self.jobs.append(job)
 
+    def take_fresh(self):
+        """The slots handed out since the last call (and forget them)."""
+        fresh, self._fresh = self._fresh, []
+        return np.array(fresh, dtype=np.int64)
+
     def arrays(self):
-        return self.cores, self.wall, self.fids, self.sizes
+        return self.cores, self.wall, self.fids, self.sizes, self.slots, self.seqs
 
     def remove(self, indices):
         """Drop the jobs at these queue positions (the rest keep their order)."""
@@ -59,7 +86,8 @@ class JobQueue:
         keep = np.ones(n, dtype=np.bool_)
         keep[list(indices)] = False
         m = int(keep.sum())
-        for a in (self.cores, self.wall, self.fids, self.sizes):
+        self._free_slots.extend(self.slots[:n][~keep].tolist())
+        for a in self.arrays():
             a[:m] = a[:n][keep]
         for i in sorted(indices, reverse=True):
             del self.jobs[i]

@@ -54,6 +54,11 @@ class SchedulerOptions(FileOutputs):
     # score policies, "never" for FCFS, whose own rule - stop when no core is
     # free - starts the same jobs as "never").
     pass_stop: str = "never"
+    # Plan every queued job at every pass, so that each has a predicted start
+    # from its submission on (<prefix>_predictions.csv). Off, a pass stops
+    # once no later job could start now: jobs further back get their first
+    # prediction when a pass first reaches them. Decisions are the same.
+    predictions: bool = False
     bandwidth: Optional[float] = None
     decisions: Optional[str] = None
     export_prefix: Optional[str] = None
@@ -83,7 +88,7 @@ class SchedulerOptions(FileOutputs):
         return opts
 
     def _check(self):
-        for name in ("backfilling", "ignore_files"):
+        for name in ("backfilling", "ignore_files", "predictions"):
             if not isinstance(getattr(self, name), bool):
                 raise OptionsError(f"option {name!r} must be true or false, got {getattr(self, name)!r}")
         if not finite_number(self.queue_depth, integer=True) or self.queue_depth < 0:

@@ -27,13 +27,17 @@ import numpy as np
 
 from batloc.schedulers.planning import availability as av
 from batloc.schedulers.planning.file_outlook import CASE_NAMES, MODEL_CODES, NONE, WAIT, evaluate
+from batloc.schedulers.planning.flat_state import (AVAIL, BW, END, FILE, MEM, MIN_END, MIN_LOADING, N_FREE, SIZE,
+                                                   START)
+from batloc.schedulers.planning.formulas import CODES, LEA, LEM, bound, needs_penalty, reads_overhead, score
 from batloc.schedulers.planning.jit import inline, njit
-from batloc.schedulers.planning.formulas import CODES, bound, needs_penalty, reads_overhead, score
-from batloc.schedulers.planning.flat_state import AVAIL, BW, END, FILE, MEM, MIN_LOADING, N_FREE, SIZE, START
-from batloc.schedulers.planning.scratch import (BUSY, C_BACKFILL, C_BW_MAX, C_INFLIGHT_FROM_NOW, C_MODEL, C_NOW,
-                                            C_PASS_STOP, C_POLICY, C_W, FREE, HEAD, O_CASE,
-                                            O_JOB, O_NODE, O_SCORE, O_START, O_TFILE, P_NEXT, PF_COUNT, PW_COUNT,
-                                            RESUME_AT, SCANNED, SCORED, TAIL, VALID, allocate)
+from batloc.schedulers.planning.scratch import (BUSY, C_BACKFILL, C_BW_MAX, C_INFLIGHT_FROM_NOW, C_LAST_NOW, C_WHOLE,
+                                                C_MODEL, C_NOW, C_PASS_STOP, C_POLICY, C_W, CHANGED, FREE, HEAD,
+                                                IV_COUNT, MAX_FREE, NO_NODE, O_CASE, O_JOB, O_NODE, O_SCORE, O_START,
+                                                O_TFILE, P_CASE, P_FIRST, P_FIRST_AT, P_NEXT, P_FLOOR, P_K2, P_NODE, P_PREV, P_S2, P_SAT, P_SCORE,
+                                                P_SEQ, P_WALL,
+                                                REBUILT, SCANNED, DROPPED, MOVED, SCORED, TAIL, UNPLANNED, VALID, WALKED,
+                                                allocate)
 
 INF = np.inf
 
@@ -49,6 +53,9 @@ class Decision:
     staging: Optional[str]
     score: Optional[float]
     index: int = -1       # the job's position in the queue
+    # Its planned start when first planned, the pass that planned it, and its
+    # planned start before the pass that started it (the standing plan's predictions).
+    predicted: tuple = (None, None, None)
 
 
 @inline
@@ -120,12 +127,36 @@ def _score_node(k, cores, walltime, fid, size, lower, saturated, cfg, node_f, he
     return score(policy, t, overhead, pen, now, saturated, W), case, t, t_file
 
 
+@inline
+def _t_lower(k, tc, w, backfilling, now, cols, tcols, tails):
+    """A lower bound of t_k for tc + 1 cores on node k (exact without
+    backfilling, and with it for a job longer than every gap on the node)."""
+    if backfilling and not av.longer_than_gaps(w, k, tails):
+        return av.at(cols[tc, k], now)
+    return av.at((tcols if backfilling else cols)[tc, k], now)
+
+
+@inline
+def _list_insert(lb, cand, nf, b, k):
+    """Node k with bound b into the list sorted by (bound, insertion): its new length."""
+    a = nf
+    while a > 0 and lb[a - 1] > b:
+        lb[a] = lb[a - 1]
+        cand[0, a] = cand[0, a - 1]
+        a -= 1
+    lb[a] = b
+    cand[0, a] = k
+    return nf + 1
+
+
 @njit
-def _choose(c, w, fid, size, saturated, cfg, node_f, held, mem, file_bits, base, tails, cols, tree, node_i,
+def _choose(c, w, fid, size, saturated, cfg, node_f, held, mem, file_bits, base, tails, cols, tcols, tree, node_i,
             cand_times,
             pos, core_iv, iv, plan, lb, cand, stack, known, pf_bits, buf, ints):
     """The node of least (score, index) for the job, its cores in pos[1]:
-    (score, node, case, t_k, t'_k); node n when no node can ever hold it.
+    (score, node, case, t_k, t'_k, and the runner-up: its score, its node
+    (n: none), and a floor under every other node's score); node n when no
+    node can ever hold it.
 
     Exact scores are computed in increasing order of a lower bound, until the
     bound exceeds the best score: first the nodes whose memory holds, loads
@@ -138,39 +169,47 @@ def _choose(c, w, fid, size, saturated, cfg, node_f, held, mem, file_bits, base,
     n = node_f.shape[0]
     tc = c - 1
     now, W, policy = cfg[C_NOW], cfg[C_W], int(cfg[C_POLICY])
-    # Nodes that know the file, by (bound, index); none when the score ignores
-    # the file (every node then has the same bound form).
+    backfilling = cfg[C_BACKFILL] != 0
+    tkey = tcols if backfilling else cols
+    # Listed nodes, by (bound, index), set aside from the tree: those that know
+    # the file (none when the score ignores it: every node then has the same
+    # bound form), and with backfilling those with a gap the job fits in (the
+    # tree's t_k, their cores' last ends, is only an upper bound there).
     nf = 0
-    if fid >= 0 and reads_overhead(policy):
+    sorts_files = fid >= 0 and reads_overhead(policy)
+    for x in range(known.shape[0]):
+        known[x] = np.uint64(0)
+    if sorts_files:
         for x in range(known.shape[0]):
             bits = file_bits[fid, x] | pf_bits[fid, x]
             known[x] = bits
             while bits != 0:
                 k = x * 64 + _lowest_bit(bits)
                 bits &= bits - np.uint64(1)
+                t_lb = _t_lower(k, tc, w, backfilling, now, cols, tcols, tails)
+                if t_lb < INF:
+                    nf = _list_insert(lb, cand, nf, bound(policy, t_lb, 0.0, now, saturated, W), k)
+    if backfilling:
+        for k in range(n):
+            if not av.longer_than_gaps(w, k, tails) and not _bit(known, k):
+                known[k >> 6] |= np.uint64(1) << np.uint64(k & 63)
                 t_lb = av.at(cols[tc, k], now)
                 if t_lb < INF:
-                    b = bound(policy, t_lb, 0.0, now, saturated, W)
-                    a = nf
-                    while a > 0 and lb[a - 1] > b:
-                        lb[a] = lb[a - 1]
-                        cand[0, a] = cand[0, a - 1]
-                        a -= 1
-                    lb[a] = b
-                    cand[0, a] = k
-                    nf += 1
+                    ov = size / node_f[k, BW] if sorts_files else 0.0
+                    nf = _list_insert(lb, cand, nf, bound(policy, t_lb, ov, now, saturated, W), k)
     # The others yield their overhead size/BW_k: at least size over the largest bandwidth.
-    sorts_files = fid >= 0 and reads_overhead(policy)
     ov_least = size / cfg[C_BW_MAX] if sorts_files else 0.0
     best_score, best_k, best_case, best_t, best_tfile = INF, n, NONE, INF, INF
+    # The runner-up (an exactly scored node) and a floor under every other node's score.
+    sec_s, sec_k, floor = INF, n, INF
     fi, nset, tree_done = 0, 0, False
     while True:
         kn, b_tree = n, INF
         if not tree_done:
             # Least node of the tree that does not know the file.
             kn, key = av.least(tree, tc)
-            while kn < n and sorts_files and _bit(known, kn):
-                av.set_aside(tree, cols, tc, kn)
+            while kn < n and _bit(known, kn):
+                av.set_aside(tree, tkey, tc, kn)
                 cand[1, nset] = kn
                 nset += 1
                 kn, key = av.least(tree, tc)
@@ -179,47 +218,64 @@ def _choose(c, w, fid, size, saturated, cfg, node_f, held, mem, file_bits, base,
         b_list = lb[fi] if fi < nf else INF
         if b_list <= b_tree:
             if not b_list < INF or b_list > best_score:
+                floor = min(floor, b_list, b_tree)
                 break
             k, b = cand[0, fi], b_list
             fi += 1
         else:
             if b_tree > best_score:
+                floor = min(floor, b_list, b_tree)
                 break
             if b_tree == best_score and kn > best_k:
+                floor = min(floor, best_score)     # ties the search below may leave unscored
                 best_score, best_k, best_case, best_t, best_tfile = _search_below(
                     tc, ov_least, c, w, fid, size, sorts_files, saturated, best_score, best_k, best_case, best_t, best_tfile,
-                    cfg, node_f, held, mem, base, tails, cols, tree, node_i, cand_times, pos, core_iv, iv, plan,
+                    cfg, node_f, held, mem, base, tails, cols, tcols, tree, node_i, cand_times, pos, core_iv, iv, plan,
                     stack, known, buf, ints)
                 tree_done = True
                 continue
             k = kn
-            av.set_aside(tree, cols, tc, kn)
+            av.set_aside(tree, tkey, tc, kn)
             cand[1, nset] = kn
             nset += 1
             overhead = size / node_f[k, BW] if sorts_files else 0.0
-            b = bound(policy, av.at(cols[tc, k], now), overhead, now, saturated, W)
+            b = bound(policy, av.at(tkey[tc, k], now), overhead, now, saturated, W)
         if b > best_score or (b == best_score and k > best_k):
+            floor = min(floor, b)
             continue
         s, case, t, t_file = _score_node(k, c, w, fid, size, av.at(cols[tc, k], now), saturated, cfg, node_f, held,
                                          mem, base, tails, cols, node_i, cand_times, pos, core_iv, iv, plan, buf, ints)
-        if t < INF and (s < best_score or (s == best_score and k < best_k)):
+        if not t < INF:
+            continue
+        if s < best_score or (s == best_score and k < best_k):
+            if sec_k < n:
+                floor = min(floor, sec_s)
+            if best_k < n:
+                sec_s, sec_k = best_score, best_k
             best_score, best_k, best_case, best_t, best_tfile = s, k, case, t, t_file
             for p in range(c):
                 pos[1, p] = pos[0, p]
+        elif s < sec_s or (s == sec_s and k < sec_k):
+            if sec_k < n:
+                floor = min(floor, sec_s)
+            sec_s, sec_k = s, k
+        else:
+            floor = min(floor, s)
     for a in range(nset - 1, -1, -1):
-        av.put_back(tree, cols, tc, cand[1, a])
-    return best_score, best_k, best_case, best_t, best_tfile
+        av.put_back(tree, tkey, tc, cand[1, a])
+    return best_score, best_k, best_case, best_t, best_tfile, sec_s, sec_k, floor
 
 
 @njit
 def _search_below(tc, ov_least, c, w, fid, size, sorts_files, saturated, best_score, best_k, best_case, best_t,
-                  best_tfile, cfg, node_f, held, mem, base, tails, cols, tree, node_i, cand_times, pos, core_iv, iv,
+                  best_tfile, cfg, node_f, held, mem, base, tails, cols, tcols, tree, node_i, cand_times, pos, core_iv, iv,
                   plan, stack, known, buf, ints):
     """Depth-first over tree tc: every node of index below ``best_k`` whose
     bound does not exceed the best score is scored; returns the best found,
     starting from (best_score, best_k, ...) (pos[1] updated)."""
     n = node_f.shape[0]
     now, W, policy = cfg[C_NOW], cfg[C_W], int(cfg[C_POLICY])
+    tkey = tcols if cfg[C_BACKFILL] != 0 else cols
     leaves = tree.shape[1] // 2
     stack[0] = 1
     top = 1
@@ -247,10 +303,10 @@ def _search_below(tc, ov_least, c, w, fid, size, sorts_files, saturated, best_sc
             top += 2
             continue
         k = kmin
-        if sorts_files and _bit(known, k):
+        if _bit(known, k):
             continue
         overhead = size / node_f[k, BW] if sorts_files else 0.0
-        b = bound(policy, av.at(cols[tc, k], now), overhead, now, saturated, W)
+        b = bound(policy, av.at(tkey[tc, k], now), overhead, now, saturated, W)
         if b > best_score or (b == best_score and k > best_k):
             continue
         s, case, t, t_file = _score_node(k, c, w, fid, size, av.at(cols[tc, k], now), saturated, cfg, node_f, held,
@@ -262,84 +318,470 @@ def _search_below(tc, ov_least, c, w, fid, size, sorts_files, saturated, best_sc
     return best_score, best_k, best_case, best_t, best_tfile
 
 
+# ---- the standing plan ---------------------------------------------------------
+
+@inline
+def _reserve(k, c, t, w, now, backfilling, base, first_free, tails, cols, tcols, tree, node_i, cand_times, pos, core_iv, iv,
+             ints):
+    """Cores ``pos[1, :c]`` of node k taken over [t, t + w)."""
+    if backfilling:
+        av.reserve_bf(k, c, t, w, now, base, first_free, tails, cols, tcols, tree, node_i, cand_times, pos, core_iv, iv,
+                      ints)
+    else:
+        av.reserve(k, c, t, w, now, base, cols, tree, node_i, cand_times, pos, ints)
+
+
+@inline
+def _link(k, slot, node_i, plan, pf_bits, pf_count):
+    """The job in ``slot`` becomes node k's last planned window (and k plans its file)."""
+    plan[slot, P_NEXT] = -1
+    tail = node_i[k, TAIL]
+    if tail < 0:
+        node_i[k, HEAD] = slot
+    else:
+        plan[tail, P_NEXT] = slot
+    node_i[k, TAIL] = slot
+    fid = int(plan[slot, FILE])
+    if fid >= 0:
+        pf_count[fid, k] += 1
+        pf_bits[fid, k >> 6] |= np.uint64(1) << np.uint64(k & 63)
+
+
+@inline
+def _unplan_file(fid, k, pf_bits, pf_count):
+    if fid >= 0:
+        pf_count[fid, k] -= 1
+        if pf_count[fid, k] == 0:
+            pf_bits[fid, k >> 6] &= ~(np.uint64(1) << np.uint64(k & 63))
+
+
+@njit
+def _unlink_all(k, node_i, plan, pf_bits, pf_count):
+    """Node k's chain of planned windows emptied (its rows are the caller's)."""
+    j = node_i[k, HEAD]
+    while j >= 0:
+        _unplan_file(int(plan[j, FILE]), k, pf_bits, pf_count)
+        j = int(plan[j, P_NEXT])
+    node_i[k, HEAD] = -1
+    node_i[k, TAIL] = -1
+
+
+@njit
+def _replay(k, now, backfilling, base, first_free, tails, cols, tcols, tree, node_i, cand_times, pos, core_iv, iv, plan,
+            pos_plan, pf_bits, pf_count, ints, before_seq):
+    """Node k's standing windows of jobs submitted before ``before_seq`` (its
+    chain's head: the chain is in queue order) reserved again on its actual
+    rows; the rest of its chain is dropped."""
+    j = node_i[k, HEAD]
+    _unlink_all(k, node_i, plan, pf_bits, pf_count)
+    while j >= 0 and plan[j, P_SEQ] < before_seq:
+        nxt = int(plan[j, P_NEXT])
+        c = 0
+        for p in range(pos_plan.shape[1]):
+            if pos_plan[j, p] < 0:
+                break
+            pos[1, p] = pos_plan[j, p]
+            c += 1
+        _reserve(k, c, plan[j, START], plan[j, P_WALL], now, backfilling, base, first_free, tails, cols, tcols,
+                 tree, node_i, cand_times, pos, core_iv, iv, ints)
+        _link(k, j, node_i, plan, pf_bits, pf_count)
+        j = nxt
+
+
+@njit
+def _compact(backfilling, now, core_end, core_held, base, first_free, tails, cols, tcols, tree, node_i, cand_times, pos,
+             core_iv, iv, plan, pos_plan, pf_bits, pf_count, ints):
+    """Every node reloaded and its standing windows reserved again: the
+    backfilling intervals of nodes rebuilt since the last compaction are freed."""
+    n = core_end.shape[0]
+    heads = np.empty(n, dtype=np.int64)
+    for k in range(n):
+        heads[k] = node_i[k, HEAD]
+    av.load_all(backfilling, now, core_end, core_held, base, first_free, tails, core_iv, cols, tcols, tree, node_i,
+                cand_times, ints)
+    for k in range(n):
+        node_i[k, HEAD] = heads[k]
+        _replay(k, now, backfilling, base, first_free, tails, cols, tcols, tree, node_i, cand_times, pos, core_iv, iv, plan,
+                pos_plan, pf_bits, pf_count, ints, INF)
+
+
+@njit
+def _changed_nodes(node_f, node_i, dset, dirty, now, last_now, policy):
+    """Nodes whose rows a pass cannot reuse: those an event changed, those
+    where a job runs past its planned end or a load past its estimate (their
+    instants are "just after now", which moves), and, when time moved on, for
+    the policies whose score falls as a wait for a load in flight shortens
+    (LEA's and LEM's W x overhead), the nodes with free cores and a load in
+    flight. Returns their count; each is marked CHANGED."""
+    nd = 0
+    for x in range(dirty.shape[0]):
+        k = dirty[x]
+        if node_i[k, CHANGED] == 0:
+            node_i[k, CHANGED] = 1
+            dset[nd] = k
+            nd += 1
+    shrinking = now > last_now and (policy == LEA or policy == LEM)
+    for k in range(node_f.shape[0]):
+        if node_i[k, CHANGED] != 0:
+            continue
+        if (node_f[k, MIN_END] <= now or node_f[k, MIN_LOADING] <= now
+                or (shrinking and node_f[k, N_FREE] > 0 and node_f[k, MIN_LOADING] < INF)):
+            node_i[k, CHANGED] = 1
+            dset[nd] = k
+            nd += 1
+    return nd
+
+
+# A walk that has moved this many jobs' reservations re-plans the rest from
+# scratch: each move makes its old node one more to score for every later job.
+MAX_CHANGED = 64
+
+
+@njit
+def _walk(P, nd, now, saturation, busy_count, cfg, node_f, core_end, core_held, held, mem, file_bits, base,
+          first_free, tails, cols, tcols, tree, node_i, dset, cand_times, pos, core_iv, iv, plan, pos_plan, pf_bits, pf_count,
+          buf, out_f, out_i, out_pos, ints, q_cores, q_wall, q_file, q_size, q_slot, q_seq):
+    """Walks the standing plan's jobs in queue order, giving each the
+    reservation a full pass would give it; returns (r, starts, busy count,
+    changed nodes): r is the first job the walk cannot settle (P if none),
+    from which the pass places every job again.
+
+    A full pass places job i seeing the actual state and the reservations of
+    jobs 0..i-1. On every node but the changed ones (``dset``) that view is
+    the one job i had when it was placed: same actual state, same earlier
+    reservations, and nodes with cores free now only got dearer as time
+    passed (t_k = now; the waits that shrink are on changed nodes). There,
+    job i scored (its score, its node b) or more. The changed nodes' rows
+    hold the actual state and the reservations the walk gave so far, so
+    they show exactly what job i sees: scored there, the least (score,
+    index) m decides.
+    - b unchanged: the job stays unless m beats (its score, b); then it moves
+      to m, and b, which it leaves, becomes a changed node (its rows
+      reloaded with the reservations of earlier jobs only).
+    - b changed: if m is at most (its old score, b), no unchanged node can
+      beat it, so the job goes to m (its old reservation again when nothing
+      about it differs); otherwise an unchanged node might now win, which the
+      walk cannot see: it stops there.
+    LEM: a job placed with another saturation flag also stops the walk."""
+    n = node_f.shape[0]
+    W, policy = cfg[C_W], int(cfg[C_POLICY])
+    backfilling = cfg[C_BACKFILL] != 0
+    ndec = 0
+    for i in range(P):
+        slot = q_slot[i]
+        b = int(plan[slot, P_NODE])
+        if b < 0:
+            continue                      # no node can ever hold it (as when it was placed)
+        ints[WALKED] += 1
+        c, w, fid, size = q_cores[i], q_wall[i], q_file[i], q_size[i]
+        saturated = busy_count / n >= saturation
+        if policy == LEM and saturated != (plan[slot, P_SAT] != 0.0):
+            return i, ndec, busy_count, nd
+        s_i, t_i = plan[slot, P_SCORE], plan[slot, START]
+        on_changed = node_i[b, CHANGED] != 0
+        # The runner-up kept from before: exact while its node is unchanged.
+        sec_s, sec_k, floor = plan[slot, P_S2], int(plan[slot, P_K2]), plan[slot, P_FLOOR]
+        if sec_k < 0 or node_i[sec_k, CHANGED] != 0:
+            sec_s, sec_k = INF, n            # a changed runner-up is scored again below
+        # The best so far (m): the old reservation on an unchanged b, else b scored again.
+        if on_changed:
+            best_s, best_case, best_t, best_tf = _score_node(
+                b, c, w, fid, size, av.at(cols[c - 1, b], now), saturated, cfg, node_f, held, mem, base, tails,
+                cols, node_i, cand_times, pos, core_iv, iv, plan, buf, ints)
+            best_k = b if best_t < INF else n
+            for p in range(c):
+                pos[1, p] = pos[0, p]
+        else:
+            if t_i <= now:
+                return i, ndec, busy_count, nd    # cannot happen (an event comes first); never trust it
+            best_s, best_k, best_case, best_t, best_tf = s_i, b, int(plan[slot, P_CASE]), t_i, plan[slot, AVAIL]
+        sorts_files = fid >= 0 and reads_overhead(policy)
+        for x in range(nd):
+            k = dset[x]
+            if k == b:
+                continue
+            t_lb = _t_lower(k, c - 1, w, backfilling, now, cols, tcols, tails)
+            if not t_lb < INF:
+                continue
+            ov = 0.0
+            if sorts_files and not (_has_bit(file_bits, fid, k) or _has_bit(pf_bits, fid, k)):
+                ov = size / node_f[k, BW]
+            bk = bound(policy, t_lb, ov, now, saturated, W)
+            if bk > best_s or (bk == best_s and k > best_k):
+                floor = min(floor, bk)
+                continue
+            sk, case, t, t_file = _score_node(k, c, w, fid, size, t_lb, saturated, cfg, node_f, held, mem, base,
+                                              tails, cols, node_i, cand_times, pos, core_iv, iv, plan, buf, ints)
+            if not t < INF:
+                continue
+            if sk < best_s or (sk == best_s and k < best_k):
+                if sec_k < n:
+                    floor = min(floor, sec_s)
+                if best_k < n:
+                    sec_s, sec_k = best_s, best_k
+                best_s, best_k, best_case, best_t, best_tf = sk, k, case, t, t_file
+                for p in range(c):
+                    pos[1, p] = pos[0, p]
+            elif sk < sec_s or (sk == sec_s and k < sec_k):
+                if sec_k < n:
+                    floor = min(floor, sec_s)
+                sec_s, sec_k = sk, k
+            else:
+                floor = min(floor, sk)
+        if not on_changed and best_k == b:
+            _runner_up(slot, sec_s, sec_k, floor, n, plan)
+            continue                      # stays, its reservation already in b's rows
+        if on_changed and (best_s > s_i or (best_s == s_i and best_k > b)):
+            # b got dearer: every unchanged node but the runner-up scores at
+            # least the floor; the runner-up, if unchanged, exactly its score.
+            to_runner_up = (sec_k < n and node_i[sec_k, CHANGED] == 0
+                            and (sec_s < best_s or (sec_s == best_s and sec_k < best_k)))
+            top = sec_s if to_runner_up else best_s
+            if not top < floor:
+                return i, ndec, busy_count, nd    # an unchanged node may win
+            if to_runner_up:
+                if nd == MAX_CHANGED:
+                    return i, ndec, busy_count, nd
+                k2 = sec_k
+                head = node_i[k2, HEAD]
+                av.load(k2, backfilling, now, core_end, core_held, base, first_free, tails, core_iv, cols, tcols,
+                        tree, node_i, cand_times)
+                node_i[k2, HEAD] = head
+                _replay(k2, now, backfilling, base, first_free, tails, cols, tcols, tree, node_i, cand_times, pos,
+                        core_iv, iv, plan, pos_plan, pf_bits, pf_count, ints, float(q_seq[i]))
+                node_i[k2, CHANGED] = 1
+                dset[nd] = k2
+                nd += 1
+                s2, case2, t2, tf2 = _score_node(
+                    k2, c, w, fid, size, av.at(cols[c - 1, k2], now), saturated, cfg, node_f, held, mem, base, tails,
+                    cols, node_i, cand_times, pos, core_iv, iv, plan, buf, ints)
+                if s2 != sec_s or not t2 < INF:
+                    return i, ndec, busy_count, nd    # never trust a runner-up that moved
+                if best_k < n:
+                    floor = min(floor, best_s)
+                sec_s, sec_k = INF, n
+                best_s, best_k, best_case, best_t, best_tf = s2, k2, case2, t2, tf2
+                for p in range(c):
+                    pos[1, p] = pos[0, p]
+            ints[MOVED] += 1
+        elif not on_changed:
+            # It leaves b: b's rows and windows keep only the earlier jobs'.
+            if nd == MAX_CHANGED:
+                return i, ndec, busy_count, nd
+            for p in range(c):
+                pos[2, p] = pos[1, p]
+            head = node_i[b, HEAD]
+            av.load(b, backfilling, now, core_end, core_held, base, first_free, tails, core_iv, cols, tcols, tree,
+                    node_i, cand_times)
+            node_i[b, HEAD] = head
+            _replay(b, now, backfilling, base, first_free, tails, cols, tcols, tree, node_i, cand_times, pos, core_iv,
+                    iv, plan, pos_plan, pf_bits, pf_count, ints, float(q_seq[i]))
+            node_i[b, CHANGED] = 1
+            dset[nd] = b
+            nd += 1
+            for p in range(c):
+                pos[1, p] = pos[2, p]
+            ints[MOVED] += 1
+        elif not (best_k == b and best_t == t_i and best_s == s_i and best_tf == plan[slot, AVAIL]
+                  and best_case == plan[slot, P_CASE] and _same_cores(pos, pos_plan, slot, c)):
+            ints[MOVED] += 1
+        k = best_k
+        _reserve(k, c, best_t, w, now, backfilling, base, first_free, tails, cols, tcols, tree, node_i, cand_times, pos,
+                 core_iv, iv, ints)
+        _record(slot, k, best_t, best_tf, best_s, best_case, saturated, w, fid, size, q_seq[i], c, now, pos, plan,
+                pos_plan)
+        _runner_up(slot, sec_s, sec_k, floor, n, plan)
+        _link(k, slot, node_i, plan, pf_bits, pf_count)
+        if best_t == now:
+            if not node_i[k, BUSY]:
+                node_i[k, BUSY] = 1
+                busy_count += 1
+            out_i[ndec, O_JOB] = i
+            out_i[ndec, O_CASE] = best_case
+            out_i[ndec, O_NODE] = k
+            out_f[ndec, O_START] = best_t
+            out_f[ndec, O_TFILE] = best_tf
+            out_f[ndec, O_SCORE] = best_s
+            for p in range(c):
+                out_pos[ndec, p] = pos[1, p]
+            ndec += 1
+    return P, ndec, busy_count, nd
+
+
+@inline
+def _runner_up(slot, sec_s, sec_k, floor, n, plan):
+    """What the walk needs when the job's node gets dearer: the exactly scored
+    runner-up (score, node; -1 none) and a floor under every other node."""
+    plan[slot, P_S2] = sec_s
+    plan[slot, P_K2] = sec_k if sec_k < n else -1
+    plan[slot, P_FLOOR] = floor
+
+
+@inline
+def _same_cores(pos, pos_plan, slot, c):
+    for p in range(c):
+        if pos[1, p] != pos_plan[slot, p]:
+            return False
+    return True
+
+
+@inline
+def _record(slot, k, t, t_file, score_, case, saturated, w, fid, size, seq, c, now, pos, plan, pos_plan):
+    """The job in ``slot`` reserved on node k (its cores in pos[1]): its standing-plan row."""
+    if plan[slot, P_FIRST] != plan[slot, P_FIRST]:       # NaN: its first placement, its prediction
+        plan[slot, P_FIRST] = t
+        plan[slot, P_FIRST_AT] = now
+        plan[slot, P_PREV] = t
+    else:
+        plan[slot, P_PREV] = plan[slot, START]
+    plan[slot, START] = t
+    plan[slot, AVAIL] = t_file
+    plan[slot, END] = t + w
+    plan[slot, SIZE] = size
+    plan[slot, FILE] = fid
+    plan[slot, P_SEQ] = seq
+    plan[slot, P_SCORE] = score_
+    plan[slot, P_NODE] = k
+    plan[slot, P_CASE] = case
+    plan[slot, P_SAT] = 1.0 if saturated else 0.0
+    plan[slot, P_WALL] = w
+    for p in range(pos_plan.shape[1]):
+        pos_plan[slot, p] = pos[1, p] if p < c else -1
+
+
+@njit
+def _drop_from(r, P, now, backfilling, base, first_free, tails, cols, tcols, tree, node_i, dset, nd, cand_times, pos,
+               core_iv, iv, plan, pos_plan, pf_bits, pf_count, core_end, core_held, ints, q_slot, q_seq):
+    """Jobs r..P-1 lose their standing reservations: the unchanged nodes
+    holding any of them are reloaded with only the reservations of jobs
+    before r (the changed nodes hold none of them)."""
+    if r >= P:
+        return
+    m = 0
+    for i in range(r, P):
+        slot = q_slot[i]
+        b = int(plan[slot, P_NODE])
+        plan[slot, P_NODE] = UNPLANNED
+        if b >= 0 and node_i[b, CHANGED] == 0 and node_i[b, REBUILT] == 0:
+            node_i[b, REBUILT] = 1
+            dset[nd + m] = b
+            m += 1
+    before = float(q_seq[r])
+    for x in range(nd, nd + m):
+        k = dset[x]
+        node_i[k, REBUILT] = 0
+        head = node_i[k, HEAD]
+        av.load(k, backfilling, now, core_end, core_held, base, first_free, tails, core_iv, cols, tcols, tree, node_i,
+                cand_times)
+        node_i[k, HEAD] = head
+        _replay(k, now, backfilling, base, first_free, tails, cols, tcols, tree, node_i, cand_times, pos, core_iv, iv, plan,
+                pos_plan, pf_bits, pf_count, ints, before)
+
+
 @njit
 def plan_pass(node_f, core_end, core_held, held, mem, file_bits,
-              base, first_free, tails, cols, tree, node_i, touched, cand_times, pos, core_iv, iv, plan, lb, cand,
-              stack, known, pf_bits, pf_set, buf, out_f, out_i, out_pos, smallest_left, ints, cfg,
-              dirty, q_cores, q_wall, q_file, q_size, qlen, saturation, appended_only):
-    """Places the first ``qlen`` queued jobs; the starts are in out_* (returns their count).
+              base, first_free, tails, cols, tcols, tree, node_i, dset, cand_times, pos, core_iv, iv, plan, pos_plan, lb,
+              cand, stack, known, pf_bits, pf_count, buf, out_f, out_i, out_pos, smallest_left, ints, cfg,
+              dirty, q_cores, q_wall, q_file, q_size, q_slot, q_seq, qlen, saturation, standing):
+    """Plans the first ``qlen`` queued jobs on the standing plan; the starts are
+    in out_* (returns their count).
 
-    Resuming: when the last pass started nothing, nothing but submissions
-    happened since (no node changed, the queue only grew), no job is past its
-    planned end and no load past its estimate, this pass would redo the last
-    one's placements exactly: they all begin after now, and what a node could
-    offer now only got later and dearer, unless the job's file is loading on
-    a node with cores free now (waiting there gets shorter: ``_wait_shrinks``).
-    So it keeps them and goes on from where the last one stopped (not when
-    waits are counted from now: they shrink as time passes).
+    With ``standing`` (and a valid plan), the jobs already planned are walked
+    (``_walk``): each keeps its reservation unless the exact test says a full
+    pass might place it differently; from the first that might (r), every
+    later reservation is dropped and the jobs are placed again, as a full
+    pass does. Without it, every reservation is dropped and the whole queue
+    placed: the first pass, and the authors' rules that read now in every
+    score (waits counted from now) or stop at a job (``pass_stop``).
 
-    ``pass_stop`` (cfg): the pass ends at the first job needing more cores
-    than are free now, less those the pass's placements took (the authors'
-    score schedulers); the jobs after it get no reservation."""
+    The pass ends once no node has as many cores free *now* as the smallest
+    job left needs (no later job could start now; they stay unplanned); with
+    ``pass_stop`` (cfg), at the first job needing more cores than are free
+    now, less those the pass's placements took (the authors' score
+    schedulers), the jobs after it getting no reservation."""
     n = node_f.shape[0]
     now, backfilling = cfg[C_NOW], cfg[C_BACKFILL] != 0
-    first = 0
-    if (appended_only and dirty.shape[0] == 0 and ints[RESUME_AT] >= 0 and cfg[C_INFLIGHT_FROM_NOW] == 0
-            and not av.overrun_at(node_f, now)
-            and node_f[:, MIN_LOADING].min() > now and not _wait_shrinks(node_f, file_bits, known, q_file,
-                                                                        ints[RESUME_AT])):
-        first = ints[RESUME_AT]
+    policy = int(cfg[C_POLICY])
+    ints[MAX_FREE] = -1
+    ndec = 0
+    busy_count = 0
+    P = 0
+    if standing and ints[VALID] != 0:
+        while P < qlen and plan[q_slot[P], P_NODE] != UNPLANNED:
+            P += 1
+        total = 0
+        for i in range(qlen):
+            total += q_cores[i]
+        if backfilling and ints[IV_COUNT] + total > iv.shape[0]:
+            _compact(backfilling, now, core_end, core_held, base, first_free, tails, cols, tcols, tree, node_i, cand_times,
+                     pos, core_iv, iv, plan, pos_plan, pf_bits, pf_count, ints)
+        nd = _changed_nodes(node_f, node_i, dset, dirty, now, cfg[C_LAST_NOW], policy)
+        for x in range(nd):
+            _unlink_all(dset[x], node_i, plan, pf_bits, pf_count)
+            av.load(dset[x], backfilling, now, core_end, core_held, base, first_free, tails, core_iv, cols, tcols, tree,
+                    node_i, cand_times)
+        for k in range(n):
+            if node_i[k, BUSY]:
+                busy_count += 1
+        # Nothing changed (submissions only): every reservation stands, and
+        # LEM's busy count is the one each job was placed with.
+        first = P
+        if nd > 0:
+            first, ndec, busy_count, nd = _walk(P, nd, now, saturation, busy_count, cfg, node_f, core_end, core_held,
+                                                held, mem, file_bits, base, first_free, tails, cols, tcols, tree, node_i,
+                                                dset, cand_times, pos, core_iv, iv, plan, pos_plan, pf_bits, pf_count,
+                                                buf, out_f, out_i, out_pos, ints, q_cores, q_wall, q_file, q_size,
+                                                q_slot, q_seq)
+        ints[DROPPED] += P - first
+        _drop_from(first, P, now, backfilling, base, first_free, tails, cols, tcols, tree, node_i, dset, nd, cand_times, pos,
+                   core_iv, iv, plan, pos_plan, pf_bits, pf_count, core_end, core_held, ints, q_slot, q_seq)
+        for x in range(nd):
+            node_i[dset[x], CHANGED] = 0
+        ints[MAX_FREE] = -1
     else:
-        for x in range(ints[PF_COUNT]):
-            k = pf_set[x, 1]
-            pf_bits[pf_set[x, 0], k >> 6] = np.uint64(0)
-        ints[PF_COUNT] = 0
-        ints[PW_COUNT] = 0
-        av.begin_pass(node_f, core_end, core_held, base, first_free, tails, core_iv, cols, tree, node_i, touched,
-                      cand_times, ints, dirty, now, backfilling)
-    ints[RESUME_AT] = -1
-    if qlen == 0:
-        return 0
+        for k in range(n):
+            _unlink_all(k, node_i, plan, pf_bits, pf_count)
+        av.load_all(backfilling, now, core_end, core_held, base, first_free, tails, core_iv, cols, tcols, tree, node_i,
+                    cand_times, ints)
+        for i in range(qlen):
+            plan[q_slot[i], P_NODE] = UNPLANNED
+        for k in range(n):
+            if node_i[k, BUSY]:
+                busy_count += 1
+        ints[VALID] = 1
+        first = 0
+    if first >= qlen:
+        return ndec
     smallest = q_cores[qlen - 1]
     for i in range(qlen - 1, first - 1, -1):
         if q_cores[i] < smallest:
             smallest = q_cores[i]
         smallest_left[i] = smallest
-    busy_count = 0
-    for k in range(n):
-        if node_i[k, BUSY]:
-            busy_count += 1
     pass_stop = cfg[C_PASS_STOP] != 0
+    whole = cfg[C_WHOLE] != 0
     free_now = node_i[:, FREE].sum() if pass_stop else 0
-    ndec = 0
-    stop = qlen
     for i in range(first, qlen):
-        if av.max_free_now(node_i, ints) < smallest_left[i] or (pass_stop and q_cores[i] > free_now):
-            stop = i
+        if (not whole and av.max_free_now(node_i, ints) < smallest_left[i]) or (pass_stop and q_cores[i] > free_now):
             break
         ints[SCANNED] += 1
+        slot = q_slot[i]
         c, w, fid, size = q_cores[i], q_wall[i], q_file[i], q_size[i]
         saturated = busy_count / n >= saturation
-        best_score, best_k, best_case, best_t, best_tfile = _choose(
-            c, w, fid, size, saturated, cfg, node_f, held, mem, file_bits, base, tails, cols, tree, node_i,
+        best_score, best_k, best_case, best_t, best_tfile, sec_s, sec_k, floor = _choose(
+            c, w, fid, size, saturated, cfg, node_f, held, mem, file_bits, base, tails, cols, tcols, tree, node_i,
             cand_times, pos, core_iv, iv, plan, lb, cand, stack, known, pf_bits, buf, ints)
         if best_k == n:
+            plan[slot, P_NODE] = NO_NODE
             continue
         k, t = best_k, best_t
         free_k = node_i[k, FREE]
-        if backfilling:
-            av.reserve_bf(k, c, t, w, now, base, first_free, tails, cols, tree, node_i, touched, cand_times, pos,
-                          core_iv, iv, ints)
-        else:
-            av.reserve(k, c, t, w, now, base, cols, tree, node_i, touched, cand_times, pos, ints)
+        _reserve(k, c, t, w, now, backfilling, base, first_free, tails, cols, tcols, tree, node_i, cand_times, pos, core_iv,
+                 iv, ints)
         free_now -= free_k - node_i[k, FREE]
-        _plan_window(k, t, best_tfile, t + w, fid, size, node_i, plan, ints)
-        if fid >= 0 and not _has_bit(pf_bits, fid, k):
-            pf_bits[fid, k >> 6] |= np.uint64(1) << np.uint64(k & 63)
-            x = ints[PF_COUNT]
-            pf_set[x, 0] = fid
-            pf_set[x, 1] = k
-            ints[PF_COUNT] = x + 1
+        _record(slot, k, t, best_tfile, best_score, best_case, saturated, w, fid, size, q_seq[i], c, now, pos, plan,
+                pos_plan)
+        _runner_up(slot, sec_s, sec_k, floor, n, plan)
+        _link(k, slot, node_i, plan, pf_bits, pf_count)
         if t == now:
             if not node_i[k, BUSY]:
                 node_i[k, BUSY] = 1
@@ -353,50 +795,7 @@ def plan_pass(node_f, core_end, core_held, held, mem, file_bits,
             for p in range(c):
                 out_pos[ndec, p] = pos[1, p]
             ndec += 1
-    if ndec == 0 and ints[VALID] == 1:
-        ints[RESUME_AT] = stop
     return ndec
-
-
-@njit
-def _wait_shrinks(node_f, file_bits, nodes, q_file, count):
-    """Might one of the first ``count`` queued jobs wait for its file on a node
-    with cores free now? (Its score there falls as time passes.) Files held or
-    loading on nodes with free cores and a load in flight: a safe superset."""
-    found = False
-    for x in range(nodes.shape[0]):
-        nodes[x] = np.uint64(0)
-    for k in range(node_f.shape[0]):
-        if node_f[k, N_FREE] > 0 and node_f[k, MIN_LOADING] < INF:
-            nodes[k >> 6] |= np.uint64(1) << np.uint64(k & 63)
-            found = True
-    if not found:
-        return False
-    for i in range(count):
-        fid = q_file[i]
-        if fid >= 0:
-            for x in range(nodes.shape[0]):
-                if file_bits[fid, x] & nodes[x] != 0:
-                    return True
-    return False
-
-
-@inline
-def _plan_window(k, start, avail, end, fid, size, node_i, plan, ints):
-    j = ints[PW_COUNT]
-    ints[PW_COUNT] = j + 1
-    plan[j, START] = start
-    plan[j, AVAIL] = avail
-    plan[j, END] = end
-    plan[j, SIZE] = size
-    plan[j, FILE] = fid
-    plan[j, P_NEXT] = -1
-    tail = node_i[k, TAIL]
-    if tail < 0:
-        node_i[k, HEAD] = j
-    else:
-        plan[tail, P_NEXT] = j
-    node_i[k, TAIL] = j
 
 
 class Planner:
@@ -412,30 +811,60 @@ class Planner:
         self.W = float(opts.W)
         self.saturation = float(opts.saturation)
         self.depth = int(opts.queue_depth)
+        self.whole_queue = bool(opts.predictions)
         self.inflight_from_now = opts.inflight_overhead == "from_now"
         self.pass_stop = opts.pass_stop_for(policy_name) == "job_exceeds_free_cores"
+        # Those two rules read now in scores the walk assumes time-free (waits
+        # counted from now) or end a pass at a job: every pass plans from scratch.
+        self.standing = not (self.inflight_from_now or self.pass_stop)
         self._scratch = None
         self._room = (0, 0, 0, 0)
-        self._removals, self._qlen = -1, 0
-        self._stats_base = (0, 0)
+        self._last_now = -np.inf
+        self._stats_base = (0, 0, 0, 0, 0)
+
+    def _stat(self, slot, i):
+        return self._stats_base[i] + (int(self._scratch.ints[slot]) if self._scratch else 0)
 
     @property
     def stats_jobs_scanned(self):
-        return self._stats_base[0] + (int(self._scratch.ints[SCANNED]) if self._scratch else 0)
+        return self._stat(SCANNED, 0)
 
     @property
     def stats_nodes_scored(self):
-        return self._stats_base[1] + (int(self._scratch.ints[SCORED]) if self._scratch else 0)
+        return self._stat(SCORED, 1)
 
-    def _scratch_for(self, jobs, cores, files, memory_files):
-        need = (jobs, cores, files, memory_files)
+    @property
+    def stats_jobs_walked(self):
+        return self._stat(WALKED, 2)
+
+    @property
+    def stats_jobs_dropped(self):
+        return self._stat(DROPPED, 3)
+
+    @property
+    def stats_jobs_moved(self):
+        return self._stat(MOVED, 4)
+
+    def _scratch_for(self, slots, cores, files, memory_files):
+        """The working memory, grown when the queue, its cores or the files
+        outgrow it (the standing plan is then dropped: a full pass follows)."""
+        need = (slots, cores, files, memory_files)
         if self._scratch is None or any(a > b for a, b in zip(need, self._room)):
             room = tuple(max(a, 2 * b) for a, b in zip(need, self._room))
             if self._scratch is not None:
-                self._stats_base = (self.stats_jobs_scanned, self.stats_nodes_scored)
+                self._stats_base = (self.stats_jobs_scanned, self.stats_nodes_scored, self.stats_jobs_walked,
+                                    self.stats_jobs_dropped, self.stats_jobs_moved)
             f = self.flat
+            old = self._scratch
             self._scratch = allocate(f.n, f.m, f.words, max(room[0], 16), max(room[1], 16), max(room[2], 64),
                                      room[3])
+            # The new rows start empty (the next pass plans from scratch), but
+            # the queued jobs keep their predictions.
+            self._scratch.plan[:, P_FIRST] = np.nan
+            if old is not None:
+                rows = old.plan.shape[0]
+                for col in (START, P_FIRST, P_FIRST_AT, P_PREV):
+                    self._scratch.plan[:rows, col] = old.plan[:, col]
             self._room = room
         return self._scratch
 
@@ -445,25 +874,28 @@ class Planner:
             qlen = min(qlen, self.depth)
         if qlen == 0:
             return []
-        cores, wall, fids, sizes = queue.arrays()
+        cores, wall, fids, sizes, slots, seqs = queue.arrays()
         f = self.flat
         f.ensure_files(len(f.files))
-        before = self._scratch
-        S = self._scratch_for(qlen, int(cores[:qlen].sum()), f.file_bits.shape[0], f.mem_cap)
-        appended_only = S is before and queue.removals == self._removals and qlen >= self._qlen
+        S = self._scratch_for(queue.slot_count, int(cores[:len(queue)].sum()), f.file_bits.shape[0], f.mem_cap)
+        fresh = queue.take_fresh()
+        S.plan[fresh, P_NODE] = UNPLANNED     # slots handed out since: none planned yet
+        S.plan[fresh, P_FIRST] = np.nan
         S.cfg[:] = (now, self.W, f.bw_max, self.policy, self.model, self.backfilling, self.inflight_from_now,
-                    self.pass_stop)
-        ndec = plan_pass(*f.arrays(), *S, f.take_dirty(), cores, wall, fids, sizes, qlen, self.saturation,
-                         appended_only)
-        self._removals, self._qlen = queue.removals, qlen
+                    self.pass_stop, self._last_now, self.whole_queue)
+        ndec = plan_pass(*f.arrays(), *S, f.take_dirty(), cores, wall, fids, sizes, slots, seqs, qlen,
+                         self.saturation, self.standing)
+        self._last_now = now
         jobs, out_f, out_i = queue.jobs, S.out_f, S.out_i
         out = []
         for d in range(ndec):
             index = int(out_i[d, O_JOB])
             job = jobs[index]
+            row = S.plan[slots[index]]
             out.append(Decision(job, int(out_i[d, O_NODE]), S.out_pos[d, :job.cores].copy(),
                                 float(out_f[d, O_START]), float(out_f[d, O_TFILE]), CASE_NAMES[int(out_i[d, O_CASE])],
-                                None, float(out_f[d, O_SCORE]), index))
+                                None, float(out_f[d, O_SCORE]), index,
+                                (float(row[P_FIRST]), float(row[P_FIRST_AT]), float(row[P_PREV]))))
         return out
 
 

@@ -20,17 +20,18 @@ off the contract and an engine that went away end the scheduler in one line
 """
 
 import math
+import time
 
 import numpy as np
-from procset import ProcSet
 
 from batloc.locality.staging import is_staging_job
 from batloc.schedulers.admission import Admission
-from batloc.schedulers.base import SchedulerBase
+from batloc.schedulers.base import SchedulerBase, procset_of
 from batloc.schedulers.boundary import OptionsError, with_forced
 from batloc.schedulers.planning.job_queue import JobQueue, QueuedJob
 from batloc.schedulers.planning.options import SchedulerOptions
 from batloc.schedulers.planning.planner import Planner
+from batloc.schedulers.planning.predictions import PredictionLog
 from batloc.schedulers.planning.state import ClusterState
 
 
@@ -44,6 +45,7 @@ class PlanningScheduler(SchedulerBase):
         self.label = self.policy_name + ("-BF" if self.opts.backfilling else "")
         self.queue = JobQueue()
         self.events = 0
+        self.plan_cpu = 0.0       # CPU seconds in the planner (the rest of a pass commits its decisions)
 
     @classmethod
     def parse_options(cls, raw):
@@ -62,6 +64,8 @@ class PlanningScheduler(SchedulerBase):
         self.state = self.make_state()
         self.planner = self.make_planner()
         self.open_decision_log()
+        prefix = self.opts.export_prefix
+        self.predictions = PredictionLog(f"{prefix}_predictions.csv" if prefix else None)
         self.ready = True
 
     def make_state(self):
@@ -110,14 +114,17 @@ class PlanningScheduler(SchedulerBase):
         return False
 
     def schedule(self, now):
+        c0 = time.thread_time()
         decisions = self.planner.plan(now, self.queue)
+        self.plan_cpu += time.thread_time() - c0
         for d in decisions:
             case, held, new_staging = self.state.start(d.job, d.node, d.positions, now, d.t_file)
             node = self.platform.nodes[d.node]
-            held.alloc = ProcSet(*(node.core_ids[p] for p in d.positions))
+            held.alloc = procset_of([node.core_ids[p] for p in d.positions.tolist()])
             self.decision_log.write(now, d.job.id, self.label, node.name, str(held.alloc), d.job.cores,
                                     self.state.windows[d.node][d.job.id].avail,
                                     d.job.file, d.job.size, case, held.staging, d.score)
+            self.predictions.write(d.job.id, d.job.subtime, d.predicted, now)
             if new_staging is not None:
                 self.issue_staging(new_staging)
             if held.computing:
@@ -126,6 +133,11 @@ class PlanningScheduler(SchedulerBase):
         self.queue.remove([d.index for d in decisions])
 
     # ---- the end ----------------------------------------------------------------
+    def onSimulationEnds(self):
+        if getattr(self, "predictions", None) is not None:
+            self.predictions.close()
+        super().onSimulationEnds()
+
     def memories(self):
         return self.state.caches
 
@@ -142,6 +154,10 @@ class PlanningScheduler(SchedulerBase):
                                                  "mean_queue": float(q[m].mean())}
         return {"policy": self.label, "events": self.events, "passes": int(q.size),
                 "decision_seconds": float(dt.sum()), "max_queue": float(q.max()) if q.size else 0.0,
+                "decision_cpu_seconds": self.pass_cpu, "plan_cpu_seconds": self.plan_cpu,
                 "mean_pass_s": float(dt.mean()) if q.size else 0.0,
                 "jobs_scanned": self.planner.stats_jobs_scanned, "first_pass_seconds": self.first_pass_seconds,
-                "nodes_scored": self.planner.stats_nodes_scored, "by_queue_length": buckets}
+                "nodes_scored": self.planner.stats_nodes_scored,
+                "jobs_walked": getattr(self.planner, "stats_jobs_walked", 0),
+                "jobs_dropped": getattr(self.planner, "stats_jobs_dropped", 0),
+                "jobs_moved": getattr(self.planner, "stats_jobs_moved", 0), "by_queue_length": buckets}

@@ -45,6 +45,8 @@ class Decision:
     case: str             # hit | miss | wait | none (as planned)
     staging: Optional[str]
     score: Optional[float]
+    index: int = -1
+    predicted: tuple = (None, None, None)   # the oracle makes no predictions
 
 
 class Planner:

@@ -19,8 +19,8 @@ def _pass(pv, held, now, backfilling):
     for node, pos, end in held:
         flat.hold(node, [pos], end)
     S = allocate(flat.n, flat.m, flat.words, 8, 64, 64, flat.mem_cap)
-    av.begin_pass(flat.node_f, flat.core_end, flat.core_held, S.base, S.first_free, S.tails, S.core_iv, S.cols,
-                  S.tree, S.node_i, S.touched, S.cand_times, S.ints, flat.take_dirty(), now, backfilling)
+    av.load_all(backfilling, now, flat.core_end, flat.core_held, S.base, S.first_free, S.tails, S.core_iv, S.cols, S.tcols,
+                S.tree, S.node_i, S.cand_times, S.ints)
     return S
 
 
@@ -37,7 +37,7 @@ def test_core_availability_is_the_cth_smallest_core_end():
     assert t_k(S, 3, 10.0) == [50.0, np.inf]
     assert av.t_exact(0, 2, 10.0, S.cols, S.base, S.pos) == 30.0 and list(S.pos[0, :2]) == [1, 2]
     S.pos[1, :2] = [1, 2]
-    av.reserve(0, 2, 30.0, 100.0, 10.0, S.base, S.cols, S.tree, S.node_i, S.touched, S.cand_times, S.pos,
+    av.reserve(0, 2, 30.0, 100.0, 10.0, S.base, S.cols, S.tree, S.node_i, S.cand_times, S.pos,
                S.ints)                                          # cores 1, 2 until 130
     assert list(S.cols[:, 0]) == [50.0, 130.0, 130.0] and S.node_i[0, FREE] == 0
     assert av.least(S.tree, 0)[0] == 1     # the tree's least node: n001 is free now, n000 only at 50
@@ -59,7 +59,7 @@ def test_backfill_window_must_fit_before_the_next_reservation():
     t = t_bf(2, 50.0)
     assert t == 100.0
     S.pos[1] = S.pos[0]
-    av.reserve_bf(0, 2, t, 50.0, 0.0, S.base, S.first_free, S.tails, S.cols, S.tree, S.node_i, S.touched,
+    av.reserve_bf(0, 2, t, 50.0, 0.0, S.base, S.first_free, S.tails, S.cols, S.tcols, S.tree, S.node_i,
                   S.cand_times, S.pos, S.core_iv, S.iv, S.ints)       # both cores [100,150)
     S.node_i[0, HEAD], S.plan[0, END], S.plan[0, P_NEXT] = 0, 150.0, -1     # as the planner records it
     assert list(S.tails[0]) == [150.0, 150.0, 150.0, 150.0, 100.0]  # last ends, sorted, longest gap
