@@ -130,10 +130,10 @@ class DecisionHandlers:
             if job.state == "RUNNING":
                 progress[job.id] = {"profile": job.profile, "progress": self.progress_of(job)}
                 self.end_job(job, "COMPLETED_KILLED", -1, announce=False)
-            elif job.state == "SUBMITTED":
-                raise EngineError(f"KILL_JOB at t={self.now:.6f}: job {job.id!r} has not started (Batsim 4.2.1 "
-                                  "refuses it too: only a running or ended job can be killed; REJECT_JOB ends a "
-                                  "waiting one)")
+            elif job.state in ("SUBMITTED", "REJECTED"):
+                raise EngineError(f"KILL_JOB at t={self.now:.6f}: job {job.id!r} has not started, it is {job.state} "
+                                  "(Batsim 4.2.1 refuses it too: only a job that ran can be killed; REJECT_JOB ends "
+                                  "a waiting one)")
         self.emit("JOB_KILLED", {"job_ids": list(ids), "job_progress": progress})
 
     def on_call_me_later(self, data):
@@ -208,17 +208,18 @@ class DecisionHandlers:
     def on_change_job_state(self, data):
         job = self.job_named(data.get("job_id"), "change the state of")
         state = data.get("job_state")
+        where = f"CHANGE_JOB_STATE of {job.id!r} at t={self.now:.6f}"
         if state not in JOB_STATES:
-            raise EngineError(f"CHANGE_JOB_STATE of {job.id!r} at t={self.now:.6f}: unknown job_state {shown(state)} "
-                              f"(Batsim's: {', '.join(JOB_STATES)})")
-        if job.state in ("SUBMITTED", "RUNNING") and state in ("COMPLETED_KILLED", "COMPLETED_FAILED",
-                                                              "COMPLETED_SUCCESSFULLY"):
-            if job.state == "RUNNING":
-                self.end_job(job, state, -1, announce=False)
-            else:
-                job.start = job.finish = self.now
-                job.state = state
-                self.finish_bookkeeping(job)
+            raise EngineError(f"{where}: unknown job_state {shown(state)} (Batsim's: {', '.join(JOB_STATES)})")
+        # Batsim 4.2.1 (server.cpp) allows only these two changes and aborts on any other
+        if job.state == "SUBMITTED" and state == "REJECTED":
+            job.state = "REJECTED"
+            self.finish_bookkeeping(job)
+        elif job.state == "RUNNING" and state.startswith("COMPLETED_"):
+            self.end_job(job, state, -1, announce=False)   # Batsim lets its work go on (contract §4)
+        else:
+            raise EngineError(f"{where}: {job.state} -> {state} (Batsim 4.2.1 refuses it too: a waiting job can "
+                              "only become REJECTED, a running one COMPLETED_*)")
 
     def on_set_resource_state(self, data):
         where = f"SET_RESOURCE_STATE at t={self.now:.6f}"
@@ -234,11 +235,12 @@ class DecisionHandlers:
 
     def on_query(self, data):
         requests = data.get("requests")
-        if not isinstance(requests, dict):
-            raise EngineError(f"QUERY at t={self.now:.6f}: requests must be an object, got {shown(requests)}")
-        if "consumed_energy" in requests:
-            raise EngineError(f"QUERY at t={self.now:.6f}: consumed_energy, but the engine has no energy model "
-                              "(Batsim 4.2.1 refuses it too, unless run with --energy)")
+        if not isinstance(requests, dict) or not requests:
+            raise EngineError(f"QUERY at t={self.now:.6f}: requests must be a non-empty object, got {shown(requests)}")
+        # Batsim 4.2.1 knows only consumed_energy, and answers it only when run with --energy
+        raise EngineError(f"QUERY at t={self.now:.6f}: {', '.join(map(shown, requests))}: the engine has no energy "
+                          "model and answers no query (Batsim 4.2.1 refuses a query too, unless run with --energy "
+                          "and asking for consumed_energy)")
 
     def require_dynamic(self, what):
         if not self.opt.dynamic_jobs:

@@ -334,6 +334,14 @@ def test_a_scheduler_that_loops_at_one_instant_is_stopped_in_one_line(tmp_path, 
     ({"type": "KILL_JOB", "data": {"job_ids": ["w0!2"]}}, "KILL_JOB at t=10.000000: job 'w0!2' has not started"),
     ({"type": "SET_RESOURCE_STATE", "data": {"resources": "0", "state": "1"}}, "the engine has no power model"),
     ({"type": "QUERY", "data": {"requests": {"consumed_energy": {}}}}, "the engine has no energy model"),
+    ({"type": "QUERY", "data": {"requests": {"estimate_waiting_time": {}}}}, "'estimate_waiting_time': the engine"),
+    # Batsim's killer asserts that the job ran ("Bad kill"), even though its server lets a rejected job through
+    ([{"type": "REJECT_JOB", "data": {"job_id": "w0!2"}}, {"type": "KILL_JOB", "data": {"job_ids": ["w0!2"]}}],
+     "KILL_JOB at t=10.000000: job 'w0!2' has not started, it is REJECTED"),
+    ({"type": "CHANGE_JOB_STATE", "data": {"job_id": "w0!2", "job_state": "COMPLETED_KILLED"}},
+     "CHANGE_JOB_STATE of 'w0!2' at t=10.000000: SUBMITTED -> COMPLETED_KILLED"),
+    ({"type": "CHANGE_JOB_STATE", "data": {"job_id": "w0!1", "job_state": "SUBMITTED"}},
+     "CHANGE_JOB_STATE of 'w0!1' at t=10.000000: RUNNING -> SUBMITTED"),
 ])
 def test_decisions_batsim_refuses_stop_the_run(tmp_path, platform, event, fragment):
     wl = write(tmp_path, "w.json", {"nb_res": 4, "jobs": [{"id": i, "subtime": 10, "res": 1, "profile": "d"}
@@ -342,9 +350,31 @@ def test_decisions_batsim_refuses_stop_the_run(tmp_path, platform, event, fragme
 
     def sched(msg):
         if any(e["type"] == "JOB_SUBMITTED" for e in msg["events"]):
-            return [{"type": "EXECUTE_JOB", "data": {"job_id": "w0!1", "alloc": "0"}}, dict(event)]
+            return [{"type": "EXECUTE_JOB", "data": {"job_id": "w0!1", "alloc": "0"}}] + (
+                event if isinstance(event, list) else [event])
         return []
 
     res = run(tmp_path, platform, [wl], sched)
     assert res.returncode == 1 and "Traceback" not in res.stderr and len(res.stderr.strip().splitlines()) == 1
     assert fragment in res.stderr and "Batsim 4.2.1 refuses" in res.stderr, res.stderr
+
+
+def test_change_job_state_ends_a_waiting_job_as_rejected_and_a_running_one_as_asked(tmp_path, platform):
+    # the two changes Batsim 4.2.1 allows (server.cpp); a running job's work stops here (contract 4)
+    wl = write(tmp_path, "w.json", {"nb_res": 4, "jobs": [{"id": i, "subtime": 10, "res": 1, "profile": "d"}
+                                                          for i in (1, 2)],
+                                    "profiles": {"d": {"type": "delay", "delay": 5}}})
+
+    def sched(msg):
+        if any(e["type"] == "JOB_SUBMITTED" for e in msg["events"]):
+            return [{"type": "EXECUTE_JOB", "data": {"job_id": "w0!1", "alloc": "0"}},
+                    {"type": "CHANGE_JOB_STATE", "data": {"job_id": "w0!2", "job_state": "REJECTED"}},
+                    {"type": "CALL_ME_LATER", "data": {"timestamp": 12}}]
+        if any(e["type"] == "REQUESTED_CALL" for e in msg["events"]):
+            return [{"type": "CHANGE_JOB_STATE", "data": {"job_id": "w0!1", "job_state": "COMPLETED_FAILED"}}]
+        return []
+
+    res = run(tmp_path, platform, [wl], sched)
+    assert res.returncode == 0, res.stderr
+    assert [(r["job_id"], r["final_state"], r["finish_time"]) for r in res.jobs_rows()] == [
+        ("2", "REJECTED", ""), ("1", "COMPLETED_FAILED", "12.000000")]   # in the order they ended
