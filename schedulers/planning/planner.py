@@ -873,7 +873,9 @@ class Planner:
         outgrow it (the standing plan is then dropped: a full pass follows)."""
         need = (slots, cores, files, memory_files)
         if self._scratch is None or any(a > b for a, b in zip(need, self._room)):
-            room = tuple(max(a, 2 * b) for a, b in zip(need, self._room))
+            # Only what outgrew its room doubles: the file tables are files x
+            # nodes, and doubling them with the queue ran a week out of memory.
+            room = tuple(max(a, 2 * b) if a > b else b for a, b in zip(need, self._room))
             if self._scratch is not None:
                 self._stats_base = (self.stats_jobs_scanned, self.stats_nodes_scored, self.stats_jobs_walked,
                                     self.stats_jobs_dropped, self.stats_jobs_moved)
