@@ -15,6 +15,12 @@ input orjson refuses (a number beyond 64 bits, NaN) is read again by
 (it writes NaN as null, where ``json.dumps`` writes NaN, which the engine
 refuses), is written by ``json.dumps``. A received message is a dict whose
 formatting into pybatsim's INFO line is deferred to when that line is shown.
+
+``LocalNetwork`` stands in for the socket when the engine runs the scheduler
+inside its own process (``batloc-batsim --in-process``): the engine hands it
+the bytes it would have sent and takes back the bytes pybatsim answers, read
+and written by the same two functions, so that both modes exchange the same
+bytes and the scheduler sees the same values.
 """
 
 import json
@@ -86,3 +92,55 @@ def use_quick_network(bs):
     """Give pybatsim's `bs` the quick handler (same socket, same settings), once."""
     if type(bs.network) is NetworkHandler:
         bs.network.__class__ = QuickNetwork
+
+
+class LocalNetwork:
+    """pybatsim's ``NetworkHandler`` without a socket: one message in (``deliver``), its answer out.
+
+    pybatsim's ``Batsim`` pulls each message from its handler (``recv``) and
+    pushes its answer (``send``); here the engine drives instead, so ``recv``
+    returns the message the engine delivered and ``send`` keeps the answer for
+    the engine to take. A scheduler that asks for a message the engine has not
+    delivered (pybatsim waiting for a second one) is a LocalNetworkError."""
+
+    in_process = True
+    connection = None      # no socket: nothing for a scheduler to watch (boundary.EngineWatch)
+
+    def __init__(self, socket_endpoint="in-process", timeout=None, type=None):
+        self.socket_endpoint = socket_endpoint
+        self.timeout = timeout
+        self.logger = logging.getLogger("batsim.network")
+        self.inbox = None
+        self.answer = None
+
+    def deliver(self, raw):
+        """The engine's message `raw` (bytes) is the next one pybatsim reads."""
+        self.inbox = raw
+        self.answer = None
+
+    def recv(self, blocking=False):
+        raw, self.inbox = self.inbox, None
+        if raw is None:
+            raise LocalNetworkError("the scheduler waited for a message the engine had not sent")
+        return decode(raw)
+
+    def recv_string(self, blocking=False):
+        raw, self.inbox = self.inbox, None
+        if raw is None:
+            raise LocalNetworkError("the scheduler waited for a message the engine had not sent")
+        return raw.decode()
+
+    def send(self, msg):
+        self.answer = encode(msg)
+
+    def send_string(self, msg):
+        self.answer = msg.encode()
+
+    def bind(self):
+        pass
+
+    connect = close = bind
+
+
+class LocalNetworkError(RuntimeError):
+    """pybatsim used the in-process link out of turn."""
