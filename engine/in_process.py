@@ -18,6 +18,7 @@ first by the scheduler's own ``sys.excepthook``, as its process would.
 import json
 import logging
 import sys
+import time
 
 from .errors import EngineError
 
@@ -37,6 +38,7 @@ class InProcessLink:
         level = LEVELS[verbosity]
         stderr_handlers_at(level)
         logging.basicConfig(format="[pybatsim - %(asctime)s - %(name)s - %(levelname)s] %(message)s", level=level)
+        started = time.thread_time()
         try:
             self.scheduler = load(scheduler, options)
         except LaunchError as e:
@@ -47,11 +49,14 @@ class InProcessLink:
         self.network = None
         self.ended = False
         self.answered = False
+        # CPU seconds spent in the scheduler: loading it, then pybatsim's handler and its callbacks
+        self.cpu = time.thread_time() - started
 
     def exchange(self, payload, now):
         """Run the scheduler over the message `payload` (bytes); return its answer's bytes, or raise EngineError."""
         if self.ended:
             raise EngineError(f"the engine sent a message at t={now:.6f} after SIMULATION_ENDS")
+        started = time.thread_time()
         try:
             if self.bs is None:
                 self._start(payload)
@@ -65,6 +70,8 @@ class InProcessLink:
             sys.excepthook(type(e), e, e.__traceback__)
             raise EngineError(f"the in-process scheduler {self.name} failed at simulated time {now:.6f}: "
                               f"{type(e).__name__} (see above)") from None
+        finally:
+            self.cpu += time.thread_time() - started
         self.answered = True
         answer = self.network.answer
         if answer is None:
