@@ -68,7 +68,7 @@ def run_one(variant, platform, workload, prefix, opts):
     with tempfile.TemporaryFile("w+") as err:
         engine = subprocess.Popen([sys.executable, "-m", "batloc.engine", "-p", platform, "-w", workload,
                                    "-e", prefix, "--enable-dynamic-jobs",
-                                   "--in-process", os.path.join(ROOT, "schedulers", variant + ".py"),
+                                   "--in-process", os.path.join(ROOT, "schedulers", variant + ".py"), "--time-scheduler",
                                    "--scheduler-options", json.dumps(opts)],
                                   stdout=subprocess.DEVNULL, stderr=err, cwd=os.path.dirname(prefix),
                                   preexec_fn=pin_to(cpu))

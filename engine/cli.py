@@ -46,6 +46,9 @@ def parse_args(argv):
     p.add_argument("--scheduler-verbosity", default="warning",
                    choices=("debug", "info", "warning", "error", "critical"),
                    help="with --in-process: pybatsim's log level, as its -v (default: warning)")
+    p.add_argument("--time-scheduler", action="store_true",
+                   help="with --in-process: count the CPU time spent in the scheduler and print it in the last "
+                        "line (for benchmarks; costs 1-2 %% of a run)")
     p.add_argument("--record-wallclock", action="store_true",
                    help="write wall-clock times into _schedule.csv (makes outputs differ between runs)")
     p.add_argument("-q", "--quiet", action="store_true", help="print nothing but errors")
@@ -135,7 +138,8 @@ def _prepare(args, stop, sg, engine, platform, workloads):
         if args.in_process:
             from .in_process import InProcessLink
 
-            link = InProcessLink(args.in_process, args.scheduler_options, args.scheduler_verbosity)
+            link = InProcessLink(args.in_process, args.scheduler_options, args.scheduler_verbosity,
+                                 args.time_scheduler)
         else:
             link = SchedulerLink(args.socket_endpoint, args.ready_timeout, args.reply_timeout, stop)
         sim = Simulation(sg, engine, platform, workloads, link, exporter, options, progress, stop)
