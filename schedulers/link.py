@@ -10,11 +10,12 @@ scheduler's ``Batsim`` object gets it at the first message (``use_quick_network`
 What a scheduler sees is unchanged: orjson reads the engine's JSON into the
 same values (it is what the engine writes with), and where orjson and the
 standard library could disagree the standard library decides, as before:
-input orjson refuses (a number beyond 64 bits, NaN) is read again by
-``json.loads``; an answer orjson cannot write, or would write differently
+input orjson refuses (NaN) or would read otherwise (an integer beyond 64
+bits, which it makes a float) is read by ``json.loads``; an answer orjson cannot write, or would write differently
 (it writes NaN as null, where ``json.dumps`` writes NaN, which the engine
 refuses), is written by ``json.dumps``. A received message is a dict whose
-formatting into pybatsim's INFO line is deferred to when that line is shown.
+formatting into pybatsim's INFO line is deferred to when that line is shown;
+a sent one loses its events once sent, when that line is not shown.
 
 ``LocalNetwork`` stands in for the socket when the engine runs the scheduler
 inside its own process (``batloc-batsim --in-process``): the engine hands it
@@ -25,11 +26,14 @@ bytes and the scheduler sees the same values.
 
 import json
 import logging
+import re
 
 import orjson
 import zmq
 from batsim.network import NetworkHandler
 
+# 20 digits in a row: perhaps an integer beyond 64 bits (or a long fraction), read by the standard library
+LONG_NUMBER = re.compile(rb"[0-9]{20}")
 # pybatsim's own logger, the one whose INFO line formats each received message
 PYBATSIM_LOG = logging.getLogger("batsim.batsim")
 
@@ -46,11 +50,33 @@ class Message(dict):
 
 
 def decode(raw):
+    if LONG_NUMBER.search(raw) is not None:
+        value = json.loads(raw.decode())   # orjson would read an integer beyond 64 bits as a float
+        return Message(value) if type(value) is dict else value
     try:
         value = orjson.loads(raw)
     except orjson.JSONDecodeError:
         value = json.loads(raw.decode())   # the standard library's verdict, as in pybatsim
     return Message(value) if type(value) is dict else value
+
+
+class _Sent:
+    """What a sent message's events read as in pybatsim's INFO line about it, when that line is not shown."""
+
+    __slots__ = ()
+
+    def __repr__(self):
+        return "(events not formatted: INFO is off)"
+
+
+SENT = _Sent()
+
+
+def sent(msg):
+    """`msg` was sent: pybatsim's next step formats it into an INFO line, shown or not; when not, its
+    events (a list of dicts, 5-10 µs to format) are left out of that text. Nothing else reads `msg`."""
+    if type(msg) is dict and "events" in msg and not PYBATSIM_LOG.isEnabledFor(logging.INFO):
+        msg["events"] = SENT
 
 
 def encode(msg):
@@ -86,6 +112,7 @@ class QuickNetwork(NetworkHandler):
         if self.logger.isEnabledFor(logging.DEBUG):
             self.logger.debug("[PYBATSIM]: SEND_MSG\n %s", raw.decode(errors="replace"))
         self.connection.send(raw)
+        sent(msg)
 
 
 def use_quick_network(bs):
@@ -132,6 +159,7 @@ class LocalNetwork:
 
     def send(self, msg):
         self.answer = encode(msg)
+        sent(msg)
 
     def send_string(self, msg):
         self.answer = msg.encode()
