@@ -681,7 +681,8 @@ def _drop_from(r, P, now, backfilling, base, first_free, tails, cols, tcols, tre
 @njit
 def plan_pass(node_f, core_end, core_held, held, mem, file_bits,
               base, first_free, tails, cols, tcols, tree, node_i, dset, cand_times, pos, core_iv, iv, plan, pos_plan, lb,
-              cand, stack, known, pf_bits, pf_count, buf, out_f, out_i, out_pos, smallest_left, ints, cfg,
+              cand, stack, known, pf_bits, pf_count, buf, out_f, out_i, out_pos, smallest_left, left_wall, now_gaps,
+              ints, cfg,
               dirty, q_cores, q_wall, q_file, q_size, q_slot, q_seq, qlen, saturation, standing):
     """Plans the first ``qlen`` queued jobs on the standing plan; the starts are
     in out_* (returns their count).
@@ -695,7 +696,8 @@ def plan_pass(node_f, core_end, core_held, held, mem, file_bits,
     score (waits counted from now) or stop at a job (``pass_stop``).
 
     The pass ends once no node has as many cores free *now* as the smallest
-    job left needs (no later job could start now; they stay unplanned); with
+    job left needs, or with backfilling once no job left fits in a gap from
+    now (no later job could start now; they stay unplanned); with
     ``pass_stop`` (cfg), at the first job needing more cores than are free
     now, less those the pass's placements took (the authors' score
     schedulers), the jobs after it getting no reservation."""
@@ -752,17 +754,36 @@ def plan_pass(node_f, core_end, core_held, held, mem, file_bits,
         first = 0
     if first >= qlen:
         return ndec
+    pass_stop = cfg[C_PASS_STOP] != 0
+    whole = cfg[C_WHOLE] != 0
+    # With backfilling a job can start now only in a gap from now as long as
+    # its walltime: the pass also stops once no job left fits one (placing
+    # them only shortens the gaps). The gaps are read again after a
+    # reservation on a node with cores free now (no other changes them).
+    bf_stop = backfilling and not whole and not pass_stop
     smallest = q_cores[qlen - 1]
+    m = left_wall.shape[1]
     for i in range(qlen - 1, first - 1, -1):
         if q_cores[i] < smallest:
             smallest = q_cores[i]
         smallest_left[i] = smallest
-    pass_stop = cfg[C_PASS_STOP] != 0
-    whole = cfg[C_WHOLE] != 0
+        if bf_stop:
+            for c in range(m):
+                left_wall[i, c] = left_wall[i + 1, c] if i + 1 < qlen else INF
+            for c in range(q_cores[i] - 1, m):
+                if q_wall[i] < left_wall[i, c]:
+                    left_wall[i, c] = q_wall[i]
+    gaps_stale = True
     free_now = node_i[:, FREE].sum() if pass_stop else 0
     for i in range(first, qlen):
         if (not whole and av.max_free_now(node_i, ints) < smallest_left[i]) or (pass_stop and q_cores[i] > free_now):
             break
+        if bf_stop:
+            if gaps_stale:
+                av.now_gaps(now, first_free, core_iv, iv, node_i, now_gaps, cand_times)
+                gaps_stale = False
+            if not av.may_start_now(now_gaps, left_wall, i):
+                break
         ints[SCANNED] += 1
         slot = q_slot[i]
         c, w, fid, size = q_cores[i], q_wall[i], q_file[i], q_size[i]
@@ -778,6 +799,8 @@ def plan_pass(node_f, core_end, core_held, held, mem, file_bits,
         _reserve(k, c, t, w, now, backfilling, base, first_free, tails, cols, tcols, tree, node_i, cand_times, pos, core_iv,
                  iv, ints)
         free_now -= free_k - node_i[k, FREE]
+        if free_k > 0:
+            gaps_stale = True
         _record(slot, k, t, best_tfile, best_score, best_case, saturated, w, fid, size, q_seq[i], c, now, pos, plan,
                 pos_plan)
         _runner_up(slot, sec_s, sec_k, floor, n, plan)
