@@ -2,10 +2,16 @@
 (both processes on one CPU), measured: wall time, the engine's and the
 scheduler's CPU time (os.wait4: every thread of each process, ZeroMQ's
 included), the scheduler's peak RSS, and its own statistics (passes, jobs
-scanned, pass time)."""
+scanned, pass time).
+
+`in_process`: the engine runs the scheduler inside itself (--in-process),
+one process; the scheduler's CPU is then the engine's count of the time
+spent in it (its end line), the engine's the rest of the process's, and
+the peak RSS that of the one process."""
 
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -17,11 +23,13 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CPUS = CpuLeases()
 
 
-def run_pair(variant, platform, workload, prefix, options):
+def run_pair(variant, platform, workload, prefix, options, in_process=False):
     """Returns a dict: ok, wall, engine_cpu, sched_cpu, sched_rss_mb, stats (the scheduler's, or {}), note."""
-    port = free_port()
     stats_path = prefix + "_stats.json"
     opts = {**options, "export_prefix": prefix, "stats": stats_path}
+    if in_process:
+        return run_one(variant, platform, workload, prefix, opts)
+    port = free_port()
     cpu = CPUS.take()
     pin = pin_to(cpu)
     started = time.monotonic()
@@ -51,3 +59,33 @@ def run_pair(variant, platform, workload, prefix, options):
     return dict(ok=ok, wall=wall, engine_cpu=engine_usage.ru_utime + engine_usage.ru_stime,
                 sched_cpu=usage.ru_utime + usage.ru_stime,
                 sched_rss_mb=usage.ru_maxrss / 1024.0, stats=stats, note=note)
+
+
+def run_one(variant, platform, workload, prefix, opts):
+    """`run_pair` with the scheduler inside the engine's process."""
+    cpu = CPUS.take()
+    started = time.monotonic()
+    with tempfile.TemporaryFile("w+") as err:
+        engine = subprocess.Popen([sys.executable, "-m", "batloc.engine", "-p", platform, "-w", workload,
+                                   "-e", prefix, "--enable-dynamic-jobs",
+                                   "--in-process", os.path.join(ROOT, "schedulers", variant + ".py"), "--time-scheduler",
+                                   "--scheduler-options", json.dumps(opts)],
+                                  stdout=subprocess.DEVNULL, stderr=err, cwd=os.path.dirname(prefix),
+                                  preexec_fn=pin_to(cpu))
+        _, status, usage = os.wait4(engine.pid, 0)
+        err.seek(0)
+        engine_err = err.read()
+    CPUS.give_back(cpu)
+    wall = time.monotonic() - started
+    with open(prefix + "_sched.log", "w") as log:
+        log.write(engine_err)
+    stats = {}
+    if os.path.exists(opts["stats"]):
+        with open(opts["stats"]) as fh:
+            stats = json.load(fh)
+    ok = os.waitstatus_to_exitcode(status) == 0
+    total = usage.ru_utime + usage.ru_stime
+    found = re.search(r"the scheduler, in process: ([0-9.]+) s CPU", engine_err)
+    sched = float(found.group(1)) if found else None
+    return dict(ok=ok, wall=wall, engine_cpu=total - sched if sched is not None else total, sched_cpu=sched,
+                sched_rss_mb=usage.ru_maxrss / 1024.0, stats=stats, note="" if ok else engine_err.strip()[-300:])

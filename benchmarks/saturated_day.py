@@ -12,6 +12,7 @@ below 1).
 
     python benchmarks/saturated_day.py [--variants fcfs lea lem] [--parallel 2] [--keep DIR]
                                        [--duration 7d] [--options '{"scheduling_period": 30}']
+                                       [--workload day.json] [--in-process]
 """
 
 import argparse
@@ -32,9 +33,9 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 VARIANTS = ["fcfs", "eft", "lea", "leo", "lem", "fcfs_bf", "eft_bf", "lea_bf", "leo_bf", "lem_bf"]
 
 
-def run_variant(variant, platform, workload, out, options):
+def run_variant(variant, platform, workload, out, options, in_process=False):
     prefix = os.path.join(out, variant)
-    r = run_pair(variant, platform, workload, prefix, options)
+    r = run_pair(variant, platform, workload, prefix, options, in_process)
     wall = r["wall"]
     if not r["ok"]:
         return dict(variant=variant, wall=wall, ok=False, note=r["note"])
@@ -85,26 +86,32 @@ def main():
     ap.add_argument("--jobs-per-file", default="8")
     ap.add_argument("--duration", default="1d", help="workload length: 1d (the issue's day), 7d (a week)")
     ap.add_argument("--keep", help="keep outputs in this folder")
+    ap.add_argument("--workload", help="use this workload file instead of synthesising one")
+    ap.add_argument("--in-process", action="store_true",
+                    help="run each scheduler inside the engine's process (batloc-batsim --in-process); the "
+                         "RSS column is then the one process's")
     ap.add_argument("--options", type=json.loads, default={},
                     help='extra scheduler options as JSON, e.g. \'{"scheduling_period": 60}\' (default: the paper\'s)')
     args = ap.parse_args()
     out = args.keep or tempfile.mkdtemp(prefix="batloc-day-")
     os.makedirs(out, exist_ok=True)
     platform = os.path.join(ROOT, "platforms", "rackham.xml")
-    workload = os.path.join(out, "day.json")
-    subprocess.run([sys.executable, "-m", "batloc.cli.main", "workload", "synth", "-o", workload, "--platform",
-                    platform, "--duration", args.duration, "--load", args.load, "--jobs-per-file", args.jobs_per_file,
-                    "--seed", "7"], check=True, stdout=subprocess.DEVNULL)
+    workload = os.path.abspath(args.workload) if args.workload else os.path.join(out, "day.json")
+    if not args.workload:
+        subprocess.run([sys.executable, "-m", "batloc.cli.main", "workload", "synth", "-o", workload, "--platform",
+                        platform, "--duration", args.duration, "--load", args.load, "--jobs-per-file",
+                        args.jobs_per_file, "--seed", "7"], check=True, stdout=subprocess.DEVNULL)
     # the planning core compiles once per source version: not inside a measured run
     subprocess.run([sys.executable, "-c", "from batloc.schedulers.planning.planner import warm_up; warm_up()"],
                    check=True)
     print(f"workload {workload}; outputs in {out}"
-          + (f"; scheduler options {json.dumps(args.options)}" if args.options else ""))
+          + (f"; scheduler options {json.dumps(args.options)}" if args.options else "")
+          + ("; schedulers in the engine's process (--in-process)" if args.in_process else ""))
     print(LEGEND)
     print(COLUMNS, flush=True)
     results = []
     with cf.ThreadPoolExecutor(args.parallel) as pool:
-        futures = [pool.submit(run_variant, v, platform, workload, out, args.options) for v in args.variants]
+        futures = [pool.submit(run_variant, v, platform, workload, out, args.options, args.in_process) for v in args.variants]
         for fut in cf.as_completed(futures):
             results.append(fut.result())
             print(row(results[-1]), flush=True)

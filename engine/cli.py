@@ -41,6 +41,18 @@ def parse_args(argv):
     p.add_argument("--reply-timeout", type=timeout_seconds, default=REPLY_TIMEOUT,
                    help=f"seconds to wait for any later answer before ending the run, outputs written "
                         f"(default: {REPLY_TIMEOUT:g}; 0: no limit)")
+    p.add_argument("--in-process", metavar="SCHEDULER",
+                   help="run the pybatsim scheduler SCHEDULER (a file such as schedulers/lea.py, or a stock "
+                        "name such as schedFcfs) inside this process instead of talking to one over ZeroMQ "
+                        "(--socket-endpoint is then unused); same outputs, less time per message")
+    p.add_argument("--scheduler-options", metavar="JSON", default="{}",
+                   help="with --in-process: the scheduler's options, as pybatsim's -o takes them (default: {})")
+    p.add_argument("--scheduler-verbosity", default="warning",
+                   choices=("debug", "info", "warning", "error", "critical"),
+                   help="with --in-process: pybatsim's log level, as its -v (default: warning)")
+    p.add_argument("--time-scheduler", action="store_true",
+                   help="with --in-process: count the CPU time spent in the scheduler and print it in the last "
+                        "line (for benchmarks; costs 1-2 %% of a run)")
     p.add_argument("--record-wallclock", action="store_true",
                    help="write wall-clock times into _schedule.csv (makes outputs differ between runs)")
     p.add_argument("-q", "--quiet", action="store_true", help="print nothing but errors")
@@ -128,7 +140,13 @@ def _prepare(args, stop, sg, engine, platform, workloads):
     exporter = Exporter(args.export, len(platform.compute), VERSION, args.record_wallclock)
     link = None
     try:
-        link = SchedulerLink(args.socket_endpoint, args.ready_timeout, args.reply_timeout, stop)
+        if args.in_process:
+            from .in_process import InProcessLink
+
+            link = InProcessLink(args.in_process, args.scheduler_options, args.scheduler_verbosity,
+                                 args.time_scheduler)
+        else:
+            link = SchedulerLink(args.socket_endpoint, args.ready_timeout, args.reply_timeout, stop)
         sim = Simulation(sg, engine, platform, workloads, link, exporter, options, progress, stop)
         outcome = {}
         platform.master.add_actor("batloc-engine", _actor(sim, outcome))
@@ -176,8 +194,15 @@ def _finish(args, sim, exporter, link, error, wall):
         c = exporter.counts
         print(f"batloc-batsim: simulation ended at t={sim.now:.6f}: {c['nb_jobs']} jobs "
               f"({c['success']} succeeded, {c['killed']} killed/failed, {c['rejected']} rejected), "
-              f"{sim.messages} messages, {wall:.1f} s wall; outputs {args.export}_jobs.csv", file=sys.stderr)
+              f"{sim.messages} messages, {wall:.1f} s wall{in_process_cpu(link)}; outputs {args.export}_jobs.csv",
+              file=sys.stderr)
     return 0
+
+
+def in_process_cpu(link):
+    """How much of the run the scheduler took, when it ran inside the engine (benchmarks read it)."""
+    cpu = getattr(link, "cpu", None)
+    return "" if cpu is None else f" (the scheduler, in process: {cpu:.2f} s CPU)"
 
 
 def main(argv=None):

@@ -8,7 +8,7 @@ its jobs.csv row here.
 
 from .errors import EngineError
 from .profiles import Delay
-from .timers import PHASE_END
+from .timers import INF, PHASE_END
 
 
 class JobLifecycle:
@@ -48,27 +48,48 @@ class JobLifecycle:
             return  # waits for exclusive file-system access; the gate resumes it
         self.sync_simgrid()
         acts = []
+        now, earliest = self.now, []
         try:
             for host, flops in phase.execs:
                 ex = self.sg.this_actor.exec_init(flops)
                 ex.host = host
                 acts.append(ex.start())
+                earliest.append(now if self.platform.varies else now + flops / host.speed)
             for src, dst, size in phase.comms:
                 acts.append(self.sg.Comm.sendto_async(src, dst, int(size)))
+                earliest.append(now + int(size) / self.bottleneck(src, dst))
         except Exception as e:
             raise EngineError(f"job {job.id!r} (profile {job.profile!r}) cannot run on its allocation: {e}") from None
         if not acts:
             self.push(self.now, PHASE_END, job)
             return
         job.activities = acts
-        for a in acts:
+        for a, end in zip(acts, earliest):
             self.acts.push(a)
             self.act_owner[a] = job
+            self.act_earliest[a] = end
+        self.quiet_until = min(self.quiet_until, min(earliest))
         self.act_count += len(acts)
+
+    def bottleneck(self, src, dst):
+        """The fastest a transfer from `src` to `dst` can go: its route's slowest link (infinite when the
+        platform's rates may change over time, or for a host to itself)."""
+        key = (src, dst)
+        rate = self.route_rates.get(key)
+        if rate is None:
+            links = src.route_to(dst)[0] if src is not dst and not self.platform.varies else ()
+            rate = self.route_rates[key] = min((link.bandwidth for link in links), default=INF)
+        return rate
+
+    def _forget_activity(self, act):
+        """`act` is no longer in flight: the earliest instant any other can end may be later."""
+        if self.act_earliest.pop(act) <= self.quiet_until:
+            self.quiet_until = min(self.act_earliest.values(), default=INF)
 
     def activity_done(self, act):
         self.act_count -= 1
         job = self.act_owner.pop(act)
+        self._forget_activity(act)
         job.activities.remove(act)
         if not job.activities:
             job.activities = None
@@ -84,7 +105,8 @@ class JobLifecycle:
             self.io.forget(job)
         if job.activities:
             for a in job.activities:
-                self.act_owner.pop(a, None)
+                if self.act_owner.pop(a, None) is not None:
+                    self._forget_activity(a)
                 self.acts.erase(a)
                 a.cancel()
                 self.act_count -= 1

@@ -44,10 +44,11 @@ class Resource:
 
 
 class Platform:
-    def __init__(self, path, resources, master):
+    def __init__(self, path, resources, master, varies=True):
         self.path = path
         self.resources = resources
         self.master = master
+        self.varies = varies   # whether a speed, bandwidth or state may change over time (a profile)
         self.compute = [r for r in resources if r.kind == "compute"]
         self.storage = [r for r in resources if r.kind == "storage"]
 
@@ -85,6 +86,15 @@ def _check_numbers(path, engine, hosts, props):
             raise EngineError(f"{path}: link {link.name!r}: latency must be a finite number >= 0, got {link.latency!r} s")
 
 
+def varies(path):
+    """Whether the platform gives a host or link a profile (`speed_file`, `bandwidth_file`, …, a `<trace>`)."""
+    for element in ET.parse(path).iter():
+        if element.tag in ("trace", "trace_connect", "include") or any(
+                k.endswith("_file") for k in element.attrib):
+            return True
+    return False
+
+
 def check_platform_file(path):
     """Catch what SimGrid would report badly (or abort on): missing file, malformed XML."""
     if not os.path.exists(path):
@@ -120,4 +130,4 @@ def load_platform(engine, path):
                  for rid, name, kind in number_hosts((name, p.get("role", "compute")) for name, p in props.items())]
     if not any(r.kind == "compute" for r in resources):
         raise EngineError(f"{path}: the platform has no compute host")
-    return Platform(os.path.abspath(path), resources, hosts[masters[0]])
+    return Platform(os.path.abspath(path), resources, hosts[masters[0]], varies(path))

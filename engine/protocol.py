@@ -4,18 +4,21 @@ orjson when available (several times faster on the many small messages of a
 run), the standard library otherwise; both give the same numbers.
 """
 
+import json
+
 from .errors import EngineError
 
 try:
     import orjson
 
     def encode(message):
-        return orjson.dumps(message)
+        try:
+            return orjson.dumps(message)
+        except TypeError:   # an integer beyond 64 bits (a workload's own field): the standard library writes it
+            return json.dumps(message, separators=(",", ":")).encode()
 
     decode = orjson.loads
 except ImportError:  # pragma: no cover - orjson is a dependency, this keeps the engine usable without it
-    import json
-
     def encode(message):
         return json.dumps(message, separators=(",", ":")).encode()
 

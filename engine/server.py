@@ -36,6 +36,11 @@ from .timers import CALL, DEFERRED, FIRST_SUBMISSION, HORIZON, INF, PHASE_END, W
 STALL_LIMIT = 1000
 
 
+# How far before the earliest instant an activity could end a timer must be for SimGrid not to be asked,
+# relative to the time: far above the rounding of SimGrid's sums (1e-16), so that a bound met exactly asks
+QUIET_MARGIN = 1e-9
+
+
 class Simulation(DecisionHandlers, JobLifecycle):
     def __init__(self, sg, engine, platform, workloads, link, exporter, options, progress=None, stop=None):
         self.sg = sg
@@ -63,6 +68,12 @@ class Simulation(DecisionHandlers, JobLifecycle):
         self.acts = sg.ActivitySet()
         self.act_count = 0
         self.act_owner = {}
+        # When no activity in flight can end before the next timer, SimGrid need not be asked (each call is
+        # a hand-off between threads): an activity started at t cannot end before t + its amount at the
+        # fastest it can go (a transfer: its route's slowest link; a computation: its host's speed)
+        self.act_earliest = {}   # activity -> that instant
+        self.quiet_until = INF   # the earliest of them
+        self.route_rates = {}    # (source host, destination host) -> its route's slowest link's bandwidth
         self.dynamic_profiles = set()
         self.by_id = {r.id: r for r in platform.resources}
         self.allocations = {}  # alloc text -> its reading (decisions.DecisionHandlers._allocation)
@@ -90,7 +101,7 @@ class Simulation(DecisionHandlers, JobLifecycle):
         """Move to the next instant at which something happens, and make it happen."""
         if HORIZON < t < INF:
             t = self.before_horizon()
-        if self.act_count:
+        if self.act_count and t + QUIET_MARGIN * (1 + t) >= self.quiet_until:
             clock = self.engine.clock
             if t > clock:
                 try:

@@ -82,6 +82,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--pybatsim-verbosity", choices=rd.VERBOSITIES, metavar="LEVEL",
                    help="log level of the pybatsim schedulers robin starts: debug, info, warning, error, critical "
                         "(default: warning; overrides the description's pybatsim-verbosity)")
+    p.add_argument("--in-process", action="store_true",
+                   help="the embedded engine runs each scheduler it can inside its own process, without ZeroMQ "
+                        "(same outputs, faster; as the description's in-process: true)")
     p.add_argument("--dask", nargs="?", const="local", metavar="ADDRESS",
                    help="run a sweep's runs on Dask: a scheduler address (tcp://host:8786), or local[:N] "
                         "for a LocalCluster of N workers on 127.0.0.1 (default when the flag has no value; "
@@ -132,6 +135,8 @@ def main(argv=None) -> int:
             desc = rd.load_description(args.description[0]) if args.description else cli_desc
         if args.pybatsim_verbosity:
             desc["pybatsim-verbosity"] = args.pybatsim_verbosity
+        if args.in_process:
+            desc["in-process"] = True
         if rd.is_sweep(desc):
             return run_sweep(desc, args.jobs, args.force, not args.no_report, log, dask=args.dask,
                              refuse_changed=args.refuse_changed, quiet=args.quiet)

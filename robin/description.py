@@ -13,13 +13,17 @@ plus batloc additions used when `batcmd` is absent (the embedded engine runs):
     pybatsim-verbosity       log level of the pybatsim schedulers robin starts (debug,
                              info, warning, error, critical; default warning: pybatsim
                              logs every message at info, megabytes per simulated week)
+    in-process               true: the engine runs the scheduler inside its own process
+                             (batloc-batsim --in-process: no ZeroMQ, same outputs) when it
+                             can: a batloc policy, or a command `pybatsim SCHEDULER [-o …]`;
+                             any other command (and a staged one) still runs over ZeroMQ
 
 Sweep — any description with `platforms`, `workloads` and `schedulers` lists:
     output-dir, platforms, workloads, schedulers (names, or mappings with
     name/policy/options or name/command), baseline (default fcfs),
     engine (command of the engine: default the embedded one; `batsim` for
-    real Batsim), engine-args, scheduler-address, pybatsim-verbosity, and the
-    four timeouts. Scheduler names and input file names become folder names
+    real Batsim), engine-args, scheduler-address, pybatsim-verbosity,
+    in-process (embedded engine only), and the four timeouts. Scheduler names and input file names become folder names
     under OUTPUT_DIR/runs: a scheduler `name` must be a plain file name.
     A scheduler robin starts runs in its run's folder (so that the files it
     writes by itself, such as pybatsim's out_events.csv, stay with its run);
@@ -56,9 +60,9 @@ TIMEOUT_KEYS = {
     "failure-timeout": "failure",
 }
 SINGLE_KEYS = {"output-dir", "batcmd", "schedcmd", "platform", "workload", "scheduler", "engine-args",
-               "scheduler-address", "pybatsim-verbosity", *TIMEOUT_KEYS}
+               "scheduler-address", "pybatsim-verbosity", "in-process", *TIMEOUT_KEYS}
 SWEEP_KEYS = {"output-dir", "platforms", "workloads", "schedulers", "baseline", "engine", "engine-args",
-              "scheduler-address", "pybatsim-verbosity", *TIMEOUT_KEYS}
+              "scheduler-address", "pybatsim-verbosity", "in-process", *TIMEOUT_KEYS}
 VERBOSITIES = ("debug", "info", "warning", "error", "critical")
 PYBATSIM_VERBOSITY = "warning"
 # A run folder's name part: nothing that could leave OUTPUT_DIR/runs.
@@ -197,6 +201,36 @@ class SchedulerSpec:
         return shlex.join(argv)
 
 
+    def in_process_args(self, export_prefix: Path, verbosity: str = PYBATSIM_VERBOSITY) -> list[str] | None:
+        """The engine's flags running this scheduler inside it (--in-process), or None if it cannot:
+        a command other than `pybatsim SCHEDULER [-o JSON] [-v LEVEL]`, or a staged one."""
+        if self.policy:
+            opts = {**self.options, "export_prefix": str(export_prefix)}
+            return ["--in-process", str(schedulers_dir() / f"{self.policy}.py"),
+                    "--scheduler-options", json.dumps(opts, sort_keys=True), "--scheduler-verbosity", verbosity]
+        words = absolute(self.command)
+        if self.staging or Path(words[0]).name != "pybatsim":
+            return None
+        from batloc.cli.scheduler import parse_args
+
+        try:
+            args = parse_args(words[1:] + ([] if any(w.startswith(("-v", "--verbosity")) for w in words[1:])
+                                           else ["-v", verbosity]))
+        except SystemExit:   # not pybatsim's arguments as batloc reads them: over ZeroMQ, as written
+            return None
+        if args.options_file:
+            return None
+        return ["--in-process", args.scheduler, "--scheduler-options", args.options,
+                "--scheduler-verbosity", args.verbosity]
+
+
+def in_process(desc: dict) -> bool:
+    value = desc.get("in-process", False)
+    if not isinstance(value, bool):
+        raise DescriptionError(f"in-process must be true or false, not {value!r}")
+    return value
+
+
 def absolute(command: str) -> list[str]:
     """A command's words, those naming an existing file or folder made absolute (it runs elsewhere)."""
     words = []
@@ -313,12 +347,17 @@ def engine_args(desc: dict) -> list[str]:
     return shlex.split(extra) if isinstance(extra, str) else [str(a) for a in extra]
 
 
-def embedded_batcmd(engine: list[str], platform: Path, workload: Path, prefix: Path, port: int,
+def embedded_batcmd(engine: list[str], platform: Path, workload: Path, prefix: Path, port: int | None,
                     dynamic_jobs: bool, extra: list[str], address: str = LOOPBACK,
-                    progress_file: Path | None = None) -> str:
-    # a scheduler bound on every interface is reached on loopback too
-    host = "localhost" if address in (LOOPBACK, "*", "0.0.0.0") else address
-    argv = engine + ["-p", str(platform), "-w", str(workload), "-e", str(prefix), "-s", f"tcp://{host}:{port}"]
+                    progress_file: Path | None = None, in_process: list[str] | None = None) -> str:
+    """The engine's command; with `in_process` (SchedulerSpec.in_process_args) it runs the scheduler itself."""
+    argv = engine + ["-p", str(platform), "-w", str(workload), "-e", str(prefix)]
+    if in_process:
+        argv += in_process
+    else:
+        # a scheduler bound on every interface is reached on loopback too
+        host = "localhost" if address in (LOOPBACK, "*", "0.0.0.0") else address
+        argv += ["-s", f"tcp://{host}:{port}"]
     if dynamic_jobs:
         argv.append("--enable-dynamic-jobs")
     if progress_file is not None and is_embedded(engine):

@@ -118,6 +118,8 @@ class Outcome:
 def socket_port(batcmd: str) -> int | None:
     """TCP port of Batsim's `-s/--socket-endpoint` (Batsim's default when absent); None for non-TCP endpoints."""
     args = shlex.split(batcmd)
+    if "--in-process" in args:
+        return None   # the embedded engine runs the scheduler itself: no socket
     endpoint = "tcp://localhost:28000"
     for i, a in enumerate(args):
         if a in ("-s", "--socket-endpoint") and i + 1 < len(args):
@@ -225,7 +227,8 @@ def run_simulation(output_dir, batcmd: str, schedcmd: str | None, timeouts: Time
                     out.reason = (f"scheduler did not listen on port {port} within ready-timeout "
                                   f"({timeouts.ready:g} s): it never opened its socket")
                     return out
-        batsim = Child("batsim", batcmd, output_dir, cpu)
+        # without a scheduler process, an engine running the scheduler inside it takes the scheduler's folder
+        batsim = Child("batsim", batcmd, output_dir, cpu, sched_cwd if sched is None else None)
         children.append(batsim)
         out.reason = _supervise(batsim, sched, timeouts, stop)
         out.batsim_returncode = batsim.poll()

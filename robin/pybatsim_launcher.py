@@ -29,9 +29,8 @@ def verbosity(argv) -> int:
     return logging.INFO
 
 
-def main(argv=None):
-    argv = sys.argv[1:] if argv is None else list(argv)
-    level = verbosity(argv)
+def stderr_handlers_at(level):
+    """From now on, every stream handler a logger gets drops the records below `level` (files keep them)."""
     add = logging.Logger.addHandler
 
     def add_at_level(logger, handler):
@@ -40,6 +39,11 @@ def main(argv=None):
         add(logger, handler)
 
     logging.Logger.addHandler = add_at_level
+
+
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else list(argv)
+    stderr_handlers_at(verbosity(argv))
     # `python -m` put the working directory first on sys.path: a folder named `schedulers` there
     # (this repository's root) would hide pybatsim's own stock schedulers
     if sys.path and sys.path[0] in ("", os.getcwd()):

@@ -43,6 +43,7 @@ class SweepBuild:
     extra: list
     address: str
     verbosity: str
+    in_process: bool = False
 
 
 @dataclass
@@ -135,12 +136,18 @@ def single_run(desc: dict) -> RunSpec:
     for key in ("batcmd", "schedcmd"):
         if key in desc and not isinstance(desc[key], str):
             raise rd.DescriptionError(f"{key} must be a string")
+    local = None   # the engine's --in-process flags
+    if rd.in_process(desc) and (batcmd or "scheduler" not in desc):
+        raise rd.DescriptionError("in-process needs the embedded engine and a scheduler (no batcmd, no schedcmd)")
     if "scheduler" in desc:
         if schedcmd:
             raise rd.DescriptionError("give either schedcmd or scheduler, not both")
         spec = rd.parse_scheduler(desc["scheduler"])
-        port = PORTS.take() if not batcmd else (socket_port(batcmd) or 28000)
-        schedcmd = spec.command_line(port, out / PREFIX, rd.scheduler_address(desc), rd.pybatsim_verbosity(desc))
+        if rd.in_process(desc):
+            local = spec.in_process_args(out / PREFIX, rd.pybatsim_verbosity(desc))
+        port = None if local else PORTS.take() if not batcmd else (socket_port(batcmd) or 28000)
+        if not local:
+            schedcmd = spec.command_line(port, out / PREFIX, rd.scheduler_address(desc), rd.pybatsim_verbosity(desc))
         meta["scheduler"] = spec.to_json()
         dynamic = spec.dynamic_jobs
         sched_cwd = out
@@ -153,8 +160,10 @@ def single_run(desc: dict) -> RunSpec:
         platform, workload = rd.resolve_input(desc["platform"]), rd.resolve_input(desc["workload"])
         batcmd = rd.embedded_batcmd(rd.engine_command(None), platform, workload, out / PREFIX, port,
                                     dynamic, rd.engine_args(desc), rd.scheduler_address(desc),
-                                    out / "log" / PROGRESS)
+                                    out / "log" / PROGRESS, local)
         meta["engine"] = "embedded"
+        if local:
+            meta["in_process"] = True
     meta.update(rd.batcmd_inputs(batcmd))
     meta.setdefault("scheduler", {"name": _sched_name(schedcmd), "command": schedcmd})
     return RunSpec(name=out.name, output_dir=out, batcmd=batcmd, schedcmd=schedcmd, timeouts=timeouts, meta=meta,
@@ -206,6 +215,9 @@ def sweep_runs(desc: dict, timeout_defaults: Timeouts | None = None) -> tuple[Pa
     extra = rd.engine_args(desc)
     address = rd.scheduler_address(desc)
     verbosity = rd.pybatsim_verbosity(desc)
+    local = rd.in_process(desc)
+    if local and not rd.is_embedded(engine):
+        raise rd.DescriptionError("in-process needs the embedded engine (engine: embedded)")
     plat_labels, wl_labels = _labels(platforms), _labels(workloads)
     runs_dir = out / "runs"
     specs = []
@@ -216,20 +228,23 @@ def sweep_runs(desc: dict, timeout_defaults: Timeouts | None = None) -> tuple[Pa
             raise rd.DescriptionError(f"run folder {run_dir} would leave {runs_dir}")
         meta = {"platform": str(pl), "workload": str(wl), "scheduler": sched.to_json(),
                 "engine": desc.get("engine") or "embedded", "engine_args": extra}
+        if local and sched.in_process_args(run_dir / PREFIX) is not None:
+            meta["in_process"] = True
         # commands get their port when the run starts, see bind_commands()
         specs.append(RunSpec(name=run_dir.name, output_dir=run_dir, batcmd="", schedcmd=None,
                              timeouts=timeouts, meta=meta, sched_cwd=run_dir,
-                             build=SweepBuild(engine, pl, wl, sched, extra, address, verbosity)))
+                             build=SweepBuild(engine, pl, wl, sched, extra, address, verbosity, local)))
     return out, specs, str(desc.get("baseline", "fcfs"))
 
 
 def bind_commands(spec: RunSpec) -> None:
     """Give a sweep run its own port and build its two commands."""
     b = spec.build
-    port = PORTS.take()
-    spec.schedcmd = b.scheduler.command_line(port, spec.prefix, b.address, b.verbosity)
+    local = b.scheduler.in_process_args(spec.prefix, b.verbosity) if b.in_process else None
+    port = None if local else PORTS.take()
+    spec.schedcmd = None if local else b.scheduler.command_line(port, spec.prefix, b.address, b.verbosity)
     spec.batcmd = rd.embedded_batcmd(b.engine, b.platform, b.workload, spec.prefix, port, b.scheduler.dynamic_jobs,
-                                     b.extra, b.address, spec.progress_path)
+                                     b.extra, b.address, spec.progress_path, local)
 
 
 def _as_list(v):

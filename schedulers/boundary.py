@@ -139,12 +139,16 @@ class BatlocScheduler(BatsimScheduler):
             raise SystemExit(BAD_INPUT)
         if self.engine_watch is None:
             # At the first message, before any answer: an engine killed while it
-            # waits for that answer must be seen leaving too.
+            # waits for that answer must be seen leaving too. In the engine's own
+            # process (link.LocalNetwork) there is no socket, and no engine to lose.
+            if self.bs.network.connection is None:
+                self.engine_watch = False
+                return
             self.engine_watch = EngineWatch(self.bs.network)
             use_quick_network(self.bs)
 
     def onDeadlock(self):
-        if self.engine_watch is not None and self.engine_watch.gone():
+        if self.engine_watch and self.engine_watch.gone():
             leave(f"the engine at {self.engine_watch.endpoint} went away at simulated time {self.bs.time():.6f}: "
                   "its connection closed before the simulation ended (killed? see its output)", ENGINE_GONE)
 

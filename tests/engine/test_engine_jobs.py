@@ -241,3 +241,14 @@ def test_jobs_submitted_at_zero_are_announced_one_microsecond_later(tmp_path, pl
     assert [(rows[j]["submission_time"], rows[j]["starting_time"], rows[j]["waiting_time"]) for j in "123"] == [
         ("0.000000", "0.000001", "0.000001"), ("0.000000", "0.000001", "0.000001"),
         ("2.000000", "2.000000", "0.000000")]
+
+
+def test_a_jobs_own_integer_beyond_64_bits_reaches_the_scheduler_unchanged(tmp_path, platform):
+    # orjson cannot write such an integer: the engine writes that message with the standard library
+    big = 123456789012345678901234567890
+    wl = write(tmp_path, "w.json", workload([job(1, 1, 1, "d1", tag=big)], {"d1": {"type": "delay", "delay": 1}}))
+    res = run(tmp_path, platform, [wl], Fifo())
+    assert res.returncode == 0, res.stderr
+    [(_, submitted)] = res.events("JOB_SUBMITTED")
+    assert submitted["data"]["job"]["tag"] == big and type(submitted["data"]["job"]["tag"]) is int
+    assert res.jobs()["1"]["final_state"] == "COMPLETED_SUCCESSFULLY"

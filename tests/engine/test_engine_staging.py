@@ -62,3 +62,26 @@ def test_latency_adds_to_the_load_time(tmp_path):
     res = run(tmp_path, platform, [wl], staging_scheduler(1, 6.4 * GB), args=["--enable-dynamic-jobs"])
     assert res.returncode == 0, res.stderr
     assert float(res.jobs_rows()[0]["execution_time"]) == pytest.approx(64.001, abs=1e-4)
+
+
+@pytest.mark.parametrize("sharing, n, end", [("FATPIPE", 1, 64.0), ("SHARED", 2, 128.0)])
+def test_a_load_ends_on_time_among_timers_that_fall_during_it(tmp_path, sharing, n, end):
+    # The engine asks SimGrid about loads only at timers they could have ended by (6.4 GB at 0.1 GB/s:
+    # not before 64 s); submissions during the loads, just before, at and after their end must not move it.
+    platform = write(tmp_path, "p.xml", platform_xml(nodes=1, cores=1, bandwidth=0.1 * GB, sharing=sharing))
+    times = [10, 30, 63.999999, 64, 64.000001, 100, 127.999999, 128, 128.5]
+    wl = write(tmp_path, "w.json", {"nb_res": 1, "profiles": {"d1": {"type": "delay", "delay": 1}}, "jobs": [
+        {"id": i, "subtime": t, "res": 1, "walltime": 10, "profile": "d1"} for i, t in enumerate(times)]})
+    stage = staging_scheduler(n, 6.4 * GB)
+
+    def sched(msg):   # loads as above; every workload job rejected at once
+        return stage(msg) + [{"type": "REJECT_JOB", "data": {"job_id": e["data"]["job_id"]}}
+                             for e in msg["events"] if e["type"] == "JOB_SUBMITTED"]
+
+    res = run(tmp_path, platform, [wl], sched, args=["--enable-dynamic-jobs"])
+    assert res.returncode == 0, res.stderr
+    completed = [now for now, e in res.events("JOB_COMPLETED")]
+    assert completed == [end] * n
+    assert [now for now, e in res.events("JOB_SUBMITTED")] == times
+    nows = [m["now"] for m in res.messages]
+    assert nows == sorted(nows)
