@@ -88,6 +88,15 @@ def resolve_input(path: str) -> Path:
     raise DescriptionError(f"input file not found: {path} (looked in {Path.cwd()} and {package_root()})")
 
 
+def description_path(path) -> Path:
+    """A description file as given, or, when that names nothing here, the one shipped in the package
+    (`robin experiments/sweep-small.yaml` from any folder, as its inputs are found)."""
+    p = Path(os.path.expanduser(str(path)))
+    if not (p.is_absolute() or p.exists()) and (package_root() / p).is_file():
+        return package_root() / p
+    return p
+
+
 def output_folder(path) -> Path:
     """OUTPUT_DIR as an absolute path; refused in one line when it names a file."""
     if isinstance(path, (bool, list, dict)) or path is None or not str(path):
