@@ -204,6 +204,24 @@ def test_ten_variants_are_small_multiples(ten):
         assert Image.open(ten.figures[key]).size[0] > 1500, key
 
 
+def test_small_multiples_titles_and_labels_do_not_overprint_the_panels():
+    from batloc.analysis.style import Palette, lines
+
+    names = ["fcfs", "cons-tabu", "easybf-staged", "fcfs-staged"]
+    series = {s: ([0.0, 1.0, 2.0], [0.1 * k, 0.5, 0.9]) for k, s in enumerate(names)}
+    fig, axes = lines(series, Palette(names, "fcfs"), "Utilisation — platform / workload",
+                      "time from the evaluation window's start (days)", "allocated cores / P")
+    assert len(axes) == 4
+    fig.draw_without_rendering()      # what style.save does before measuring the figure
+    renderer = fig.canvas.get_renderer()
+    text = {t.get_text(): t.get_window_extent(renderer) for t in fig.texts}
+    title = text["Utilisation — platform / workload (grey: the others)"]
+    xlabel = text["time from the evaluation window's start (days)"]
+    for ax in axes:
+        assert not title.overlaps(ax.title.get_window_extent(renderer)), ax.get_title()
+        assert xlabel.y1 <= ax.get_tightbbox(renderer).y0, ax.get_title()   # below the tick labels
+
+
 @pytest.mark.skipif(not (shutil.which("chromium") or shutil.which("chromium-browser")),
                     reason="headless Chromium not installed")
 def test_ten_variants_fit_a_1400_px_window(ten):
