@@ -15,14 +15,14 @@ PY = sys.executable
 
 def test_a_shipped_description_and_its_inputs_are_found_from_another_folder(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    path = rd.description_path("experiments/sweep-small.yaml")
+    path = rd.packaged("experiments/sweep-small.yaml")
     assert path == rd.package_root() / "experiments" / "sweep-small.yaml"
     desc = rd.load_description(path)
     for name in desc["platforms"] + desc["workloads"]:
         assert rd.resolve_input(name).is_relative_to(rd.package_root()), name
     (tmp_path / "experiments").mkdir()
     (tmp_path / "experiments" / "sweep-small.yaml").write_text("output-dir: mine\n")
-    assert rd.description_path("experiments/sweep-small.yaml") == Path("experiments/sweep-small.yaml")
+    assert rd.packaged("experiments/sweep-small.yaml") == Path("experiments/sweep-small.yaml")
 
 
 def test_robin_runs_a_shipped_sweep_from_another_folder(tmp_path):
