@@ -15,6 +15,8 @@ Colours and markers come from the report's Palette, times from its TimeAxis.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pandas as pd
 from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator, MaxNLocator, NullFormatter, NullLocator
@@ -39,9 +41,16 @@ def _ratio_axis(axis) -> None:
 
     Call it once the data is drawn: the choice depends on the axis' limits."""
     ax = axis.axes
-    lo, hi = ax.get_ylim() if axis is ax.yaxis else ax.get_xlim()   # brings the limits up to date with the data
+    vertical = axis is ax.yaxis
+    lo, hi = ax.get_ylim() if vertical else ax.get_xlim()   # brings the limits up to date with the data
+    box = ax.get_position()
+    # how many labels fit side by side: about 0.35 inch each ("0.05") along x, 0.3 along y
+    room = max(3.0, box.height * ax.figure.get_figheight() / 0.3 if vertical
+               else box.width * ax.figure.get_figwidth() / 0.35)
     if lo > 0 and hi / lo < 4:   # within a factor of 4, 1-2-5 steps would label one tick or none
         axis.set_major_locator(MaxNLocator(5))
+    elif lo > 0 and 3 * math.log10(hi / lo) > room:   # too many decades for 1-2-5: decades only
+        axis.set_major_locator(LogLocator(base=10, subs=(1.0,), numticks=int(room)))
     else:
         axis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
     axis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))

@@ -66,8 +66,12 @@ def _sha256(path) -> str:
         return "unreadable"
 
 
-def _git_commit() -> str:
-    here = Path(__file__).resolve().parent
+def _git_commit(root: Path | None = None) -> str:
+    """The checkout's commit when batloc runs from one (its root is the package's folder); an installed
+    wheel has no commit of its own, and must not report that of a repository it happens to sit in."""
+    here = root or Path(__file__).resolve().parents[1]
+    if not (here / ".git").exists():
+        return "unknown"
     try:
         out = subprocess.run(["git", "-C", str(here), "rev-parse", "--short", "HEAD"],
                              capture_output=True, text=True, timeout=5)

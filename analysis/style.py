@@ -116,8 +116,10 @@ def panel_grid(n: int, width: float = 3.2, height: float = 2.4, sharey=True):
     """n small panels on a grid of up to PANEL_COLUMNS columns; unused panels hidden."""
     cols = min(PANEL_COLUMNS, max(1, n))
     rows = math.ceil(n / cols)
+    # constrained: the figure's title and shared axis labels get their own room instead of
+    # overprinting the panels' titles and tick labels
     fig, axes = plt.subplots(rows, cols, figsize=(width * cols, height * rows), sharex=True, sharey=sharey,
-                             squeeze=False)
+                             squeeze=False, layout="constrained")
     flat = list(axes.ravel())
     for ax in flat[n:]:
         ax.set_visible(False)
@@ -169,7 +171,10 @@ def lines(series: dict, palette: Palette, title: str, xlabel: str, ylabel: str, 
 def save(fig, path) -> Path:
     """Write `path` (a .png) at FIGURE_DPI and the same figure as .svg beside it; return the PNG's path."""
     path = Path(path).with_suffix(".png")
-    # the tight box once for both files: bbox_inches="tight" would lay the figure out again for each
+    # the tight box once for both files: bbox_inches="tight" would lay the figure out again for each;
+    # measured after the layout engine (if any) has placed the axes
+    if fig.get_layout_engine() is not None:
+        fig.draw_without_rendering()
     box = fig.get_tightbbox(fig.canvas.get_renderer()).padded(0.1)
     fig.savefig(path, dpi=FIGURE_DPI, bbox_inches=box)
     fig.savefig(path.with_suffix(".svg"), bbox_inches=box)

@@ -16,6 +16,8 @@ import os
 import socket
 import sys
 
+from batloc.robin.description import packaged
+
 PROG = "batloc scheduler"
 DEFAULT_ENDPOINT = "tcp://127.0.0.1:28000"
 BAD_INPUT = 2
@@ -67,9 +69,10 @@ def load(name, options):
     from batsim.tools.launcher import instanciate_scheduler
 
     if "/" in name or "." in name:
-        if not os.path.isfile(name):
+        path = packaged(name)    # schedulers/lea.py from any folder: an installed batloc's own
+        if not path.is_file():
             raise LaunchError(f"no scheduler file {name}")
-        return instanciate_scheduler(name, options=options)
+        return instanciate_scheduler(str(path), options=options)
     # A stock name is imported from pybatsim's package `schedulers`: a folder of that name in the
     # current directory (this repository's root) must not stand in for it.
     here = {"", os.getcwd()}

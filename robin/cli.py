@@ -132,7 +132,7 @@ def main(argv=None) -> int:
             raise rd.DescriptionError("give one description file")
         desc = _cli_sweep(args)
         if desc is None:
-            desc = rd.load_description(args.description[0]) if args.description else cli_desc
+            desc = rd.load_description(rd.packaged(args.description[0])) if args.description else cli_desc
         if args.pybatsim_verbosity:
             desc["pybatsim-verbosity"] = args.pybatsim_verbosity
         if args.in_process:

@@ -32,7 +32,7 @@ from batloc.processes import LOOPBACK
 
 from . import process as robin_process
 from . import runs as robin_runs
-from .sweep import FAILED, NOT_STARTED, STOPPED, SUCCESS, outcome_message, outcome_status
+from .outcome import FAILED, NOT_STARTED, STOPPED, SUCCESS, outcome_message, outcome_status
 
 LOCAL = "local"
 DASHBOARD_PORT = 8787  # Dask's usual one; Dask takes a free port when it is busy

@@ -79,10 +79,17 @@ def package_root() -> Path:
     return Path(batloc.__file__).resolve().parent
 
 
-def resolve_input(path: str) -> Path:
+def packaged(path) -> Path:
+    """`path` as given, or, when it is relative and names nothing here, the package's file of that
+    name: an installed batloc's experiments/, platforms/ and schedulers/ from any folder."""
     p = Path(os.path.expanduser(str(path)))
     if not (p.is_absolute() or p.exists()) and (package_root() / p).exists():
-        p = package_root() / p
+        return package_root() / p
+    return p
+
+
+def resolve_input(path: str) -> Path:
+    p = packaged(path)
     if p.is_dir():
         raise DescriptionError(f"input {path} is a folder, not a file")
     if p.exists() and not p.is_file():

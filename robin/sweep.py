@@ -21,14 +21,13 @@ import threading
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 
-from . import kernel
+from . import dask_sweep, kernel
 from . import process as robin_process
 from . import runs as robin_runs
 from .lock import FolderInUse, OutputLock
+from .outcome import FAILED, INVALID, NOT_STARTED, STOPPED, SUCCESS, outcome_message, outcome_status
 from .process import stopping_on_signals
-from .validation import summary
 
-SUCCESS, INVALID, FAILED, STOPPED, NOT_STARTED = "success", "invalid", "failed", "stopped", "not started"
 LOG_EVERY = 60.0      # seconds between two progress lines when stderr is not a terminal
 DRAW_EVERY = 1.0      # seconds between two redraws on a terminal
 
@@ -166,25 +165,6 @@ class Display:
             self.stream.flush()
 
 
-def outcome_status(outcome, stop=None) -> str:
-    if outcome is None:
-        return NOT_STARTED
-    if outcome.success:
-        return SUCCESS
-    if outcome.invalid:
-        return INVALID
-    if (stop or robin_process.STOP).is_set():
-        return STOPPED
-    return FAILED
-
-
-def outcome_message(spec, outcome) -> str:
-    if outcome.invalid:
-        return (f"robin: run {spec.name} INVALID: {summary(outcome.validation)} "
-                f"(outputs kept; every violation in {spec.output_dir / 'log' / 'validate.txt'})")
-    return robin_runs.failure_message(spec, outcome)
-
-
 def run_threads(todo, jobs: int, display: Display) -> None:
     """The runs on this machine, `jobs` at a time."""
 
@@ -241,8 +221,6 @@ def run_sweep(desc: dict, jobs: int, force: bool, report: bool, log, dask: str |
 
 def _sweep(out, specs, baseline, jobs, force, report, log, dask, refuse_changed, quiet) -> int:
     if dask:
-        from . import dask_sweep
-
         try:        # before anything is shown: a bad --dask is one line
             dask_sweep.local_workers(dask, jobs)
             dask_sweep.check_installed()
@@ -261,8 +239,6 @@ def _sweep(out, specs, baseline, jobs, force, report, log, dask, refuse_changed,
                    lambda msg: print(msg, file=sys.stderr, flush=True), robin_process.STOP)
     with Display(todo, quiet=quiet) as display:
         if dask:
-            from . import dask_sweep
-
             try:
                 dask_sweep.run(todo, dask, jobs, log, display)
             except (dask_sweep.DaskUnavailable, ValueError) as exc:

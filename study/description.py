@@ -59,7 +59,7 @@ def default_file() -> Path:
 
 def load(path=None, full: bool = False, overrides: dict | None = None) -> Study:
     """The study of `path` (default: the committed paper study), `full` section and `overrides` applied."""
-    path = Path(path) if path else default_file()
+    path = rd.packaged(path) if path else default_file()
     try:
         desc = rd.load_description(path)   # robin's reader: same YAML rules, same one-line errors
     except rd.DescriptionError as exc:

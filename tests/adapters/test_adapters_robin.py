@@ -28,7 +28,7 @@ def test_robin_runs_stock_fcfs_through_the_proxy(tmp_path):
                           capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     jobs = pd.read_csv(out / "out_jobs.csv")
-    wl = json.loads((ROOT / "tests/data/analysis/small_workload.json").read_text())
+    wl = json.loads((ROOT / "experiments/small_workload.json").read_text())
     assert (jobs["workload_name"] == "w0").sum() == len(wl["jobs"])
     assert jobs["final_state"].eq("COMPLETED_SUCCESSFULLY").all()
     stagings = jobs[jobs["workload_name"] == "batloc-stage"]
@@ -41,7 +41,7 @@ def test_a_sweep_can_put_the_proxy_in_front_of_a_stock_scheduler(tmp_path):
     desc = {
         "output-dir": str(tmp_path / "sweep"),
         "platforms": [str(ROOT / "platforms" / "rackham.xml")],
-        "workloads": [str(ROOT / "tests/data/analysis/small_workload.json")],
+        "workloads": [str(ROOT / "experiments/small_workload.json")],
         "schedulers": ["fcfs", {"command": "pybatsim schedFcfs", "staging": True}],
         "baseline": "fcfs",
         "simulation-timeout": 300, "ready-timeout": 30, "success-timeout": 30, "failure-timeout": 10,

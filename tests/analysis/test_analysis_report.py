@@ -1,6 +1,7 @@
 """`batloc report` end to end on the hand-made runs: files exist, numbers match jobs.csv."""
 
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -63,3 +64,19 @@ def test_gantt_range_option(tmp_path):
     summary = pd.read_csv(tmp_path / "hand" / "summary.csv").set_index("run")
     assert summary.loc["fcfs", "baseline"] == "lea"
     assert summary.loc["fcfs", "transfer_reduction_pct"] == pytest.approx(100 * (23 - 45) / 23)
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git not installed")
+def test_provenance_names_a_commit_only_when_batloc_runs_from_its_checkout(tmp_path):
+    from batloc.analysis.report_html import _git_commit
+
+    def git(*args):
+        return subprocess.run(["git", "-C", str(tmp_path), *args], capture_output=True, text=True, check=True).stdout
+
+    git("init", "-q")
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", "-m", "a project")
+    # a wheel installed in a virtualenv inside someone's repository is not that repository's commit
+    installed = tmp_path / ".venv" / "lib" / "site-packages" / "batloc"
+    installed.mkdir(parents=True)
+    assert _git_commit(installed) == "unknown"
+    assert _git_commit(tmp_path) == git("rev-parse", "--short", "HEAD").strip()

@@ -204,6 +204,46 @@ def test_ten_variants_are_small_multiples(ten):
         assert Image.open(ten.figures[key]).size[0] > 1500, key
 
 
+def test_small_multiples_titles_and_labels_do_not_overprint_the_panels():
+    from batloc.analysis.style import Palette, lines
+
+    names = ["fcfs", "cons-tabu", "easybf-staged", "fcfs-staged"]
+    series = {s: ([0.0, 1.0, 2.0], [0.1 * k, 0.5, 0.9]) for k, s in enumerate(names)}
+    fig, axes = lines(series, Palette(names, "fcfs"), "Utilisation — platform / workload",
+                      "time from the evaluation window's start (days)", "allocated cores / P")
+    assert len(axes) == 4
+    fig.draw_without_rendering()      # what style.save does before measuring the figure
+    renderer = fig.canvas.get_renderer()
+    text = {t.get_text(): t.get_window_extent(renderer) for t in fig.texts}
+    title = text["Utilisation — platform / workload (grey: the others)"]
+    xlabel = text["time from the evaluation window's start (days)"]
+    for ax in axes:
+        assert not title.overlaps(ax.title.get_window_extent(renderer)), ax.get_title()
+        assert xlabel.y1 <= ax.get_tightbbox(renderer).y0, ax.get_title()   # below the tick labels
+
+
+@pytest.mark.parametrize("lo, hi, size", [(0.003, 1000.0, (6, 4)), (0.02, 50.0, (6, 4)), (0.01, 150.0, (6, 4)),
+                                           (0.003, 1000.0, (3.2, 2.4)), (0.2, 5.0, (3.2, 2.4))])
+def test_ratio_axis_labels_do_not_run_into_each_other(lo, hi, size):
+    from batloc.analysis.figures import _ratio_axis
+    from batloc.analysis.style import plt
+
+    fig, ax = plt.subplots(figsize=size)
+    ax.plot([lo, 1.0, hi], [0.0, 0.5, 1.0])
+    ax.set_xscale("log")
+    _ratio_axis(ax.xaxis)
+    fig.draw_without_rendering()
+    renderer = fig.canvas.get_renderer()
+    shown = [(t.get_text(), t.get_window_extent(renderer)) for t in ax.xaxis.get_ticklabels()
+             if t.get_text() and lo <= float(t.get_text()) <= hi]
+    plt.close(fig)
+    assert len(shown) >= 3, shown
+    for (a, box_a), (b, box_b) in zip(shown, shown[1:]):
+        assert not box_a.overlaps(box_b), (a, b)
+    if hi / lo < 3000:     # up to about three decades, the 1-2-5 labels stay
+        assert {"0.5", "2", "5"} <= {text for text, _ in shown}
+
+
 @pytest.mark.skipif(not (shutil.which("chromium") or shutil.which("chromium-browser")),
                     reason="headless Chromium not installed")
 def test_ten_variants_fit_a_1400_px_window(ten):

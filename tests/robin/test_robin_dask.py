@@ -166,6 +166,6 @@ def test_dask_needs_a_sweep_and_a_sane_local_size(tmp_path):
     assert code == 1 and stderr.strip().splitlines() == ["robin: --dask local:0: expected local:N with N ≥ 1 workers"]
     single = tmp_path / "single.yaml"
     single.write_text(yaml.safe_dump({"output-dir": str(tmp_path / "one"), "platform": "platforms/rackham.xml",
-                                      "workload": "tests/data/analysis/small_workload.json", "scheduler": "fcfs"}))
+                                      "workload": "experiments/small_workload.json", "scheduler": "fcfs"}))
     code, stdout, stderr = finish(robin(single, "--dask"))
     assert code == 1 and "--dask runs sweeps" in stderr

@@ -66,6 +66,16 @@ def test_a_missing_scheduler_file_is_one_line():
     assert proc.returncode == 2 and proc.stderr.strip() == "batloc scheduler: error: no scheduler file schedulers/nope.py"
 
 
+@pytest.mark.needs_pybatsim
+def test_a_batloc_scheduler_file_is_found_from_any_folder(tmp_path, monkeypatch):
+    # as the README writes it (`batloc scheduler schedulers/lea.py`), from outside the checkout:
+    # an installed batloc's own file
+    monkeypatch.chdir(tmp_path)
+    assert type(launcher.load("schedulers/met.py", {})).__name__ == "Met"
+    with pytest.raises(launcher.LaunchError, match="^no scheduler file schedulers/nope.py$"):
+        launcher.load("schedulers/nope.py", {})
+
+
 @pytest.mark.needs_engine
 @pytest.mark.parametrize("name, engine_args", [(MET, ["--enable-dynamic-jobs"]), ("schedFcfs", [])])
 def test_a_batloc_and_a_stock_scheduler_run_to_the_end(tmp_path, name, engine_args):
