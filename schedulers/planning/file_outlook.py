@@ -24,7 +24,7 @@ from batloc.schedulers.planning.flat_state import (AVAIL, BW, END, FILE, LOADING
                                                M_SIZE, M_USERS, MEM, N_HELD, N_MEM, SIZE, START)
 from batloc.schedulers.planning.jit import inline, njit
 from batloc.schedulers.planning.scratch import (B_ALIVE, B_FILE, B_LAST, B_ORDER, B_SEQ, B_SIZE, B_VICTIM, HEAD,
-                                            P_NEXT)
+                                            HIDDEN, P_NEXT)
 
 PAPER, STRICT, LRU = range(3)
 MODEL_CODES = {"paper": PAPER, "strict": STRICT, "lru": LRU}
@@ -39,10 +39,11 @@ INF = np.inf
 
 @inline
 def _survives_paper(j, plan, fid, since, t):
-    """No job planned on the node (its windows from ``j`` on) starts in [since, t] with another file."""
+    """No job planned on the node (its windows from ``j`` on) starts in [since, t] with another file
+    (a window whose file is hidden, ``scratch.HIDDEN``, is not seen)."""
     while j >= 0:
         s = plan[j, START]
-        if since <= s and s <= t and plan[j, FILE] != fid:
+        if since <= s and s <= t and plan[j, FILE] != fid and plan[j, FILE] != HIDDEN:
             return False
         j = int(plan[j, P_NEXT])
     return True

@@ -35,8 +35,8 @@ from batloc.schedulers.planning.scratch import (BUSY, C_BACKFILL, C_BW_MAX, C_IN
                                                 C_MODEL, C_NOW, C_PASS_STOP, C_POLICY, C_W, CHANGED, FREE, HEAD,
                                                 IV_COUNT, MAX_FREE, NO_NODE, O_CASE, O_JOB, O_NODE, O_SCORE, O_START,
                                                 O_TFILE, P_CASE, P_FIRST, P_FIRST_AT, P_NEXT, P_NODE, P_PREV, P_SAT, P_SCORE,
-                                                P_SEQ, P_WALL,
-                                                REBUILT, SCANNED, DROPPED, MOVED, SCORED, TAIL, UNPLANNED, VALID, WALKED,
+                                                P_SEQ, P_WALL, STOP_CODES, STOP_JOB_EXCEEDS, STOP_NEVER, STOP_NO_FREE,
+                                                HIDDEN, REBUILT, SCANNED, DROPPED, MOVED, SCORED, TAIL, UNPLANNED, VALID, WALKED,
                                                 allocate)
 
 INF = np.inf
@@ -642,6 +642,20 @@ def plan_pass(node_f, core_end, core_held, held, mem, file_bits,
                 busy_count += 1
         ints[VALID] = 1
         first = 0
+    return _place(first, qlen, ndec, busy_count, saturation, cfg, node_f, held, mem, file_bits, base, first_free,
+                  tails, cols, tree, node_i, cand_times, pos, core_iv, iv, plan, pos_plan, lb, cand, stack, known,
+                  pf_bits, pf_count, buf, out_f, out_i, out_pos, smallest_left, ints, q_cores, q_wall, q_file, q_size,
+                  q_slot, q_seq)
+
+
+@njit
+def _place(first, qlen, ndec, busy_count, saturation, cfg, node_f, held, mem, file_bits, base, first_free, tails, cols,
+           tree, node_i, cand_times, pos, core_iv, iv, plan, pos_plan, lb, cand, stack, known, pf_bits, pf_count, buf,
+           out_f, out_i, out_pos, smallest_left, ints, q_cores, q_wall, q_file, q_size, q_slot, q_seq):
+    """Queued jobs first..qlen-1 placed in order on the rows (starts appended
+    to out_* from ``ndec`` on); returns the count of starts."""
+    n = node_f.shape[0]
+    now, backfilling = cfg[C_NOW], cfg[C_BACKFILL] != 0
     if first >= qlen:
         return ndec
     smallest = q_cores[qlen - 1]
@@ -649,11 +663,12 @@ def plan_pass(node_f, core_end, core_held, held, mem, file_bits,
         if q_cores[i] < smallest:
             smallest = q_cores[i]
         smallest_left[i] = smallest
-    pass_stop = cfg[C_PASS_STOP] != 0
+    stop = int(cfg[C_PASS_STOP])
     whole = cfg[C_WHOLE] != 0
-    free_now = node_i[:, FREE].sum() if pass_stop else 0
+    free_now = node_i[:, FREE].sum() if stop != STOP_NEVER else 0
     for i in range(first, qlen):
-        if (not whole and av.max_free_now(node_i, ints) < smallest_left[i]) or (pass_stop and q_cores[i] > free_now):
+        if ((not whole and av.max_free_now(node_i, ints) < smallest_left[i])
+                or (stop == STOP_JOB_EXCEEDS and q_cores[i] > free_now) or (stop == STOP_NO_FREE and free_now <= 0)):
             break
         ints[SCANNED] += 1
         slot = q_slot[i]
@@ -689,6 +704,50 @@ def plan_pass(node_f, core_end, core_held, held, mem, file_bits,
     return ndec
 
 
+@njit
+def place_new_jobs(node_f, core_end, core_held, held, mem, file_bits,
+                   base, first_free, tails, cols, tree, node_i, dset, cand_times, pos, core_iv, iv, plan, pos_plan, lb,
+                   cand, stack, known, pf_bits, pf_count, buf, out_f, out_i, out_pos, smallest_left, ints, cfg,
+                   q_cores, q_wall, q_file, q_size, q_slot, q_seq, first, qlen, saturation):
+    """The authors' submission pass (R2b): queued jobs first..qlen-1 placed on
+    the rows as the passes since the last full one left them (no node
+    reloaded: cores freed early stay reserved until their planned end);
+    the standing windows keep their cores but their files are hidden. Starts
+    in out_* (returns their count)."""
+    n = node_f.shape[0]
+    now, backfilling = cfg[C_NOW], cfg[C_BACKFILL] != 0
+    if ints[VALID] == 0:
+        # no full pass yet: the rows start from the actual state
+        for k in range(n):
+            _unlink_all(k, node_i, plan, pf_bits, pf_count)
+        av.load_all(backfilling, now, core_end, core_held, base, first_free, tails, core_iv, cols, tree, node_i,
+                    cand_times, ints)
+        ints[VALID] = 1
+    rows = first_free if backfilling else base
+    busy_count = 0
+    for k in range(n):
+        j = node_i[k, HEAD]
+        while j >= 0:
+            _unplan_file(int(plan[j, FILE]), k, pf_bits, pf_count)
+            plan[j, FILE] = HIDDEN
+            j = int(plan[j, P_NEXT])
+        free = 0
+        busy = 0
+        for p in range(core_end.shape[1]):
+            if rows[k, p] <= now:
+                free += 1
+            if core_held[k, p]:
+                busy = 1
+        node_i[k, FREE] = free
+        node_i[k, BUSY] = busy
+        busy_count += busy
+    ints[MAX_FREE] = -1
+    return _place(first, qlen, 0, busy_count, saturation, cfg, node_f, held, mem, file_bits, base, first_free, tails,
+                  cols, tree, node_i, cand_times, pos, core_iv, iv, plan, pos_plan, lb, cand, stack, known, pf_bits,
+                  pf_count, buf, out_f, out_i, out_pos, smallest_left, ints, q_cores, q_wall, q_file, q_size, q_slot,
+                  q_seq)
+
+
 class Planner:
     """The pass as the scheduler calls it: ``plan(now, queue)`` -> [Decision]."""
 
@@ -702,12 +761,16 @@ class Planner:
         self.W = float(opts.W)
         self.saturation = float(opts.saturation)
         self.depth = int(opts.queue_depth)
-        self.whole_queue = bool(opts.predictions)
+        # The authors' clock (ticks.py): a full pass plans from scratch, a
+        # submission pass places new jobs on the rows as they stand, and
+        # every queued job gets a reservation (they start on their own).
+        self.ticks = opts.ticks
+        self.whole_queue = bool(opts.predictions) or self.ticks
         self.inflight_from_now = opts.inflight_overhead == "from_now"
-        self.pass_stop = opts.pass_stop_for(policy_name) == "job_exceeds_free_cores"
-        # Those two rules read now in scores the walk assumes time-free (waits
+        self.pass_stop = STOP_CODES[opts.pass_stop_for(policy_name)]
+        # Those rules read now in scores the walk assumes time-free (waits
         # counted from now) or end a pass at a job: every pass plans from scratch.
-        self.standing = not (self.inflight_from_now or self.pass_stop)
+        self.standing = not (self.inflight_from_now or self.pass_stop != STOP_NEVER or self.ticks)
         self._scratch = None
         self._room = (0, 0, 0, 0)
         self._last_now = -np.inf
@@ -738,10 +801,17 @@ class Planner:
 
     def _scratch_for(self, slots, cores, files, memory_files):
         """The working memory, grown when the queue, its cores or the files
-        outgrow it (the standing plan is then dropped: a full pass follows)."""
+        outgrow it (the standing plan is then dropped: a full pass follows;
+        under the authors' clock it is kept, rows and all)."""
         need = (slots, cores, files, memory_files)
         if self._scratch is None or any(a > b for a, b in zip(need, self._room)):
             room = tuple(max(a, 2 * b) for a, b in zip(need, self._room))
+            if self._scratch is not None and self.ticks:
+                f = self.flat
+                self._scratch = _kept_in(self._scratch, allocate(
+                    f.n, f.m, f.words, max(room[0], 16), max(room[1], 16), max(room[2], 64), room[3]))
+                self._room = room
+                return self._scratch
             if self._scratch is not None:
                 self._stats_base = (self.stats_jobs_scanned, self.stats_nodes_scored, self.stats_jobs_walked,
                                     self.stats_jobs_dropped, self.stats_jobs_moved)
@@ -765,19 +835,69 @@ class Planner:
             qlen = min(qlen, self.depth)
         if qlen == 0:
             return []
-        cores, wall, fids, sizes, slots, seqs = queue.arrays()
+        S, f = self._prepare(queue)
+        S.cfg[:] = (now, self.W, f.bw_max, self.policy, self.model, self.backfilling, self.inflight_from_now,
+                    self.pass_stop, self._last_now, self.whole_queue)
+        ndec = plan_pass(*f.arrays(), *S, f.take_dirty(), *queue.arrays(), qlen, self.saturation, self.standing)
+        self._last_now = now
+        if self.ticks:
+            queue.release_parked()      # the pass unlinked every chain
+        return self._decisions(S, queue, ndec)
+
+    def plan_new(self, now, queue, first):
+        """The authors' submission pass: only the jobs at queue positions
+        ``first`` on are placed, on the standing plan as it is (no node
+        reloaded) -> [Decision]."""
+        if first >= len(queue):
+            return []
+        S, f = self._prepare(queue)
+        S.cfg[:] = (now, self.W, f.bw_max, self.policy, self.model, self.backfilling, self.inflight_from_now,
+                    self.pass_stop, self._last_now, self.whole_queue)
+        f.take_dirty()                  # what changed since stays unseen until the next full pass
+        ndec = place_new_jobs(*f.arrays(), *S, *queue.arrays(), first, len(queue), self.saturation)
+        self._last_now = now
+        return self._decisions(S, queue, ndec)
+
+    def reservation(self, queue, index):
+        """The standing reservation of the job at queue position ``index``, as
+        the Decision that starts it at its planned second; None if unplanned."""
+        S = self._scratch
+        slot = int(queue.slots[index])
+        if S is None or slot >= S.plan.shape[0]:
+            return None
+        row = S.plan[slot]
+        node = int(row[P_NODE])
+        if node < 0:
+            return None
+        job = queue.jobs[index]
+        return Decision(job, node, S.pos_plan[slot, :job.cores].copy(), float(row[START]), float(row[AVAIL]),
+                        CASE_NAMES[int(row[P_CASE])], None, float(row[P_SCORE]), index,
+                        (float(row[P_FIRST]), float(row[P_FIRST_AT]), float(row[P_PREV])))
+
+    def planned_starts(self, queue, first=0):
+        """(planned start, job id) of the queued jobs from position ``first`` on that hold a reservation."""
+        S = self._scratch
+        if S is None or first >= len(queue):
+            return []
+        rows = S.plan[queue.slots[first:len(queue)]]
+        planned = np.flatnonzero(rows[:, P_NODE] >= 0)
+        jobs = queue.jobs
+        return list(zip(rows[planned, START].tolist(), (jobs[first + i].id for i in planned.tolist())))
+
+    def _prepare(self, queue):
+        cores = queue.arrays()[0]
         f = self.flat
         f.ensure_files(len(f.files))
-        S = self._scratch_for(queue.slot_count, int(cores[:len(queue)].sum()), f.file_bits.shape[0], f.mem_cap)
+        in_use = int(self._scratch.ints[IV_COUNT]) if self.ticks and self._scratch is not None else 0
+        S = self._scratch_for(queue.slot_count, int(cores[:len(queue)].sum()) + in_use, f.file_bits.shape[0],
+                              f.mem_cap)
         fresh = queue.take_fresh()
         S.plan[fresh, P_NODE] = UNPLANNED     # slots handed out since: none planned yet
         S.plan[fresh, P_FIRST] = np.nan
-        S.cfg[:] = (now, self.W, f.bw_max, self.policy, self.model, self.backfilling, self.inflight_from_now,
-                    self.pass_stop, self._last_now, self.whole_queue)
-        ndec = plan_pass(*f.arrays(), *S, f.take_dirty(), cores, wall, fids, sizes, slots, seqs, qlen,
-                         self.saturation, self.standing)
-        self._last_now = now
-        jobs, out_f, out_i = queue.jobs, S.out_f, S.out_i
+        return S, f
+
+    def _decisions(self, S, queue, ndec):
+        jobs, slots, out_f, out_i = queue.jobs, queue.slots, S.out_f, S.out_i
         out = []
         for d in range(ndec):
             index = int(out_i[d, O_JOB])
@@ -788,6 +908,15 @@ class Planner:
                                 None, float(out_f[d, O_SCORE]), index,
                                 (float(row[P_FIRST]), float(row[P_FIRST_AT]), float(row[P_PREV]))))
         return out
+
+
+def _kept_in(old, new):
+    """``new`` (a larger Scratch) holding everything ``old`` held: each array's
+    old extent copied, the new rows empty (plan rows with no prediction)."""
+    new.plan[:, P_FIRST] = np.nan
+    for a, b in zip(old, new):
+        b[tuple(slice(0, d) for d in a.shape)] = a
+    return new
 
 
 def warm_up():

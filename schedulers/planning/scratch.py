@@ -61,11 +61,18 @@ Scratch = namedtuple("Scratch", ["base", "first_free", "tails", "cols", "tree", 
 FREE, BUSY, CHANGED, HEAD, TAIL, REBUILT = range(6)
 P_NEXT, P_SEQ, P_SCORE, P_NODE, P_CASE, P_SAT, P_WALL, P_FIRST, P_FIRST_AT, P_PREV = range(5, 15)
 UNPLANNED, NO_NODE = -2.0, -1.0
+# plan[s, FILE] of a standing window whose file a pass placing only new jobs
+# does not see (the authors' simulator rebuilds its file view from started
+# jobs only): no file, and, unlike a job without one, it evicts nothing.
+HIDDEN = -2.0
 IV_START, IV_END, IV_NEXT = range(3)
 B_FILE, B_SIZE, B_LAST, B_SEQ, B_ALIVE, B_ORDER, B_VICTIM = range(7)
 O_START, O_TFILE, O_SCORE = range(3)
 O_JOB, O_CASE, O_NODE = range(3)
 C_NOW, C_W, C_BW_MAX, C_POLICY, C_MODEL, C_BACKFILL, C_INFLIGHT_FROM_NOW, C_PASS_STOP, C_LAST_NOW, C_WHOLE = range(10)
+# cfg[C_PASS_STOP]: where a pass stops (options.pass_stop).
+STOP_NEVER, STOP_JOB_EXCEEDS, STOP_NO_FREE = range(3)
+STOP_CODES = {"never": STOP_NEVER, "job_exceeds_free_cores": STOP_JOB_EXCEEDS, "no_free_core": STOP_NO_FREE}
 
 # Slots of ``ints``: largest count of cores free now (-1: to recompute);
 # intervals in use; jobs placed (chosen among every
