@@ -52,6 +52,7 @@ class Clock:
         self.last_tick = -math.inf
         self.deadlines = []        # heap of (window end, job id) of the jobs started
         self.due = []              # heap of (planned start, job id) of standing reservations
+        self.stalled = False       # nothing runs or is due, jobs wait, none is to come: plan them all
         scheduler.queue.park = True
 
     def waiting(self):
@@ -70,16 +71,30 @@ class Clock:
 
     # ---- one instant --------------------------------------------------------
     def step(self, now):
+        if self.same_second:
+            second = self._second(now)
+            if now - second < TICK / 2:
+                # A second's events are taken one protocol tick after it, where the
+                # engine also announces the jobs submitted at 0 (contract §4b):
+                # what starts then ends on that grid too, in its second.
+                self.s.call_at(second + TICK)
+                return
+        else:
+            second = now
         if self._ends_pending(now):
             return
-        ended_now = abs(self.last_end - now) <= TICK
+        ended_now = self.same_second and self.last_end > -math.inf and self._second(self.last_end) == second
         submitted_now = self._route(now, ended_now)
-        tick = self._is_tick(now)
-        kind = self._pass_kind(now, ended_now, submitted_now) if tick and self.last_tick < now - TICK else None
-        if tick:
-            self.last_tick = now
+        tick = self._is_tick(second)
+        kind = None
+        if tick and self.last_tick < second:
+            kind = self._pass_kind(ended_now, submitted_now)
+            self.last_tick = second
         if self.on_their_own or kind is not None:
             self._start_due(now)
+        if kind is None and tick and self.stalled:
+            self._flush_new_jobs()
+            kind = FULL
         if kind == FULL:
             self._timed(now, self._full_pass)
         elif kind == NEW_JOBS:
@@ -87,6 +102,23 @@ class Clock:
         elif not self.same_second and self.period and not tick and max(
                 self.last_end, self.last_other, self.last_submit) > self.last_tick:
             self.s.call_at(math.ceil(now / self.period) * self.period)
+        self._watch_stall(now, second)
+
+    def _watch_stall(self, now, second):
+        """The C simulator would wait for ever when nothing runs, nothing is
+        planned and no job is to come (its keep-alive jobs see that it never
+        does): batloc plans the queue from scratch at the next tick instead."""
+        s = self.s
+        self.stalled = (bool(len(s.queue) or self.new_jobs) and not s.state.held and s.bs.no_more_static_jobs
+                        and not (self.on_their_own and self.due))
+        if self.stalled and self.period:
+            tick = (math.floor(second / self.period) + 1) * self.period
+            s.call_at(tick + (TICK if self.same_second else 0.0))
+
+    @staticmethod
+    def _second(t):
+        """The whole second an instant falls in (up to float error below it)."""
+        return math.floor(t + 1e-7)
 
     def _ends_pending(self, now):
         """Whether a started job reaches its window's end in this instant and has not ended yet."""
@@ -105,11 +137,11 @@ class Clock:
             todo.extend(c for c in (2 * i + 1, 2 * i + 2) if c < len(heap))
         return False
 
-    def _is_tick(self, now):
+    def _is_tick(self, second):
         if not self.period:
             return True
-        k = round(now / self.period)
-        on_grid = abs(now - k * self.period) <= max(TICK, 1e-9 * abs(now))
+        k = round(second / self.period)
+        on_grid = abs(second - k * self.period) <= max(TICK, 1e-9 * abs(second))
         return on_grid and (k >= 1 or not self.same_second)
 
     def _route(self, now, ended_now):
@@ -130,7 +162,7 @@ class Clock:
             self.last_submit = now
         return submitted
 
-    def _pass_kind(self, now, ended_now, submitted_now):
+    def _pass_kind(self, ended_now, submitted_now):
         queue = self.s.queue
         if self.same_second:
             if ended_now and len(queue):
