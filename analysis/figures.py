@@ -7,7 +7,9 @@
 - faster / slower / equal session counts with the mean improvement of the
   faster and the slower ones above the bars (Figs. 2, 7);
 - cluster usage over time: running cores below, queued cores above, loading
-  cores, evaluated jobs in red, evaluation window in orange (Figs. 3, 6).
+  cores, evaluated jobs in red, evaluation window in orange (Figs. 3, 6);
+- ECDF of the error of predicted start times per scheduler, first prediction
+  solid, last one dashed, on a symmetric log axis when the tails dominate.
 Colours and markers come from the report's Palette, times from its TimeAxis.
 """
 
@@ -15,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from matplotlib.ticker import FuncFormatter, LogLocator, MaxNLocator, NullFormatter
+from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator, MaxNLocator, NullFormatter, NullLocator
 
 from .style import Palette, TimeAxis, lines, plt, save, step_points
 from .usage import Usage
@@ -135,3 +137,87 @@ def cluster_usage(usage: Usage, path, title: str, axis: TimeAxis, total_cores: f
     bottom.set_xlabel(axis.label + "; orange: evaluation window")
     top.set_title(title)
     return save(fig, path)
+
+
+# An ECDF drawn with more points than this is thinned to evenly spaced fractions (1/ECDF_POINTS apart at most).
+ECDF_POINTS = 2000
+
+
+def _signed_ecdf(values, max_points: int = ECDF_POINTS):
+    """(x, fraction of values ≤ x) of finite values, any sign, at most ~max_points steps."""
+    x = np.sort(values[np.isfinite(values)])
+    y = np.arange(1, len(x) + 1) / max(1, len(x))
+    if len(x) > max_points:
+        keep = np.unique(np.r_[np.linspace(0, len(x) - 1, max_points).round().astype(int),
+                               np.searchsorted(x, 0.0, side="left") - 1, np.searchsorted(x, 0.0, side="right") - 1])
+        keep = keep[keep >= 0]
+        x, y = x[keep], y[keep]
+    # from 0 at the smallest value: the curve rises there rather than starting in mid-air
+    return np.r_[x[:1], x], np.r_[[0.0][:len(x)], y]
+
+
+def symlog_threshold(values) -> float | None:
+    """The linear half-width of a symmetric log axis for these values, or None when a linear axis shows them.
+
+    A log scale pays when the tails dominate: the largest |value| is more than
+    10 times the 75th percentile of the non-zero ones. Its linear part then
+    reaches the power of ten below their 25th percentile, so most errors lie
+    on the log part."""
+    a = np.abs(np.asarray(values, dtype=float))
+    a = a[np.isfinite(a) & (a > 0)]
+    if not len(a) or a.max() <= 10 * np.percentile(a, 75):
+        return None
+    return float(10 ** np.floor(np.log10(np.percentile(a, 25))))
+
+
+def _symlog_ticks(axis, linthresh: float, label_inches: float = 0.45) -> None:
+    """A tick at 0 and at each ±10^k beyond the linear part (±linthresh itself would crowd 0); labels on
+    every decade, or every other one (ticks kept, so that they still show a log scale) when
+    labels would come closer than label_inches on the figure."""
+    ax = axis.axes
+    lo, hi = ax.get_xlim()
+    top = max(abs(lo), abs(hi))
+    decades = [linthresh * 10 ** k for k in range(1, 1 + max(0, int(np.ceil(np.log10(top / linthresh)))))]
+    ticks = [-d for d in decades if -d >= lo][::-1] + [0.0] + [d for d in decades if d <= hi]
+    inches = ax.transData.transform(np.column_stack([ticks, np.zeros(len(ticks))]))[:, 0] / ax.figure.dpi
+    zero = ticks.index(0.0)
+    step = 1
+    while step < len(ticks):
+        kept = [x for i, x in enumerate(inches) if (i - zero) % step == 0]
+        if len(kept) < 2 or np.min(np.diff(kept)) >= label_inches:
+            break
+        step += 1
+    shown = {t for i, t in enumerate(ticks) if (i - zero) % step == 0}
+    axis.set_major_locator(FixedLocator(ticks))
+    axis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}".replace("-", "\u2212") if v in shown else ""))
+    axis.set_minor_locator(NullLocator())
+
+
+def prediction_error_ecdf(first: dict, last: dict, path, title: str, palette: Palette):
+    """first, last: scheduler → errors (h) of its first and last predictions; returns (PNG path, symlog threshold)."""
+    series = {s: _signed_ecdf(np.asarray(v, dtype=float)) for s, v in first.items()}
+    pooled = np.concatenate([np.asarray(v, dtype=float) for v in list(first.values()) + list(last.values())] or [[]])
+    linthresh = symlog_threshold(pooled)
+    xlabel = "actual start − predicted start (h" + (", symmetric log scale)" if linthresh is not None else ")")
+    fig, axes = lines(series, palette, title, xlabel, "fraction of jobs", size=(7, 4))
+    panels = palette.order(series)
+    for i, ax in enumerate(axes):
+        own = panels if len(axes) == 1 else [panels[i]]
+        for s in own:
+            if s in last:
+                ax.step(*_signed_ecdf(np.asarray(last[s], dtype=float)), where="post", color=palette[s].colour,
+                        linestyle="--", linewidth=1.2)
+        ax.axvline(0.0, color="black", linestyle=":", linewidth=1)
+        ax.set_ylim(0, 1.02)
+        if linthresh is not None:
+            ax.set_xscale("symlog", linthresh=linthresh, linscale=0.5)
+    if linthresh is not None:   # the axes share x: set the ticks once, from the limits of all the data
+        _symlog_ticks(axes[0].xaxis, linthresh)
+    styles = [plt.Line2D([], [], color="grey", linestyle="-", label="at first placement"),
+              plt.Line2D([], [], color="grey", linestyle="--", label="last before its start")]
+    # an ECDF leaves its lower right empty
+    if len(axes) == 1:
+        axes[0].legend(handles=axes[0].get_legend_handles_labels()[0] + styles, fontsize="small", loc="lower right")
+    else:
+        axes[0].legend(handles=styles, fontsize="x-small", loc="lower right")
+    return save(fig, path), linthresh

@@ -10,6 +10,10 @@ load started for another job, `load_time` their sum (the paper's time
 waiting for a file); `node` is where it ran (from the decision log, else
 from its first allocated core); `killed` = cut at its walltime,
 `killed_by_load` = killed although its own run fits in its walltime.
+`predicted_at`, `predicted_start`, `last_predicted_start` come from the
+run's predictions file (contract §6; empty for a run without one): when a
+pass first placed the job, the start it planned then, and the start planned
+just before the pass that started it.
 """
 
 from __future__ import annotations
@@ -24,7 +28,8 @@ from batloc.locality.staging import STAGE_WORKLOAD
 
 COLUMNS = ["job_id", "source_id", "user", "evaluated", "cores", "submission_time", "reservation_start",
            "starting_time", "finish_time", "wait", "turnaround", "stretch", "transfer_time", "file_wait",
-           "load_time", "input_file", "input_size", "cache", "node", "final_state", "killed", "killed_by_load"]
+           "load_time", "input_file", "input_size", "cache", "node", "final_state", "killed", "killed_by_load",
+           "predicted_at", "predicted_start", "last_predicted_start"]
 _FLAGS = ["evaluated", "killed", "killed_by_load"]
 
 
@@ -50,7 +55,7 @@ def frame(table: pd.DataFrame, jobs_csv: pd.DataFrame, core_nodes: dict | None =
     for col in _FLAGS:
         out[col] = out[col].astype(bool).astype(int)
     out["cores"] = out["cores"].round().astype("Int64")
-    return out[COLUMNS]
+    return out.reindex(columns=COLUMNS)   # a run without predictions has empty prediction columns
 
 
 def write(table: pd.DataFrame, jobs_csv: pd.DataFrame, path, core_nodes: dict | None = None) -> Path:

@@ -153,6 +153,10 @@ class RunFiles:
     def decisions_csv(self) -> Path:
         return Path(f"{self.prefix}_decisions.csv")
 
+    @property
+    def predictions_csv(self) -> Path:
+        return Path(f"{self.prefix}_predictions.csv")
+
     def input_path(self, key: str) -> Path | None:
         value = self.meta.get(key)
         if not value:

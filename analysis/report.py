@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from . import compare, figures, gantt, job_table, khanna, load, seed_metrics, usage
+from . import compare, figures, gantt, job_table, khanna, load, predictions, seed_metrics, usage
 from .checks import RunLeftOut, check_validation
 from .report_html import render
 from .runs import Inputs, analyse_run
@@ -103,6 +103,7 @@ def _analyse(run: load.RunFiles, inputs: Inputs | None, workload_cache: dict):
     if run.meta.get("status") == "failure":   # robin's record: its outputs may be partial
         raise RunLeftOut(f"{run.directory / 'run.json'}: robin: {run.meta.get('reason', 'failed')}")
     result, jobs_csv = analyse_run(run, inputs, workload_cache)
+    predictions.add_to_run(result, run.predictions_csv)
     seed_metrics.extend_summary(result, run.input_path("workload") or (inputs.workload if inputs else None), jobs_csv)
     return result, jobs_csv
 
@@ -168,6 +169,7 @@ def _figures(results, raw, comp, fig_dir: Path, gantt_range, palette: Palette, a
     for r in results:
         by_group.setdefault(r.group, []).append(r)
     for group, runs in by_group.items():
+        _prediction_figure(group, runs, fig_dir, palette, figs, captions)
         axis = axes[group]
         use = {r.name: usage.cluster_usage(r.jobs) for r in runs}
         span = _usage_span(use.values(), axis)
@@ -195,6 +197,23 @@ def _figures(results, raw, comp, fig_dir: Path, gantt_range, palette: Palette, a
                 "blue (context jobs, not evaluated, light blue), jobs killed at their walltime red, cores held for a "
                 "file orange.")
     return figs, captions
+
+
+def _prediction_figure(group, runs, fig_dir: Path, palette: Palette, figs: dict, captions: dict) -> None:
+    runs = predictions.with_predictions(runs)
+    if not runs:
+        return
+    label = compare.group_label(group)
+    key = f"predictions:{label}"
+    figs[key], linthresh = figures.prediction_error_ecdf(
+        {r.scheduler: predictions.errors_in_hours(r, "first") for r in runs},
+        {r.scheduler: predictions.errors_in_hours(r, "last") for r in runs},
+        fig_dir / f"predictions_{_slug(group[0] + '_' + group[1])}.png", f"Predicted start error — {label}", palette)
+    scale = (f"symmetric log scale, linear within ±{linthresh:g} h" if linthresh is not None else "linear scale")
+    captions[key] = (f"Fraction of the evaluated jobs of {label} whose actual start came at most x hours after the "
+                     "start predicted when their scheduler first placed them (solid) and the last one before the pass "
+                     "that started them (dashed), one colour per scheduler; left of the dotted line at 0 they started "
+                     f"earlier than predicted, right of it later ({scale}).")
 
 
 def _usage_span(usages, axis: TimeAxis) -> tuple[float, float]:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from . import headline, tables
+from . import headline, predictions, tables
 from .checks import validated
 from .compare import EQUAL_BAND, group_label
 from .khanna import html_section as khanna_section
@@ -219,6 +219,10 @@ def render(output_dir: Path, results, comp, summary: pd.DataFrame, figs: dict, f
     for key in ("sessions_faster_slower", "improvement_boxplot", "improvement_boxplot_bf", "improvement_ecdf"):
         if key in figs:
             out.append(figure(key))
+
+    out.append(predictions.html_section(
+        results, order, {r.group: figure(f"predictions:{group_label(r.group)}") for r in results
+                         if f"predictions:{group_label(r.group)}" in figs}))
 
     out.append("<h2>Per-run details</h2>")
     out += _details(summary)

@@ -14,6 +14,8 @@ from .protocol import format_intervals, parse_intervals
 from .timers import CALL, HORIZON, WALLTIME
 from .workload import Job, Workload
 
+# Allocation texts whose reading is kept (a few MB at most)
+ALLOCATIONS_KEPT = 50_000
 # Batsim's job states, the values CHANGE_JOB_STATE may name
 JOB_STATES = ("NOT_SUBMITTED", "SUBMITTED", "RUNNING", "COMPLETED_SUCCESSFULLY", "COMPLETED_FAILED",
               "COMPLETED_WALLTIME_REACHED", "COMPLETED_KILLED", "REJECTED")
@@ -35,10 +37,7 @@ class DecisionHandlers:
         job = self.job_named(data.get("job_id"), "execute")
         if job.state != "SUBMITTED":
             raise EngineError(f"the scheduler executed job {job.id!r}, which is {job.state}, not waiting")
-        try:
-            ids = parse_intervals(data.get("alloc", ""), len(self.by_id))
-        except EngineError as e:
-            raise EngineError(f"{self._execute_context(job)}: {e}") from None
+        ids, alloc_str, repeats = self._allocation(data.get("alloc", ""), job)
         by_id, busy = self.by_id, self.busy
         resources = []
         for rid in ids:
@@ -46,7 +45,7 @@ class DecisionHandlers:
             if rid in busy:  # holds compute ids only: storages may be shared
                 raise EngineError(f"{self._execute_context(job)}: resource {rid} ({r.name}) is already used by job {busy[rid]!r}")
             resources.append(r)
-        if len(set(ids)) != len(ids):
+        if repeats:
             raise EngineError(f"{self._execute_context(job)}: allocation {shown(data['alloc'])} names a resource twice")
         if len(resources) != job.res:
             raise EngineError(f"{self._execute_context(job)}: allocation {shown(data['alloc'])} has {len(resources)} resources, "
@@ -68,7 +67,7 @@ class DecisionHandlers:
         job.state = "RUNNING"
         job.start = self.now
         job.alloc = resources
-        job.alloc_str = format_intervals(ids)
+        job.alloc_str = alloc_str
         computing = 0
         for r in resources:
             if r.kind == "compute":
@@ -81,6 +80,21 @@ class DecisionHandlers:
         if job.walltime > 0:
             self.push(self.now + job.walltime, WALLTIME, job)
         self.next_phase(job)
+
+    def _allocation(self, alloc, job):
+        """(resource ids, Batsim's text of them, whether an id repeats) of an EXECUTE_JOB's alloc.
+
+        Kept per text: a saturated run sends the same few thousand allocations tens of thousands of times."""
+        known = self.allocations.get(alloc) if type(alloc) is str else None
+        if known is None:
+            try:
+                ids = parse_intervals(alloc, len(self.by_id))
+            except EngineError as e:
+                raise EngineError(f"{self._execute_context(job)}: {e}") from None
+            known = (ids, format_intervals(ids), len(set(ids)) != len(ids))
+            if len(self.allocations) < ALLOCATIONS_KEPT:
+                self.allocations[alloc] = known
+        return known
 
     def _execute_context(self, job):
         return f"EXECUTE_JOB of {job.id!r} at t={self.now:.6f}"

@@ -60,6 +60,7 @@ class Simulation(DecisionHandlers, JobLifecycle):
         self.act_owner = {}
         self.dynamic_profiles = set()
         self.by_id = {r.id: r for r in platform.resources}
+        self.allocations = {}  # alloc text -> its reading (decisions.DecisionHandlers._allocation)
         self.messages = 0
         self.warned = set()  # kinds of warnings already printed
         self.io = exclusive_io(platform, self.next_phase)  # None unless a storage is pfs_access=exclusive
@@ -173,7 +174,8 @@ class Simulation(DecisionHandlers, JobLifecycle):
         number(now, "'now'", where)
         for event in events:
             ts = event.get("timestamp", self.now) if isinstance(event, dict) else self.now
-            ts = number(ts, "an event's timestamp", where, maximum=HORIZON)
+            if not (type(ts) is float and -INF < ts <= HORIZON):   # the common case needs no conversion
+                ts = number(ts, "an event's timestamp", where, maximum=HORIZON)
             if ts > self.now + 1e-9:  # a decision dated later (a batloc extension: Batsim refuses them)
                 self.push(ts, DEFERRED, data=event)
                 continue

@@ -24,6 +24,7 @@ from batsim.batsim import BatsimScheduler
 from zmq.utils.monitor import recv_monitor_message
 
 from batloc.outputs import OutputError
+from batloc.schedulers.link import use_quick_network
 
 PREFIX = "batloc scheduler"
 BAD_INPUT, ENGINE_GONE = 2, 1
@@ -140,6 +141,7 @@ class BatlocScheduler(BatsimScheduler):
             # At the first message, before any answer: an engine killed while it
             # waits for that answer must be seen leaving too.
             self.engine_watch = EngineWatch(self.bs.network)
+            use_quick_network(self.bs)
 
     def onDeadlock(self):
         if self.engine_watch is not None and self.engine_watch.gone():

@@ -12,12 +12,11 @@ from dataclasses import dataclass
 from typing import Optional
 
 import numpy as np
-from procset import ProcSet
 
 from batloc.locality.cache import NodeCache
 from batloc.locality.staging import STAGE_WORKLOAD, staging_job_id
 from batloc.locality.value_cache import FileCensus, ValueCache
-from batloc.schedulers.base import Held, HeldJobs
+from batloc.schedulers.base import Held, HeldJobs, procset_of
 from batloc.schedulers.filesharing.transfers import TransferChart
 
 
@@ -30,19 +29,6 @@ class Job:
     size: float
     subtime: float
     seq: int               # submission order
-
-
-def _procset(ids):
-    """A ProcSet from sorted ids, built from their runs: ProcSet(*ids) merges id by id."""
-    runs, start = [], None
-    for prev, cur in zip([None] + ids[:-1], ids):
-        if prev is None or cur != prev + 1:
-            if start is not None:
-                runs.append((start, prev))
-            start = cur
-    if start is not None:
-        runs.append((start, ids[-1]))
-    return ProcSet(*runs)
 
 
 class FileSharingState(HeldJobs):
@@ -100,7 +86,7 @@ class FileSharingState(HeldJobs):
             staging, window_start, planned = st.id, max(now, st.start), max(now, st.est_end)
         core_ids = self.platform.nodes[node].core_ids
         held = Held(job, node, positions, now, window_start + job.walltime, staging,
-                    computing=case in ("hit", "none"), alloc=_procset([core_ids[p] for p in positions.tolist()]))
+                    computing=case in ("hit", "none"), alloc=procset_of([core_ids[p] for p in positions.tolist()]))
         self.held[job.id] = held
         self.on_node[node][job.id] = held
         return case, held, new_staging, planned

@@ -20,9 +20,7 @@ import math
 import sys
 from dataclasses import dataclass, field
 
-from procset import ProcSet
-
-from batloc.schedulers.base import SchedulerBase
+from batloc.schedulers.base import SchedulerBase, procset_of
 from batloc.schedulers.boundary import OptionsError, with_forced
 from batloc.schedulers.plain.options import parse_options
 
@@ -161,7 +159,7 @@ class PlainScheduler(SchedulerBase):
     # ---- actions ------------------------------------------------------------
     def start(self, item, core_ids, now):
         job = item.job
-        job.allocation = ProcSet(*core_ids)
+        job.allocation = procset_of(core_ids)
         if self.lustre_id is not None:
             job.storage_mapping = {"pfs": self.lustre_id}
         self.bs.execute_job(job)

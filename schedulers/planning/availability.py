@@ -8,9 +8,13 @@ Two readings of the same reservations (semantics note, "Node availability"):
 - with conservative backfilling, t_k is the earliest instant at which c cores
   of node k are free during the whole window [t_k, t_k + w), given every
   reservation of the pass. ``cols`` then sorts each core's earliest free
-  instant, a lower bound for every node at once; the exact t_k is searched
-  only on the nodes the planner looks at, over the candidate instants now, the
-  actual jobs' ends and the ends of reservations on the node.
+  instant, a lower bound for every node at once, and ``tcols`` each core's
+  end of its last reservation: for a job longer than every gap between a
+  node's reservations (``longer_than_gaps``: on a saturated cluster, nearly
+  every node for nearly every job) t_k is exactly the c-th of those, so the
+  trees order nodes by ``tcols`` and only the few nodes with a long enough
+  gap are scanned (``planner``): over the candidate instants now, the actual
+  jobs' ends and the ends of reservations on the node.
 
 Chosen cores: the lowest positions free for the window. A job running at or
 past its planned end (its completion not yet received) never offers its cores
@@ -158,9 +162,15 @@ def put_back(tree, cols, c, k):
 @njit
 def _refresh(rows, k, now, cols, tree, node_i, cand_times, ints):
     """After a reservation on k: its sorted column, its place in the trees and
-    cores free now; the largest count free now is recomputed lazily when k
-    held it and lost cores."""
+    cores free now."""
     _resort(rows, k, cols, tree, cand_times)
+    _free_now(rows, k, now, node_i, ints)
+
+
+@inline
+def _free_now(rows, k, now, node_i, ints):
+    """Node k's cores free now; the largest count free now is recomputed
+    lazily when k held it and lost cores."""
     old = node_i[k, FREE]
     new = _count_free(rows, k, now)
     node_i[k, FREE] = new
@@ -181,8 +191,22 @@ def max_free_now(node_i, ints):
 
 # ---- the pass's starting point ----------------------------------------------------
 
+@inline
+def _tail_column(k, tails, tcols, tree, fix_trees):
+    """With backfilling the trees order nodes by ``tcols``: node k's c-th
+    smallest end of its cores' last reservations (when c cores are free for
+    good), copied from its row of ``tails``."""
+    m = tcols.shape[0]
+    for c in range(m):
+        x = tails[k, m + c]
+        if tcols[c, k] != x:
+            tcols[c, k] = x
+            if fix_trees:
+                tree_fix(tree, tcols, c, k)
+
+
 @njit
-def _load_node(k, backfilling, now, core_end, core_held, base, first_free, tails, core_iv, cols, tree, node_i,
+def _load_node(k, backfilling, now, core_end, core_held, base, first_free, tails, core_iv, cols, tcols, tree, node_i,
                cand_times, fix_trees):
     """Node k's rows as the actual state has them, its sorted column, its count
     free now and whether it is busy. Free cores hold -inf (read as now); a job
@@ -206,32 +230,35 @@ def _load_node(k, backfilling, now, core_end, core_held, base, first_free, tails
     node_i[k, FREE] = _count_free(base, k, now)
     node_i[k, HEAD] = -1
     node_i[k, TAIL] = -1
-    if fix_trees:
-        _resort(base, k, cols, tree, cand_times)
-    else:
-        _sort_row(base, k, cols, cand_times)
     if backfilling:
+        _sort_row(base, k, cols, cand_times)
         for c in range(m):
             tails[k, m + c] = cols[c, k]
         tails[k, 2 * m] = 0.0
+        _tail_column(k, tails, tcols, tree, fix_trees)
+    elif fix_trees:
+        _resort(base, k, cols, tree, cand_times)
+    else:
+        _sort_row(base, k, cols, cand_times)
 
 
 @njit
-def load(k, backfilling, now, core_end, core_held, base, first_free, tails, core_iv, cols, tree, node_i, cand_times):
+def load(k, backfilling, now, core_end, core_held, base, first_free, tails, core_iv, cols, tcols, tree, node_i,
+         cand_times):
     """Node k's rows back to the actual state (its reservations dropped), trees included."""
-    _load_node(k, backfilling, now, core_end, core_held, base, first_free, tails, core_iv, cols, tree, node_i,
+    _load_node(k, backfilling, now, core_end, core_held, base, first_free, tails, core_iv, cols, tcols, tree, node_i,
                cand_times, True)
 
 
 @njit
-def load_all(backfilling, now, core_end, core_held, base, first_free, tails, core_iv, cols, tree, node_i,
+def load_all(backfilling, now, core_end, core_held, base, first_free, tails, core_iv, cols, tcols, tree, node_i,
              cand_times, ints):
     """Every node's rows as the actual state has them, no reservation; the trees rebuilt."""
     n = core_end.shape[0]
     for k in range(n):
-        _load_node(k, backfilling, now, core_end, core_held, base, first_free, tails, core_iv, cols, tree, node_i,
-                   cand_times, False)
-    _tree_build(tree, cols, n)
+        _load_node(k, backfilling, now, core_end, core_held, base, first_free, tails, core_iv, cols, tcols, tree,
+                   node_i, cand_times, False)
+    _tree_build(tree, tcols if backfilling else cols, n)
     ints[MAX_FREE] = -1
     ints[IV_COUNT] = 0
 
@@ -299,13 +326,24 @@ def _candidates(k, now, lower, base, cand_times, node_i, plan):
 
 
 @inline
+def longer_than_gaps(walltime, k, tails):
+    """Is the job longer than every gap left between reservations on node k
+    (with room for rounding)? Then its backfilling t_k there is exactly
+    ``tails[k, m + c - 1]`` (raised to now), the c-th smallest end of its
+    cores' last reservations; the gap kept is an upper bound (time passing
+    only shortens the first one), so the answer is never wrong, only cautious."""
+    m = (tails.shape[1] - 1) // 2
+    return walltime > 1.000001 * tails[k, 2 * m] + 1e-6
+
+
+@inline
 def t_exact_bf(k, cores, walltime, lower, now, cols, base, tails, pos, cand_times, core_iv, iv, node_i, plan):
     """Backfilling t_k >= ``lower`` on node k and its cores in ``pos[0]``; +inf if none."""
     m = base.shape[1]
-    # Longer than every gap between reservations (with room for rounding): a
-    # core can host the job only once free for good, so the scan below would
-    # stop at the c-th smallest end of the cores' last reservations.
-    if walltime > 1.000001 * tails[k, 2 * m] + 1e-6:
+    # Longer than every gap between reservations: a core can host the job
+    # only once free for good, so the scan below would stop at the c-th
+    # smallest end of the cores' last reservations.
+    if longer_than_gaps(walltime, k, tails):
         t = at(tails[k, m + cores - 1], now)
         if lower <= t:
             if not t < INF:
@@ -350,7 +388,7 @@ def t_exact_bf(k, cores, walltime, lower, now, cols, base, tails, pos, cand_time
 
 
 @njit
-def reserve_bf(k, cores, start, walltime, now, base, first_free, tails, cols, tree, node_i, cand_times,
+def reserve_bf(k, cores, start, walltime, now, base, first_free, tails, cols, tcols, tree, node_i, cand_times,
                pos, core_iv, iv, ints):
     """Cores ``pos[1, :cores]`` of node k reserved over [start, start + walltime)."""
     end = start + walltime
@@ -399,4 +437,6 @@ def reserve_bf(k, cores, start, walltime, now, base, first_free, tails, cols, tr
             prev = iv[j, IV_END]
             j = int(iv[j, IV_NEXT])
     tails[k, 2 * m] = gap
-    _refresh(first_free, k, now, cols, tree, node_i, cand_times, ints)
+    _sort_row(first_free, k, cols, cand_times)
+    _tail_column(k, tails, tcols, tree, True)
+    _free_now(first_free, k, now, node_i, ints)

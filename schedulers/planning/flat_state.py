@@ -129,29 +129,32 @@ class FlatState:
 
     def mirror(self, node, windows, cache):
         """Copy node's windows (jobs holding cores, in start order) and memory."""
+        # One array assignment per table, not one per row: numpy's per-item cost dominates at these sizes.
         fid = self.files.id_of
         files = cache.files
         loading_end = np.inf
-        rows = self.held[node]
-        for i, w in enumerate(windows):
+        held = []
+        for w in windows:
             r = files.get(w.file) if w.file is not None else None
             loading = r is not None and not r.loaded
-            rows[i] = (w.start, w.avail, w.end, w.size, fid(w.file), loading)
+            held.append((w.start, w.avail, w.end, w.size, fid(w.file), loading))
             if loading and w.avail < loading_end:
                 loading_end = w.avail
+        if held:
+            self.held[node, :len(held)] = held
         self.node_f[node, N_HELD] = len(windows)
         self.node_f[node, MIN_LOADING] = loading_end
 
         word, bit = node >> 6, np.uint64(1 << (node & 63))
-        for f in self.mem[node, :int(self.node_f[node, N_MEM]), M_FILE].tolist():
-            self.file_bits[int(f), word] &= ~bit
+        old = self.mem[node, :int(self.node_f[node, N_MEM]), M_FILE].astype(np.int64)
+        self.file_bits[old, word] &= ~bit        # a file is at most once in a memory: no index repeats
         if len(files) > self.mem_cap:
             self._grow_memory(max(len(files), 2 * self.mem_cap))
         ids = [fid(f) for f in files]
         self.ensure_files(len(self.files))
-        rows = self.mem[node]
-        for i, (f, r) in enumerate(zip(ids, files.values())):
-            rows[i] = (r.size, r.last_use, f, r.loaded, r.users, r.seq)
-            self.file_bits[f, word] |= bit
+        if ids:
+            self.mem[node, :len(ids)] = [(r.size, r.last_use, f, r.loaded, r.users, r.seq)
+                                         for f, r in zip(ids, files.values())]
+            self.file_bits[ids, word] |= bit
         self.node_f[node, N_MEM] = len(ids)
         self._changed(node)

@@ -34,8 +34,9 @@ from batloc.schedulers.planning.jit import inline, njit
 from batloc.schedulers.planning.scratch import (BUSY, C_BACKFILL, C_BW_MAX, C_INFLIGHT_FROM_NOW, C_LAST_NOW, C_WHOLE,
                                                 C_MODEL, C_NOW, C_PASS_STOP, C_POLICY, C_W, CHANGED, FREE, HEAD,
                                                 IV_COUNT, MAX_FREE, NO_NODE, O_CASE, O_JOB, O_NODE, O_SCORE, O_START,
-                                                O_TFILE, P_CASE, P_FIRST, P_FIRST_AT, P_NEXT, P_NODE, P_PREV, P_SAT, P_SCORE,
-                                                P_SEQ, P_WALL, STOP_CODES, STOP_JOB_EXCEEDS, STOP_NEVER, STOP_NO_FREE,
+                                                O_TFILE, P_CASE, P_FIRST, P_FIRST_AT, P_NEXT, P_FLOOR, P_K2, P_NODE, P_PREV,
+                                                P_S2, P_SAT, P_SCORE, P_SEQ, P_WALL, STOP_CODES, STOP_JOB_EXCEEDS,
+                                                STOP_NEVER, STOP_NO_FREE,
                                                 HIDDEN, REBUILT, SCANNED, DROPPED, MOVED, SCORED, TAIL, UNPLANNED, VALID, WALKED,
                                                 allocate)
 
@@ -127,12 +128,36 @@ def _score_node(k, cores, walltime, fid, size, lower, saturated, cfg, node_f, he
     return score(policy, t, overhead, pen, now, saturated, W), case, t, t_file
 
 
+@inline
+def _t_lower(k, tc, w, backfilling, now, cols, tcols, tails):
+    """A lower bound of t_k for tc + 1 cores on node k (exact without
+    backfilling, and with it for a job longer than every gap on the node)."""
+    if backfilling and not av.longer_than_gaps(w, k, tails):
+        return av.at(cols[tc, k], now)
+    return av.at((tcols if backfilling else cols)[tc, k], now)
+
+
+@inline
+def _list_insert(lb, cand, nf, b, k):
+    """Node k with bound b into the list sorted by (bound, insertion): its new length."""
+    a = nf
+    while a > 0 and lb[a - 1] > b:
+        lb[a] = lb[a - 1]
+        cand[0, a] = cand[0, a - 1]
+        a -= 1
+    lb[a] = b
+    cand[0, a] = k
+    return nf + 1
+
+
 @njit
-def _choose(c, w, fid, size, saturated, cfg, node_f, held, mem, file_bits, base, tails, cols, tree, node_i,
+def _choose(c, w, fid, size, saturated, cfg, node_f, held, mem, file_bits, base, tails, cols, tcols, tree, node_i,
             cand_times,
             pos, core_iv, iv, plan, lb, cand, stack, known, pf_bits, buf, ints):
     """The node of least (score, index) for the job, its cores in pos[1]:
-    (score, node, case, t_k, t'_k); node n when no node can ever hold it.
+    (score, node, case, t_k, t'_k, and the runner-up: its score, its node
+    (n: none), and a floor under every other node's score); node n when no
+    node can ever hold it.
 
     Exact scores are computed in increasing order of a lower bound, until the
     bound exceeds the best score: first the nodes whose memory holds, loads
@@ -145,39 +170,47 @@ def _choose(c, w, fid, size, saturated, cfg, node_f, held, mem, file_bits, base,
     n = node_f.shape[0]
     tc = c - 1
     now, W, policy = cfg[C_NOW], cfg[C_W], int(cfg[C_POLICY])
-    # Nodes that know the file, by (bound, index); none when the score ignores
-    # the file (every node then has the same bound form).
+    backfilling = cfg[C_BACKFILL] != 0
+    tkey = tcols if backfilling else cols
+    # Listed nodes, by (bound, index), set aside from the tree: those that know
+    # the file (none when the score ignores it: every node then has the same
+    # bound form), and with backfilling those with a gap the job fits in (the
+    # tree's t_k, their cores' last ends, is only an upper bound there).
     nf = 0
-    if fid >= 0 and reads_overhead(policy):
+    sorts_files = fid >= 0 and reads_overhead(policy)
+    for x in range(known.shape[0]):
+        known[x] = np.uint64(0)
+    if sorts_files:
         for x in range(known.shape[0]):
             bits = file_bits[fid, x] | pf_bits[fid, x]
             known[x] = bits
             while bits != 0:
                 k = x * 64 + _lowest_bit(bits)
                 bits &= bits - np.uint64(1)
+                t_lb = _t_lower(k, tc, w, backfilling, now, cols, tcols, tails)
+                if t_lb < INF:
+                    nf = _list_insert(lb, cand, nf, bound(policy, t_lb, 0.0, now, saturated, W), k)
+    if backfilling:
+        for k in range(n):
+            if not av.longer_than_gaps(w, k, tails) and not _bit(known, k):
+                known[k >> 6] |= np.uint64(1) << np.uint64(k & 63)
                 t_lb = av.at(cols[tc, k], now)
                 if t_lb < INF:
-                    b = bound(policy, t_lb, 0.0, now, saturated, W)
-                    a = nf
-                    while a > 0 and lb[a - 1] > b:
-                        lb[a] = lb[a - 1]
-                        cand[0, a] = cand[0, a - 1]
-                        a -= 1
-                    lb[a] = b
-                    cand[0, a] = k
-                    nf += 1
+                    ov = size / node_f[k, BW] if sorts_files else 0.0
+                    nf = _list_insert(lb, cand, nf, bound(policy, t_lb, ov, now, saturated, W), k)
     # The others yield their overhead size/BW_k: at least size over the largest bandwidth.
-    sorts_files = fid >= 0 and reads_overhead(policy)
     ov_least = size / cfg[C_BW_MAX] if sorts_files else 0.0
     best_score, best_k, best_case, best_t, best_tfile = INF, n, NONE, INF, INF
+    # The runner-up (an exactly scored node) and a floor under every other node's score.
+    sec_s, sec_k, floor = INF, n, INF
     fi, nset, tree_done = 0, 0, False
     while True:
         kn, b_tree = n, INF
         if not tree_done:
             # Least node of the tree that does not know the file.
             kn, key = av.least(tree, tc)
-            while kn < n and sorts_files and _bit(known, kn):
-                av.set_aside(tree, cols, tc, kn)
+            while kn < n and _bit(known, kn):
+                av.set_aside(tree, tkey, tc, kn)
                 cand[1, nset] = kn
                 nset += 1
                 kn, key = av.least(tree, tc)
@@ -186,47 +219,64 @@ def _choose(c, w, fid, size, saturated, cfg, node_f, held, mem, file_bits, base,
         b_list = lb[fi] if fi < nf else INF
         if b_list <= b_tree:
             if not b_list < INF or b_list > best_score:
+                floor = min(floor, b_list, b_tree)
                 break
             k, b = cand[0, fi], b_list
             fi += 1
         else:
             if b_tree > best_score:
+                floor = min(floor, b_list, b_tree)
                 break
             if b_tree == best_score and kn > best_k:
+                floor = min(floor, best_score)     # ties the search below may leave unscored
                 best_score, best_k, best_case, best_t, best_tfile = _search_below(
                     tc, ov_least, c, w, fid, size, sorts_files, saturated, best_score, best_k, best_case, best_t, best_tfile,
-                    cfg, node_f, held, mem, base, tails, cols, tree, node_i, cand_times, pos, core_iv, iv, plan,
+                    cfg, node_f, held, mem, base, tails, cols, tcols, tree, node_i, cand_times, pos, core_iv, iv, plan,
                     stack, known, buf, ints)
                 tree_done = True
                 continue
             k = kn
-            av.set_aside(tree, cols, tc, kn)
+            av.set_aside(tree, tkey, tc, kn)
             cand[1, nset] = kn
             nset += 1
             overhead = size / node_f[k, BW] if sorts_files else 0.0
-            b = bound(policy, av.at(cols[tc, k], now), overhead, now, saturated, W)
+            b = bound(policy, av.at(tkey[tc, k], now), overhead, now, saturated, W)
         if b > best_score or (b == best_score and k > best_k):
+            floor = min(floor, b)
             continue
         s, case, t, t_file = _score_node(k, c, w, fid, size, av.at(cols[tc, k], now), saturated, cfg, node_f, held,
                                          mem, base, tails, cols, node_i, cand_times, pos, core_iv, iv, plan, buf, ints)
-        if t < INF and (s < best_score or (s == best_score and k < best_k)):
+        if not t < INF:
+            continue
+        if s < best_score or (s == best_score and k < best_k):
+            if sec_k < n:
+                floor = min(floor, sec_s)
+            if best_k < n:
+                sec_s, sec_k = best_score, best_k
             best_score, best_k, best_case, best_t, best_tfile = s, k, case, t, t_file
             for p in range(c):
                 pos[1, p] = pos[0, p]
+        elif s < sec_s or (s == sec_s and k < sec_k):
+            if sec_k < n:
+                floor = min(floor, sec_s)
+            sec_s, sec_k = s, k
+        else:
+            floor = min(floor, s)
     for a in range(nset - 1, -1, -1):
-        av.put_back(tree, cols, tc, cand[1, a])
-    return best_score, best_k, best_case, best_t, best_tfile
+        av.put_back(tree, tkey, tc, cand[1, a])
+    return best_score, best_k, best_case, best_t, best_tfile, sec_s, sec_k, floor
 
 
 @njit
 def _search_below(tc, ov_least, c, w, fid, size, sorts_files, saturated, best_score, best_k, best_case, best_t,
-                  best_tfile, cfg, node_f, held, mem, base, tails, cols, tree, node_i, cand_times, pos, core_iv, iv,
+                  best_tfile, cfg, node_f, held, mem, base, tails, cols, tcols, tree, node_i, cand_times, pos, core_iv, iv,
                   plan, stack, known, buf, ints):
     """Depth-first over tree tc: every node of index below ``best_k`` whose
     bound does not exceed the best score is scored; returns the best found,
     starting from (best_score, best_k, ...) (pos[1] updated)."""
     n = node_f.shape[0]
     now, W, policy = cfg[C_NOW], cfg[C_W], int(cfg[C_POLICY])
+    tkey = tcols if cfg[C_BACKFILL] != 0 else cols
     leaves = tree.shape[1] // 2
     stack[0] = 1
     top = 1
@@ -254,10 +304,10 @@ def _search_below(tc, ov_least, c, w, fid, size, sorts_files, saturated, best_sc
             top += 2
             continue
         k = kmin
-        if sorts_files and _bit(known, k):
+        if _bit(known, k):
             continue
         overhead = size / node_f[k, BW] if sorts_files else 0.0
-        b = bound(policy, av.at(cols[tc, k], now), overhead, now, saturated, W)
+        b = bound(policy, av.at(tkey[tc, k], now), overhead, now, saturated, W)
         if b > best_score or (b == best_score and k > best_k):
             continue
         s, case, t, t_file = _score_node(k, c, w, fid, size, av.at(cols[tc, k], now), saturated, cfg, node_f, held,
@@ -272,11 +322,11 @@ def _search_below(tc, ov_least, c, w, fid, size, sorts_files, saturated, best_sc
 # ---- the standing plan ---------------------------------------------------------
 
 @inline
-def _reserve(k, c, t, w, now, backfilling, base, first_free, tails, cols, tree, node_i, cand_times, pos, core_iv, iv,
+def _reserve(k, c, t, w, now, backfilling, base, first_free, tails, cols, tcols, tree, node_i, cand_times, pos, core_iv, iv,
              ints):
     """Cores ``pos[1, :c]`` of node k taken over [t, t + w)."""
     if backfilling:
-        av.reserve_bf(k, c, t, w, now, base, first_free, tails, cols, tree, node_i, cand_times, pos, core_iv, iv,
+        av.reserve_bf(k, c, t, w, now, base, first_free, tails, cols, tcols, tree, node_i, cand_times, pos, core_iv, iv,
                       ints)
     else:
         av.reserve(k, c, t, w, now, base, cols, tree, node_i, cand_times, pos, ints)
@@ -318,7 +368,7 @@ def _unlink_all(k, node_i, plan, pf_bits, pf_count):
 
 
 @njit
-def _replay(k, now, backfilling, base, first_free, tails, cols, tree, node_i, cand_times, pos, core_iv, iv, plan,
+def _replay(k, now, backfilling, base, first_free, tails, cols, tcols, tree, node_i, cand_times, pos, core_iv, iv, plan,
             pos_plan, pf_bits, pf_count, ints, before_seq):
     """Node k's standing windows of jobs submitted before ``before_seq`` (its
     chain's head: the chain is in queue order) reserved again on its actual
@@ -333,14 +383,14 @@ def _replay(k, now, backfilling, base, first_free, tails, cols, tree, node_i, ca
                 break
             pos[1, p] = pos_plan[j, p]
             c += 1
-        _reserve(k, c, plan[j, START], plan[j, P_WALL], now, backfilling, base, first_free, tails, cols,
+        _reserve(k, c, plan[j, START], plan[j, P_WALL], now, backfilling, base, first_free, tails, cols, tcols,
                  tree, node_i, cand_times, pos, core_iv, iv, ints)
         _link(k, j, node_i, plan, pf_bits, pf_count)
         j = nxt
 
 
 @njit
-def _compact(backfilling, now, core_end, core_held, base, first_free, tails, cols, tree, node_i, cand_times, pos,
+def _compact(backfilling, now, core_end, core_held, base, first_free, tails, cols, tcols, tree, node_i, cand_times, pos,
              core_iv, iv, plan, pos_plan, pf_bits, pf_count, ints):
     """Every node reloaded and its standing windows reserved again: the
     backfilling intervals of nodes rebuilt since the last compaction are freed."""
@@ -348,11 +398,11 @@ def _compact(backfilling, now, core_end, core_held, base, first_free, tails, col
     heads = np.empty(n, dtype=np.int64)
     for k in range(n):
         heads[k] = node_i[k, HEAD]
-    av.load_all(backfilling, now, core_end, core_held, base, first_free, tails, core_iv, cols, tree, node_i,
+    av.load_all(backfilling, now, core_end, core_held, base, first_free, tails, core_iv, cols, tcols, tree, node_i,
                 cand_times, ints)
     for k in range(n):
         node_i[k, HEAD] = heads[k]
-        _replay(k, now, backfilling, base, first_free, tails, cols, tree, node_i, cand_times, pos, core_iv, iv, plan,
+        _replay(k, now, backfilling, base, first_free, tails, cols, tcols, tree, node_i, cand_times, pos, core_iv, iv, plan,
                 pos_plan, pf_bits, pf_count, ints, INF)
 
 
@@ -390,7 +440,7 @@ MAX_CHANGED = 64
 
 @njit
 def _walk(P, nd, now, saturation, busy_count, cfg, node_f, core_end, core_held, held, mem, file_bits, base,
-          first_free, tails, cols, tree, node_i, dset, cand_times, pos, core_iv, iv, plan, pos_plan, pf_bits, pf_count,
+          first_free, tails, cols, tcols, tree, node_i, dset, cand_times, pos, core_iv, iv, plan, pos_plan, pf_bits, pf_count,
           buf, out_f, out_i, out_pos, ints, q_cores, q_wall, q_file, q_size, q_slot, q_seq):
     """Walks the standing plan's jobs in queue order, giving each the
     reservation a full pass would give it; returns (r, starts, busy count,
@@ -430,6 +480,10 @@ def _walk(P, nd, now, saturation, busy_count, cfg, node_f, core_end, core_held, 
             return i, ndec, busy_count, nd
         s_i, t_i = plan[slot, P_SCORE], plan[slot, START]
         on_changed = node_i[b, CHANGED] != 0
+        # The runner-up kept from before: exact while its node is unchanged.
+        sec_s, sec_k, floor = plan[slot, P_S2], int(plan[slot, P_K2]), plan[slot, P_FLOOR]
+        if sec_k < 0 or node_i[sec_k, CHANGED] != 0:
+            sec_s, sec_k = INF, n            # a changed runner-up is scored again below
         # The best so far (m): the old reservation on an unchanged b, else b scored again.
         if on_changed:
             best_s, best_case, best_t, best_tf = _score_node(
@@ -447,7 +501,7 @@ def _walk(P, nd, now, saturation, busy_count, cfg, node_f, core_end, core_held, 
             k = dset[x]
             if k == b:
                 continue
-            t_lb = av.at(cols[c - 1, k], now)
+            t_lb = _t_lower(k, c - 1, w, backfilling, now, cols, tcols, tails)
             if not t_lb < INF:
                 continue
             ov = 0.0
@@ -455,29 +509,74 @@ def _walk(P, nd, now, saturation, busy_count, cfg, node_f, core_end, core_held, 
                 ov = size / node_f[k, BW]
             bk = bound(policy, t_lb, ov, now, saturated, W)
             if bk > best_s or (bk == best_s and k > best_k):
+                floor = min(floor, bk)
                 continue
             sk, case, t, t_file = _score_node(k, c, w, fid, size, t_lb, saturated, cfg, node_f, held, mem, base,
                                               tails, cols, node_i, cand_times, pos, core_iv, iv, plan, buf, ints)
-            if t < INF and (sk < best_s or (sk == best_s and k < best_k)):
+            if not t < INF:
+                continue
+            if sk < best_s or (sk == best_s and k < best_k):
+                if sec_k < n:
+                    floor = min(floor, sec_s)
+                if best_k < n:
+                    sec_s, sec_k = best_s, best_k
                 best_s, best_k, best_case, best_t, best_tf = sk, k, case, t, t_file
                 for p in range(c):
                     pos[1, p] = pos[0, p]
+            elif sk < sec_s or (sk == sec_s and k < sec_k):
+                if sec_k < n:
+                    floor = min(floor, sec_s)
+                sec_s, sec_k = sk, k
+            else:
+                floor = min(floor, sk)
         if not on_changed and best_k == b:
+            _runner_up(slot, sec_s, sec_k, floor, n, plan)
             continue                      # stays, its reservation already in b's rows
         if on_changed and (best_s > s_i or (best_s == s_i and best_k > b)):
-            return i, ndec, busy_count, nd    # b got dearer: an unchanged node may win
-        if not on_changed:
+            # b got dearer: every unchanged node but the runner-up scores at
+            # least the floor; the runner-up, if unchanged, exactly its score.
+            to_runner_up = (sec_k < n and node_i[sec_k, CHANGED] == 0
+                            and (sec_s < best_s or (sec_s == best_s and sec_k < best_k)))
+            top = sec_s if to_runner_up else best_s
+            if not top < floor:
+                return i, ndec, busy_count, nd    # an unchanged node may win
+            if to_runner_up:
+                if nd == MAX_CHANGED:
+                    return i, ndec, busy_count, nd
+                k2 = sec_k
+                head = node_i[k2, HEAD]
+                av.load(k2, backfilling, now, core_end, core_held, base, first_free, tails, core_iv, cols, tcols,
+                        tree, node_i, cand_times)
+                node_i[k2, HEAD] = head
+                _replay(k2, now, backfilling, base, first_free, tails, cols, tcols, tree, node_i, cand_times, pos,
+                        core_iv, iv, plan, pos_plan, pf_bits, pf_count, ints, float(q_seq[i]))
+                node_i[k2, CHANGED] = 1
+                dset[nd] = k2
+                nd += 1
+                s2, case2, t2, tf2 = _score_node(
+                    k2, c, w, fid, size, av.at(cols[c - 1, k2], now), saturated, cfg, node_f, held, mem, base, tails,
+                    cols, node_i, cand_times, pos, core_iv, iv, plan, buf, ints)
+                if s2 != sec_s or not t2 < INF:
+                    return i, ndec, busy_count, nd    # never trust a runner-up that moved
+                if best_k < n:
+                    floor = min(floor, best_s)
+                sec_s, sec_k = INF, n
+                best_s, best_k, best_case, best_t, best_tf = s2, k2, case2, t2, tf2
+                for p in range(c):
+                    pos[1, p] = pos[0, p]
+            ints[MOVED] += 1
+        elif not on_changed:
             # It leaves b: b's rows and windows keep only the earlier jobs'.
             if nd == MAX_CHANGED:
                 return i, ndec, busy_count, nd
             for p in range(c):
                 pos[2, p] = pos[1, p]
             head = node_i[b, HEAD]
-            av.load(b, backfilling, now, core_end, core_held, base, first_free, tails, core_iv, cols, tree, node_i,
-                    cand_times)
+            av.load(b, backfilling, now, core_end, core_held, base, first_free, tails, core_iv, cols, tcols, tree,
+                    node_i, cand_times)
             node_i[b, HEAD] = head
-            _replay(b, now, backfilling, base, first_free, tails, cols, tree, node_i, cand_times, pos, core_iv, iv,
-                    plan, pos_plan, pf_bits, pf_count, ints, float(q_seq[i]))
+            _replay(b, now, backfilling, base, first_free, tails, cols, tcols, tree, node_i, cand_times, pos, core_iv,
+                    iv, plan, pos_plan, pf_bits, pf_count, ints, float(q_seq[i]))
             node_i[b, CHANGED] = 1
             dset[nd] = b
             nd += 1
@@ -488,10 +587,11 @@ def _walk(P, nd, now, saturation, busy_count, cfg, node_f, core_end, core_held, 
                   and best_case == plan[slot, P_CASE] and _same_cores(pos, pos_plan, slot, c)):
             ints[MOVED] += 1
         k = best_k
-        _reserve(k, c, best_t, w, now, backfilling, base, first_free, tails, cols, tree, node_i, cand_times, pos,
+        _reserve(k, c, best_t, w, now, backfilling, base, first_free, tails, cols, tcols, tree, node_i, cand_times, pos,
                  core_iv, iv, ints)
         _record(slot, k, best_t, best_tf, best_s, best_case, saturated, w, fid, size, q_seq[i], c, now, pos, plan,
                 pos_plan)
+        _runner_up(slot, sec_s, sec_k, floor, n, plan)
         _link(k, slot, node_i, plan, pf_bits, pf_count)
         if best_t == now:
             if not node_i[k, BUSY]:
@@ -507,6 +607,15 @@ def _walk(P, nd, now, saturation, busy_count, cfg, node_f, core_end, core_held, 
                 out_pos[ndec, p] = pos[1, p]
             ndec += 1
     return P, ndec, busy_count, nd
+
+
+@inline
+def _runner_up(slot, sec_s, sec_k, floor, n, plan):
+    """What the walk needs when the job's node gets dearer: the exactly scored
+    runner-up (score, node; -1 none) and a floor under every other node."""
+    plan[slot, P_S2] = sec_s
+    plan[slot, P_K2] = sec_k if sec_k < n else -1
+    plan[slot, P_FLOOR] = floor
 
 
 @inline
@@ -542,7 +651,7 @@ def _record(slot, k, t, t_file, score_, case, saturated, w, fid, size, seq, c, n
 
 
 @njit
-def _drop_from(r, P, now, backfilling, base, first_free, tails, cols, tree, node_i, dset, nd, cand_times, pos,
+def _drop_from(r, P, now, backfilling, base, first_free, tails, cols, tcols, tree, node_i, dset, nd, cand_times, pos,
                core_iv, iv, plan, pos_plan, pf_bits, pf_count, core_end, core_held, ints, q_slot, q_seq):
     """Jobs r..P-1 lose their standing reservations: the unchanged nodes
     holding any of them are reloaded with only the reservations of jobs
@@ -563,16 +672,16 @@ def _drop_from(r, P, now, backfilling, base, first_free, tails, cols, tree, node
         k = dset[x]
         node_i[k, REBUILT] = 0
         head = node_i[k, HEAD]
-        av.load(k, backfilling, now, core_end, core_held, base, first_free, tails, core_iv, cols, tree, node_i,
+        av.load(k, backfilling, now, core_end, core_held, base, first_free, tails, core_iv, cols, tcols, tree, node_i,
                 cand_times)
         node_i[k, HEAD] = head
-        _replay(k, now, backfilling, base, first_free, tails, cols, tree, node_i, cand_times, pos, core_iv, iv, plan,
+        _replay(k, now, backfilling, base, first_free, tails, cols, tcols, tree, node_i, cand_times, pos, core_iv, iv, plan,
                 pos_plan, pf_bits, pf_count, ints, before)
 
 
 @njit
 def plan_pass(node_f, core_end, core_held, held, mem, file_bits,
-              base, first_free, tails, cols, tree, node_i, dset, cand_times, pos, core_iv, iv, plan, pos_plan, lb,
+              base, first_free, tails, cols, tcols, tree, node_i, dset, cand_times, pos, core_iv, iv, plan, pos_plan, lb,
               cand, stack, known, pf_bits, pf_count, buf, out_f, out_i, out_pos, smallest_left, ints, cfg,
               dirty, q_cores, q_wall, q_file, q_size, q_slot, q_seq, qlen, saturation, standing):
     """Plans the first ``qlen`` queued jobs on the standing plan; the starts are
@@ -605,12 +714,12 @@ def plan_pass(node_f, core_end, core_held, held, mem, file_bits,
         for i in range(qlen):
             total += q_cores[i]
         if backfilling and ints[IV_COUNT] + total > iv.shape[0]:
-            _compact(backfilling, now, core_end, core_held, base, first_free, tails, cols, tree, node_i, cand_times,
+            _compact(backfilling, now, core_end, core_held, base, first_free, tails, cols, tcols, tree, node_i, cand_times,
                      pos, core_iv, iv, plan, pos_plan, pf_bits, pf_count, ints)
         nd = _changed_nodes(node_f, node_i, dset, dirty, now, cfg[C_LAST_NOW], policy)
         for x in range(nd):
             _unlink_all(dset[x], node_i, plan, pf_bits, pf_count)
-            av.load(dset[x], backfilling, now, core_end, core_held, base, first_free, tails, core_iv, cols, tree,
+            av.load(dset[x], backfilling, now, core_end, core_held, base, first_free, tails, core_iv, cols, tcols, tree,
                     node_i, cand_times)
         for k in range(n):
             if node_i[k, BUSY]:
@@ -620,12 +729,12 @@ def plan_pass(node_f, core_end, core_held, held, mem, file_bits,
         first = P
         if nd > 0:
             first, ndec, busy_count, nd = _walk(P, nd, now, saturation, busy_count, cfg, node_f, core_end, core_held,
-                                                held, mem, file_bits, base, first_free, tails, cols, tree, node_i,
+                                                held, mem, file_bits, base, first_free, tails, cols, tcols, tree, node_i,
                                                 dset, cand_times, pos, core_iv, iv, plan, pos_plan, pf_bits, pf_count,
                                                 buf, out_f, out_i, out_pos, ints, q_cores, q_wall, q_file, q_size,
                                                 q_slot, q_seq)
         ints[DROPPED] += P - first
-        _drop_from(first, P, now, backfilling, base, first_free, tails, cols, tree, node_i, dset, nd, cand_times, pos,
+        _drop_from(first, P, now, backfilling, base, first_free, tails, cols, tcols, tree, node_i, dset, nd, cand_times, pos,
                    core_iv, iv, plan, pos_plan, pf_bits, pf_count, core_end, core_held, ints, q_slot, q_seq)
         for x in range(nd):
             node_i[dset[x], CHANGED] = 0
@@ -633,7 +742,7 @@ def plan_pass(node_f, core_end, core_held, held, mem, file_bits,
     else:
         for k in range(n):
             _unlink_all(k, node_i, plan, pf_bits, pf_count)
-        av.load_all(backfilling, now, core_end, core_held, base, first_free, tails, core_iv, cols, tree, node_i,
+        av.load_all(backfilling, now, core_end, core_held, base, first_free, tails, core_iv, cols, tcols, tree, node_i,
                     cand_times, ints)
         for i in range(qlen):
             plan[q_slot[i], P_NODE] = UNPLANNED
@@ -643,14 +752,14 @@ def plan_pass(node_f, core_end, core_held, held, mem, file_bits,
         ints[VALID] = 1
         first = 0
     return _place(first, qlen, ndec, busy_count, saturation, cfg, node_f, held, mem, file_bits, base, first_free,
-                  tails, cols, tree, node_i, cand_times, pos, core_iv, iv, plan, pos_plan, lb, cand, stack, known,
+                  tails, cols, tcols, tree, node_i, cand_times, pos, core_iv, iv, plan, pos_plan, lb, cand, stack, known,
                   pf_bits, pf_count, buf, out_f, out_i, out_pos, smallest_left, ints, q_cores, q_wall, q_file, q_size,
                   q_slot, q_seq)
 
 
 @njit
 def _place(first, qlen, ndec, busy_count, saturation, cfg, node_f, held, mem, file_bits, base, first_free, tails, cols,
-           tree, node_i, cand_times, pos, core_iv, iv, plan, pos_plan, lb, cand, stack, known, pf_bits, pf_count, buf,
+           tcols, tree, node_i, cand_times, pos, core_iv, iv, plan, pos_plan, lb, cand, stack, known, pf_bits, pf_count, buf,
            out_f, out_i, out_pos, smallest_left, ints, q_cores, q_wall, q_file, q_size, q_slot, q_seq):
     """Queued jobs first..qlen-1 placed in order on the rows (starts appended
     to out_* from ``ndec`` on); returns the count of starts."""
@@ -674,19 +783,20 @@ def _place(first, qlen, ndec, busy_count, saturation, cfg, node_f, held, mem, fi
         slot = q_slot[i]
         c, w, fid, size = q_cores[i], q_wall[i], q_file[i], q_size[i]
         saturated = busy_count / n >= saturation
-        best_score, best_k, best_case, best_t, best_tfile = _choose(
-            c, w, fid, size, saturated, cfg, node_f, held, mem, file_bits, base, tails, cols, tree, node_i,
+        best_score, best_k, best_case, best_t, best_tfile, sec_s, sec_k, floor = _choose(
+            c, w, fid, size, saturated, cfg, node_f, held, mem, file_bits, base, tails, cols, tcols, tree, node_i,
             cand_times, pos, core_iv, iv, plan, lb, cand, stack, known, pf_bits, buf, ints)
         if best_k == n:
             plan[slot, P_NODE] = NO_NODE
             continue
         k, t = best_k, best_t
         free_k = node_i[k, FREE]
-        _reserve(k, c, t, w, now, backfilling, base, first_free, tails, cols, tree, node_i, cand_times, pos, core_iv,
+        _reserve(k, c, t, w, now, backfilling, base, first_free, tails, cols, tcols, tree, node_i, cand_times, pos, core_iv,
                  iv, ints)
         free_now -= free_k - node_i[k, FREE]
         _record(slot, k, t, best_tfile, best_score, best_case, saturated, w, fid, size, q_seq[i], c, now, pos, plan,
                 pos_plan)
+        _runner_up(slot, sec_s, sec_k, floor, n, plan)
         _link(k, slot, node_i, plan, pf_bits, pf_count)
         if t == now:
             if not node_i[k, BUSY]:
@@ -706,8 +816,8 @@ def _place(first, qlen, ndec, busy_count, saturation, cfg, node_f, held, mem, fi
 
 @njit
 def place_new_jobs(node_f, core_end, core_held, held, mem, file_bits,
-                   base, first_free, tails, cols, tree, node_i, dset, cand_times, pos, core_iv, iv, plan, pos_plan, lb,
-                   cand, stack, known, pf_bits, pf_count, buf, out_f, out_i, out_pos, smallest_left, ints, cfg,
+                   base, first_free, tails, cols, tcols, tree, node_i, dset, cand_times, pos, core_iv, iv, plan,
+                   pos_plan, lb, cand, stack, known, pf_bits, pf_count, buf, out_f, out_i, out_pos, smallest_left, ints, cfg,
                    q_cores, q_wall, q_file, q_size, q_slot, q_seq, first, qlen, saturation):
     """The authors' submission pass (R2b): queued jobs first..qlen-1 placed on
     the rows as the passes since the last full one left them (no node
@@ -720,8 +830,8 @@ def place_new_jobs(node_f, core_end, core_held, held, mem, file_bits,
         # no full pass yet: the rows start from the actual state
         for k in range(n):
             _unlink_all(k, node_i, plan, pf_bits, pf_count)
-        av.load_all(backfilling, now, core_end, core_held, base, first_free, tails, core_iv, cols, tree, node_i,
-                    cand_times, ints)
+        av.load_all(backfilling, now, core_end, core_held, base, first_free, tails, core_iv, cols, tcols, tree,
+                    node_i, cand_times, ints)
         ints[VALID] = 1
     rows = first_free if backfilling else base
     busy_count = 0
@@ -743,7 +853,7 @@ def place_new_jobs(node_f, core_end, core_held, held, mem, file_bits,
         busy_count += busy
     ints[MAX_FREE] = -1
     return _place(first, qlen, 0, busy_count, saturation, cfg, node_f, held, mem, file_bits, base, first_free, tails,
-                  cols, tree, node_i, cand_times, pos, core_iv, iv, plan, pos_plan, lb, cand, stack, known, pf_bits,
+                  cols, tcols, tree, node_i, cand_times, pos, core_iv, iv, plan, pos_plan, lb, cand, stack, known, pf_bits,
                   pf_count, buf, out_f, out_i, out_pos, smallest_left, ints, q_cores, q_wall, q_file, q_size, q_slot,
                   q_seq)
 

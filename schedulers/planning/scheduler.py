@@ -21,13 +21,13 @@ when a pass runs and what it plans, and starts reservations between passes.
 """
 
 import math
+import time
 
 import numpy as np
-from procset import ProcSet
 
 from batloc.locality.staging import is_staging_job
 from batloc.schedulers.admission import Admission
-from batloc.schedulers.base import SchedulerBase
+from batloc.schedulers.base import SchedulerBase, procset_of
 from batloc.schedulers.boundary import OptionsError, warn, with_forced
 from batloc.schedulers.planning.job_queue import JobQueue, QueuedJob
 from batloc.schedulers.planning.options import SchedulerOptions
@@ -48,6 +48,7 @@ class PlanningScheduler(SchedulerBase):
         self.queue = JobQueue()
         self.events = 0
         self.clock = None
+        self.plan_cpu = 0.0       # CPU seconds in the planner (the rest of a pass commits its decisions)
 
     @classmethod
     def parse_options(cls, raw):
@@ -144,7 +145,14 @@ class PlanningScheduler(SchedulerBase):
         return False
 
     def schedule(self, now):
-        self.commit_all(self.planner.plan(now, self.queue), now)
+        self.commit_all(self.planned(lambda: self.planner.plan(now, self.queue)), now)
+
+    def planned(self, run):
+        """``run()``'s decisions, its CPU time counted as the planner's."""
+        c0 = time.thread_time()
+        decisions = run()
+        self.plan_cpu += time.thread_time() - c0
+        return decisions
 
     def commit_all(self, decisions, now):
         """Start the decided jobs (queue positions ``d.index``) and take them out of the queue."""
@@ -156,7 +164,7 @@ class PlanningScheduler(SchedulerBase):
         """Start ``d.job`` on its node and cores now: its load or wait, its execution, its window's end."""
         case, held, new_staging = self.state.start(d.job, d.node, d.positions, now, d.t_file)
         node = self.platform.nodes[d.node]
-        held.alloc = ProcSet(*(node.core_ids[p] for p in d.positions))
+        held.alloc = procset_of([node.core_ids[p] for p in d.positions.tolist()])
         self.decision_log.write(now, d.job.id, self.label, node.name, str(held.alloc), d.job.cores,
                                 self.state.windows[d.node][d.job.id].avail,
                                 d.job.file, d.job.size, case, held.staging, d.score)
@@ -191,6 +199,7 @@ class PlanningScheduler(SchedulerBase):
                                                  "mean_queue": float(q[m].mean())}
         return {"policy": self.label, "events": self.events, "passes": int(q.size),
                 "decision_seconds": float(dt.sum()), "max_queue": float(q.max()) if q.size else 0.0,
+                "decision_cpu_seconds": self.pass_cpu, "plan_cpu_seconds": self.plan_cpu,
                 "mean_pass_s": float(dt.mean()) if q.size else 0.0,
                 "jobs_scanned": self.planner.stats_jobs_scanned, "first_pass_seconds": self.first_pass_seconds,
                 "nodes_scored": self.planner.stats_nodes_scored,

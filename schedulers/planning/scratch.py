@@ -30,7 +30,9 @@ The rows hold the actual state plus every queued job's standing reservation
   case, LEM's saturation flag when it was placed and its walltime; and for
   the predictions (what ``squeue --start`` tells): its first planned start
   and the pass that made it (NaN until it is planned), and the planned start
-  it had before its latest placement; ``pos_plan[s]`` its cores (-1 after the last);
+  it had before its latest placement; the runner-up when it was placed (score
+  and node, an exact score on a node whose view has not changed since) and a
+  floor under every other node's score; ``pos_plan[s]`` its cores (-1 after the last);
 - choosing a node: bounds ``lb`` and candidates ``cand[0]`` (nodes set aside
   in ``cand[1]``), a search ``stack``, ``known`` (the nodes that know the
   job's file), ``pf_bits`` (the nodes each file is planned on: bits of
@@ -53,13 +55,13 @@ from collections import namedtuple
 
 import numpy as np
 
-Scratch = namedtuple("Scratch", ["base", "first_free", "tails", "cols", "tree", "node_i", "dset", "cand_times", "pos",
+Scratch = namedtuple("Scratch", ["base", "first_free", "tails", "cols", "tcols", "tree", "node_i", "dset", "cand_times", "pos",
                                  "core_iv", "iv", "plan", "pos_plan", "lb", "cand", "stack", "known", "pf_bits", "pf_count",
                                  "buf", "out_f", "out_i", "out_pos", "smallest_left", "ints", "cfg"])
 
 # Columns of node_i, plan (after flat_state's START..FILE), iv, buf, out_f, out_i; slots of cfg.
 FREE, BUSY, CHANGED, HEAD, TAIL, REBUILT = range(6)
-P_NEXT, P_SEQ, P_SCORE, P_NODE, P_CASE, P_SAT, P_WALL, P_FIRST, P_FIRST_AT, P_PREV = range(5, 15)
+P_NEXT, P_SEQ, P_SCORE, P_NODE, P_CASE, P_SAT, P_WALL, P_FIRST, P_FIRST_AT, P_PREV, P_S2, P_K2, P_FLOOR = range(5, 18)
 UNPLANNED, NO_NODE = -2.0, -1.0
 # plan[s, FILE] of a standing window whose file a pass placing only new jobs
 # does not see (the authors' simulator rebuilds its file view from started
@@ -100,9 +102,10 @@ def allocate(n, m, words, jobs, cores, files, memory_files):
     node_i[:, HEAD] = node_i[:, TAIL] = -1
     return Scratch(
         base=z((n, m)), first_free=z((n, m)), tails=z((n, 2 * m + 1)), cols=np.full((m, n + 1), np.inf),
+        tcols=np.full((m, n + 1), np.inf),
         tree=z((m, 2 * leaves(n), 2)), node_i=node_i, dset=z(n, dtype=i64),
         cand_times=z(m + jobs + 1), pos=z((3, m), dtype=i64),
-        core_iv=np.full((n, m), -1, dtype=i64), iv=z((2 * cores, 3)), plan=z((jobs, 15)),
+        core_iv=np.full((n, m), -1, dtype=i64), iv=z((2 * cores, 3)), plan=z((jobs, 18)),
         pos_plan=z((jobs, m), dtype=i64),
         lb=z(n), cand=z((2, n), dtype=i64), stack=z(2 * leaves(n).bit_length() + 4, dtype=i64),
         known=z(words, dtype=np.uint64), pf_bits=z((files, words), dtype=np.uint64),

@@ -181,9 +181,10 @@ class Clock:
     # ---- passes -------------------------------------------------------------
     def _timed(self, now, run):
         s = self.s
-        waiting, t0 = s.unstarted(), _time.perf_counter()
+        waiting, t0, c0 = s.unstarted(), _time.perf_counter(), _time.thread_time()
         run(now)
         done = _time.perf_counter()
+        s.pass_cpu += _time.thread_time() - c0
         s.pass_times.append((waiting, done - t0))
         if s.first_pass_seconds is None:
             s.first_pass_seconds = done - s.born
@@ -195,7 +196,7 @@ class Clock:
 
     def _full_pass(self, now):
         s = self.s
-        s.commit_all(s.planner.plan(now, s.queue), now)
+        s.commit_all(s.planned(lambda: s.planner.plan(now, s.queue)), now)
         self.due = []
         self._book(now, 0)
 
@@ -203,7 +204,7 @@ class Clock:
         s = self.s
         first = len(s.queue)
         self._flush_new_jobs()
-        s.commit_all(s.planner.plan_new(now, s.queue, first), now)
+        s.commit_all(s.planned(lambda: s.planner.plan_new(now, s.queue, first)), now)
         self._book(now, first)      # only new jobs started: the others keep their positions
 
     def _book(self, now, first):

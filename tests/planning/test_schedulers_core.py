@@ -19,7 +19,7 @@ def _pass(pv, held, now, backfilling):
     for node, pos, end in held:
         flat.hold(node, [pos], end)
     S = allocate(flat.n, flat.m, flat.words, 8, 64, 64, flat.mem_cap)
-    av.load_all(backfilling, now, flat.core_end, flat.core_held, S.base, S.first_free, S.tails, S.core_iv, S.cols,
+    av.load_all(backfilling, now, flat.core_end, flat.core_held, S.base, S.first_free, S.tails, S.core_iv, S.cols, S.tcols,
                 S.tree, S.node_i, S.cand_times, S.ints)
     return S
 
@@ -59,7 +59,7 @@ def test_backfill_window_must_fit_before_the_next_reservation():
     t = t_bf(2, 50.0)
     assert t == 100.0
     S.pos[1] = S.pos[0]
-    av.reserve_bf(0, 2, t, 50.0, 0.0, S.base, S.first_free, S.tails, S.cols, S.tree, S.node_i,
+    av.reserve_bf(0, 2, t, 50.0, 0.0, S.base, S.first_free, S.tails, S.cols, S.tcols, S.tree, S.node_i,
                   S.cand_times, S.pos, S.core_iv, S.iv, S.ints)       # both cores [100,150)
     S.node_i[0, HEAD], S.plan[0, END], S.plan[0, P_NEXT] = 0, 150.0, -1     # as the planner records it
     assert list(S.tails[0]) == [150.0, 150.0, 150.0, 150.0, 100.0]  # last ends, sorted, longest gap
