@@ -195,6 +195,61 @@ def _unused_bytes(k, fid, t, now, model, node_f, held, mem, node_i, plan, buf):
     return total
 
 
+@njit
+def ended_window_bytes(k, fid, t, now, node_f, held, mem, node_i, plan, buf):
+    """The authors' eviction penalty numerator (R11): bytes of the files other
+    than ``fid`` whose *last inserted* window on k ends by t. A file of started
+    jobs has one window, to the latest of their ends; a file whose last user
+    ended now, one ending now; each job planned in the pass inserts its own
+    window (the last one planned replaces the file's end, whichever ends later)."""
+    count = 0
+    for i in range(int(node_f[k, N_HELD])):
+        f = held[k, i, FILE]
+        if f < 0:
+            continue
+        e = held[k, i, END]
+        x = _find(buf, count, f)
+        if x < 0:
+            buf[count, B_FILE] = f
+            buf[count, B_SIZE] = held[k, i, SIZE]
+            buf[count, B_LAST] = e
+            count += 1
+        elif e > buf[x, B_LAST]:
+            buf[x, B_LAST] = e
+    for i in range(int(node_f[k, N_MEM])):
+        f = mem[k, i, M_FILE]
+        if mem[k, i, M_USERS] == 0 and mem[k, i, M_LAST] == now and _find(buf, count, f) < 0:
+            buf[count, B_FILE] = f
+            buf[count, B_SIZE] = mem[k, i, M_SIZE]
+            buf[count, B_LAST] = now
+            count += 1
+    j = node_i[k, HEAD]
+    while j >= 0:
+        f = plan[j, FILE]
+        if f >= 0:
+            x = _find(buf, count, f)
+            if x < 0:
+                x = count
+                buf[x, B_FILE] = f
+                buf[x, B_SIZE] = plan[j, SIZE]
+                count += 1
+            buf[x, B_LAST] = plan[j, END]
+        j = int(plan[j, P_NEXT])
+    total = 0.0
+    for i in range(count):
+        if buf[i, B_FILE] != fid and buf[i, B_LAST] <= t:
+            total += buf[i, B_SIZE]
+    return total
+
+
+@inline
+def _find(buf, count, f):
+    for i in range(count):
+        if buf[i, B_FILE] == f:
+            return i
+    return -1
+
+
 @inline
 def _has(buf, count, fid):
     for i in range(count):

@@ -15,7 +15,10 @@ free, and its clock: a pass only at a 30 s tick that sees a job end in
 that very second (every reservation planned again) or a submission (only
 the new jobs placed, on top of the standing plan), planned reservations
 starting on their own at their second in between, and the jobs running at
-t0 kept on their historical node.
+t0 kept on their historical node. Two more of its rules are options the
+profile leaves off (``eviction_penalty: "ended_windows"``, R11;
+``score_rounding: "truncate"``, R7): measured alone on the oracle input they
+move LEA's stretch away from the C simulator's (docs/reproduction.md).
 """
 
 from dataclasses import dataclass
@@ -35,6 +38,8 @@ INFLIGHT = ("to_load_end", "from_now")
 PASS_STOPS = ("never", "no_free_core", "job_exceeds_free_cores", "authors")
 TICK_EVENTS = ("since_last_tick", "same_second")
 SUBMISSION_PASSES = ("full", "new_jobs_only")
+PENALTIES = ("memory_model", "ended_windows")
+ROUNDINGS = ("none", "truncate")
 
 
 @dataclass(frozen=True)
@@ -81,6 +86,17 @@ class SchedulerOptions(FileOutputs):
     # node (an index in platform order) at its earliest availability,
     # outside any policy.
     pin_history_node: bool = False
+    # LEA's eviction penalty (LEO, LEM in their LEA form) counts the files the
+    # memory model holds at t_k and no job uses ("memory_model"), or, as the
+    # authors' simulator does (R11), the node's other files whose last
+    # inserted window ends by t_k: started jobs' (to their latest planned
+    # end), a file whose last user ended now, and jobs planned earlier in the
+    # pass ("ended_windows"; non-zero even under ``cache: strict``).
+    eviction_penalty: str = "memory_model"
+    # Scores compared as they are ("none"), or truncated to whole seconds
+    # first, as the authors' simulator stores them ("truncate", R7): nodes
+    # less than a second apart tie and the lowest index wins.
+    score_rounding: str = "none"
     # Plan every queued job at every pass, so that each has a predicted start
     # from its submission on (<prefix>_predictions.csv). Off, a pass stops
     # once no later job could start now: jobs further back get their first
@@ -131,7 +147,8 @@ class SchedulerOptions(FileOutputs):
             raise OptionsError(f"option 'queue_depth' must be an integer >= 0 (0 = the whole queue), "
                                f"got {self.queue_depth!r}")
         for name, allowed in (("inflight_overhead", INFLIGHT), ("pass_stop", PASS_STOPS),
-                              ("tick_events", TICK_EVENTS), ("submission_pass", SUBMISSION_PASSES)):
+                              ("tick_events", TICK_EVENTS), ("submission_pass", SUBMISSION_PASSES),
+                              ("eviction_penalty", PENALTIES), ("score_rounding", ROUNDINGS)):
             if getattr(self, name) not in allowed:
                 raise OptionsError(f"option {name!r} must be one of {', '.join(allowed)}, got {getattr(self, name)!r}")
         if self.ticks and self.queue_depth:

@@ -26,13 +26,14 @@ from typing import Optional
 import numpy as np
 
 from batloc.schedulers.planning import availability as av
-from batloc.schedulers.planning.file_outlook import CASE_NAMES, MODEL_CODES, NONE, WAIT, evaluate
+from batloc.schedulers.planning.file_outlook import (CASE_NAMES, MODEL_CODES, NONE, WAIT, ended_window_bytes,
+                                                     evaluate)
 from batloc.schedulers.planning.flat_state import (AVAIL, BW, END, FILE, MEM, MIN_END, MIN_LOADING, N_FREE, SIZE,
                                                    START)
 from batloc.schedulers.planning.formulas import CODES, LEA, LEM, bound, needs_penalty, reads_overhead, score
 from batloc.schedulers.planning.jit import inline, njit
-from batloc.schedulers.planning.scratch import (BUSY, C_BACKFILL, C_BW_MAX, C_INFLIGHT_FROM_NOW, C_LAST_NOW, C_WHOLE,
-                                                C_MODEL, C_NOW, C_PASS_STOP, C_POLICY, C_W, CHANGED, FREE, HEAD,
+from batloc.schedulers.planning.scratch import (BUSY, C_BACKFILL, C_BW_MAX, C_ENDED_WINDOWS, C_INFLIGHT_FROM_NOW,
+                                                C_LAST_NOW, C_TRUNCATE, C_WHOLE, C_MODEL, C_NOW, C_PASS_STOP, C_POLICY, C_W, CHANGED, FREE, HEAD,
                                                 IV_COUNT, MAX_FREE, NO_NODE, O_CASE, O_JOB, O_NODE, O_SCORE, O_START,
                                                 O_TFILE, P_CASE, P_FIRST, P_FIRST_AT, P_NEXT, P_FLOOR, P_K2, P_NODE, P_PREV,
                                                 P_S2, P_SAT, P_SCORE, P_SEQ, P_WALL, STOP_CODES, STOP_JOB_EXCEEDS,
@@ -114,10 +115,13 @@ def _score_node(k, cores, walltime, fid, size, lower, saturated, cfg, node_f, he
         return INF, NONE, INF, INF
     ints[SCORED] += 1
     if fid < 0:
-        return score(policy, t, 0.0, 0.0, now, saturated, W), NONE, t, t
+        return _cut(score(policy, t, 0.0, 0.0, now, saturated, W), cfg), NONE, t, t
     need = needs_penalty(policy, t, now, saturated)
-    case, t_file, overhead, pen_bytes = evaluate(k, fid, size, t, now, model, need, node_f, held, mem, node_i,
-                                                 plan, buf)
+    ended = cfg[C_ENDED_WINDOWS] != 0
+    case, t_file, overhead, pen_bytes = evaluate(k, fid, size, t, now, model, need and not ended, node_f, held, mem,
+                                                 node_i, plan, buf)
+    if need and ended:
+        pen_bytes = ended_window_bytes(k, fid, t, now, node_f, held, mem, node_i, plan, buf)
     if case == WAIT and cfg[C_INFLIGHT_FROM_NOW] != 0:
         # the authors' simulator: what is left of the load counted from now, not from t_k
         overhead = t_file - now
@@ -125,7 +129,18 @@ def _score_node(k, cores, walltime, fid, size, lower, saturated, cfg, node_f, he
     pen = 0.0
     if need and pen_bytes != 0.0:
         pen = pen_bytes * size / node_f[k, MEM] / node_f[k, BW]
-    return score(policy, t, overhead, pen, now, saturated, W), case, t, t_file
+    return _cut(score(policy, t, overhead, pen, now, saturated, W), cfg), case, t, t_file
+
+
+@inline
+def _cut(x, cfg):
+    """A score or bound as the pass compares it: truncated to whole seconds
+    with ``score_rounding: "truncate"`` (R7: the authors' simulator keeps
+    scores as integers, so nodes less than a second apart tie, the lowest
+    index winning); truncation keeps every bound below its scores."""
+    if cfg[C_TRUNCATE] != 0 and x < INF:
+        return np.floor(x)
+    return x
 
 
 @inline
@@ -189,7 +204,7 @@ def _choose(c, w, fid, size, saturated, cfg, node_f, held, mem, file_bits, base,
                 bits &= bits - np.uint64(1)
                 t_lb = _t_lower(k, tc, w, backfilling, now, cols, tcols, tails)
                 if t_lb < INF:
-                    nf = _list_insert(lb, cand, nf, bound(policy, t_lb, 0.0, now, saturated, W), k)
+                    nf = _list_insert(lb, cand, nf, _cut(bound(policy, t_lb, 0.0, now, saturated, W), cfg), k)
     if backfilling:
         for k in range(n):
             if not av.longer_than_gaps(w, k, tails) and not _bit(known, k):
@@ -197,7 +212,7 @@ def _choose(c, w, fid, size, saturated, cfg, node_f, held, mem, file_bits, base,
                 t_lb = av.at(cols[tc, k], now)
                 if t_lb < INF:
                     ov = size / node_f[k, BW] if sorts_files else 0.0
-                    nf = _list_insert(lb, cand, nf, bound(policy, t_lb, ov, now, saturated, W), k)
+                    nf = _list_insert(lb, cand, nf, _cut(bound(policy, t_lb, ov, now, saturated, W), cfg), k)
     # The others yield their overhead size/BW_k: at least size over the largest bandwidth.
     ov_least = size / cfg[C_BW_MAX] if sorts_files else 0.0
     best_score, best_k, best_case, best_t, best_tfile = INF, n, NONE, INF, INF
@@ -215,7 +230,7 @@ def _choose(c, w, fid, size, saturated, cfg, node_f, held, mem, file_bits, base,
                 nset += 1
                 kn, key = av.least(tree, tc)
             if kn < n and key < INF:
-                b_tree = bound(policy, av.at(key, now), ov_least, now, saturated, W)
+                b_tree = _cut(bound(policy, av.at(key, now), ov_least, now, saturated, W), cfg)
         b_list = lb[fi] if fi < nf else INF
         if b_list <= b_tree:
             if not b_list < INF or b_list > best_score:
@@ -240,7 +255,7 @@ def _choose(c, w, fid, size, saturated, cfg, node_f, held, mem, file_bits, base,
             cand[1, nset] = kn
             nset += 1
             overhead = size / node_f[k, BW] if sorts_files else 0.0
-            b = bound(policy, av.at(tkey[tc, k], now), overhead, now, saturated, W)
+            b = _cut(bound(policy, av.at(tkey[tc, k], now), overhead, now, saturated, W), cfg)
         if b > best_score or (b == best_score and k > best_k):
             floor = min(floor, b)
             continue
@@ -296,7 +311,7 @@ def _search_below(tc, ov_least, c, w, fid, size, sorts_files, saturated, best_sc
         kmin, key = int(tree[tc, i, 1]), tree[tc, i, 0]
         if kmin >= n or not key < INF:
             continue
-        if bound(policy, av.at(key, now), ov_least, now, saturated, W) > best_score:
+        if _cut(bound(policy, av.at(key, now), ov_least, now, saturated, W), cfg) > best_score:
             continue
         if i < leaves:
             stack[top] = 2 * i + 1
@@ -307,7 +322,7 @@ def _search_below(tc, ov_least, c, w, fid, size, sorts_files, saturated, best_sc
         if _bit(known, k):
             continue
         overhead = size / node_f[k, BW] if sorts_files else 0.0
-        b = bound(policy, av.at(tkey[tc, k], now), overhead, now, saturated, W)
+        b = _cut(bound(policy, av.at(tkey[tc, k], now), overhead, now, saturated, W), cfg)
         if b > best_score or (b == best_score and k > best_k):
             continue
         s, case, t, t_file = _score_node(k, c, w, fid, size, av.at(cols[tc, k], now), saturated, cfg, node_f, held,
@@ -507,7 +522,7 @@ def _walk(P, nd, now, saturation, busy_count, cfg, node_f, core_end, core_held, 
             ov = 0.0
             if sorts_files and not (_has_bit(file_bits, fid, k) or _has_bit(pf_bits, fid, k)):
                 ov = size / node_f[k, BW]
-            bk = bound(policy, t_lb, ov, now, saturated, W)
+            bk = _cut(bound(policy, t_lb, ov, now, saturated, W), cfg)
             if bk > best_s or (bk == best_s and k > best_k):
                 floor = min(floor, bk)
                 continue
@@ -877,10 +892,14 @@ class Planner:
         self.ticks = opts.ticks
         self.whole_queue = bool(opts.predictions) or self.ticks
         self.inflight_from_now = opts.inflight_overhead == "from_now"
+        self.ended_windows = opts.eviction_penalty == "ended_windows"
+        self.truncate = opts.score_rounding == "truncate"
         self.pass_stop = STOP_CODES[opts.pass_stop_for(policy_name)]
         # Those rules read now in scores the walk assumes time-free (waits
-        # counted from now) or end a pass at a job: every pass plans from scratch.
-        self.standing = not (self.inflight_from_now or self.pass_stop != STOP_NEVER or self.ticks)
+        # counted from now, files whose last user ended now) or end a pass at
+        # a job: every pass plans from scratch.
+        self.standing = not (self.inflight_from_now or self.ended_windows or self.pass_stop != STOP_NEVER
+                             or self.ticks)
         self._scratch = None
         self._room = (0, 0, 0, 0)
         self._last_now = -np.inf
@@ -947,7 +966,8 @@ class Planner:
             return []
         S, f = self._prepare(queue)
         S.cfg[:] = (now, self.W, f.bw_max, self.policy, self.model, self.backfilling, self.inflight_from_now,
-                    self.pass_stop, self._last_now, self.whole_queue)
+                    self.pass_stop, self._last_now, self.whole_queue, self.ended_windows,
+                    self.truncate)
         ndec = plan_pass(*f.arrays(), *S, f.take_dirty(), *queue.arrays(), qlen, self.saturation, self.standing)
         self._last_now = now
         if self.ticks:
@@ -962,7 +982,8 @@ class Planner:
             return []
         S, f = self._prepare(queue)
         S.cfg[:] = (now, self.W, f.bw_max, self.policy, self.model, self.backfilling, self.inflight_from_now,
-                    self.pass_stop, self._last_now, self.whole_queue)
+                    self.pass_stop, self._last_now, self.whole_queue, self.ended_windows,
+                    self.truncate)
         f.take_dirty()                  # what changed since stays unseen until the next full pass
         ndec = place_new_jobs(*f.arrays(), *S, *queue.arrays(), first, len(queue), self.saturation)
         self._last_now = now

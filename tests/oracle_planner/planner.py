@@ -118,6 +118,7 @@ class Planner:
         t_exact, max_free_now = avail.t_exact, avail.max_free_now
         inf = np.inf
         from_now = st.options.inflight_overhead == "from_now"
+        ended_windows = st.options.eviction_penalty == "ended_windows"
         stop = st.options.pass_stop_for(policy.name)
         free_total = int(avail.free_now.sum())
 
@@ -170,7 +171,7 @@ class Planner:
                             o = outlooks.get(k)
                             if o is None:
                                 o = outlooks[k] = FileOutlook(caches[k], list(windows[k].values()),
-                                                              planned.get(k, ()), now)
+                                                              planned.get(k, ()), now, ended_windows)
                             # The eviction penalty is the costly part; skip it where the
                             # policy's score at this t_k ignores it (LEO, LEM).
                             need_pen = uses_penalty and (penalty_counts is None or penalty_counts(ctx, t))

@@ -19,6 +19,7 @@ class Policy:
 
     def __init__(self, name, opts):
         self.name, self.W, self.saturation = name, opts.W, opts.saturation
+        self.truncate = opts.score_rounding == "truncate"
         self.uses_penalty = name in ("LEA", "LEO", "LEM")
         if name == "LEO":
             self.penalty_counts = lambda ctx, t_k: t_k != ctx.now
@@ -31,6 +32,10 @@ class Policy:
         return t_k + self.W * overhead + penalty
 
     def score(self, ctx, t_k, overhead, penalty):
+        s = self._score(ctx, t_k, overhead, penalty)
+        return np.floor(s) if self.truncate else s      # R7: whole seconds (inf stays inf)
+
+    def _score(self, ctx, t_k, overhead, penalty):
         if self.name == "FCFS":
             return t_k
         if self.name == "EFT":

@@ -6,7 +6,8 @@ decisions (the decision log: time, job, node, cores, case, score...). The
 inputs cover the ten variants, the three memory models, event-driven and
 periodic passes, heterogeneous nodes, LEM's saturation share, queue_depth,
 and the authors profile's rules (waits counted from now, the pass stopping at
-the first job that needs more cores than are free).
+the first job that needs more cores than are free, LEA's penalty over ended
+windows, the authors' clock).
 """
 
 import pytest
@@ -33,10 +34,12 @@ INPUTS = {
                                                        "pass_stop": "job_exceeds_free_cores", **NO_CLOCK}),
     # the authors' clock: full passes at ticks seeing an end, new jobs placed on
     # the standing plan at ticks seeing a submission, reservations starting on their own
-    "authors-clock": (dict(seed=17, hours=12.0, clock=60), {}, {"profile": "authors", "scheduling_period": 60}),
+    "authors-clock": (dict(seed=17, hours=12.0, clock=60), {}, {
+        "profile": "authors", "scheduling_period": 60, "eviction_penalty": "ended_windows",
+        "score_rounding": "truncate"}),
     "authors-clock-lru": (dict(seed=18, hours=12.0, clock=60), dict(hetero=True), {
         "profile": "authors", "scheduling_period": 60, "cache": "lru", "inflight_overhead": "to_load_end",
-        "tick_events": "since_last_tick"}),
+        "tick_events": "since_last_tick", "eviction_penalty": "memory_model"}),
 }
 
 
