@@ -1,7 +1,7 @@
-"""Issue 16: batloc against the authors' C simulator on the oracle input.
+"""Issues 16 and 19: batloc against the authors' C simulator on the oracle input.
 
-Runs the engine + a batloc scheduler on ``oracle-s2.json`` (platforms/rackham.xml)
-for the chosen variants and scheduler options, then prints, per variant, batloc
+Runs the engine + a batloc scheduler on the oracle workload (platforms/rackham.xml)
+for the chosen variants (default: all ten) and scheduler options, then prints, per variant, batloc
 beside the authors' ``aggregates.csv``: total transfer, total wait for another
 job's load, their sum (the paper's "time spent waiting for a file"), mean stretch
 over evaluated jobs, their relative differences, and the share of evaluated jobs
@@ -9,6 +9,7 @@ whose per-job transfer + wait equals the authors' (to the second: the C simulato
 counts whole seconds). docs/authors-simulator.md says what the C model does.
 
     python benchmarks/oracle.py [--variants fcfs lea] [--options JSON] [--keep DIR [--reuse]]
+    python benchmarks/oracle.py --parallel 1 --options '{"profile": "authors"}'   # docs/reproduction.md
 
 The oracle folder is ``$BATLOC_ORACLE``, else ``../shared/data/oracle`` relative to the
 repository's root. Skips (exit 0) when it is absent. The workload run is the
@@ -92,7 +93,8 @@ def run_one(variant, platform, workload, out, options, reuse, oracle_dir):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--variants", nargs="+", default=["fcfs"], choices=VARIANTS)
+    ap.add_argument("--variants", nargs="+", default=VARIANTS, choices=VARIANTS,
+                    help="default: all ten")
     ap.add_argument("--options", type=json.loads, default={},
                     help='scheduler options as JSON, e.g. \'{"scheduling_period": 30}\' (default: the paper\'s)')
     ap.add_argument("--oracle", default=ORACLE, help=f"oracle folder (default {ORACLE}, or $BATLOC_ORACLE)")
