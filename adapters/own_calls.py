@@ -2,14 +2,18 @@
 
 Two things wait for such a call: EXECUTE_JOBs that the wrapped scheduler
 dated in the future (checked against the node memories when they are due,
-not when sent), and the JOB_COMPLETED notices telling the wrapped scheduler
-that the proxy rejected one of its executions (it can only learn that in a
-later message). The proxy's calls are counted per instant, so that a call
+not when sent), and the notices telling the wrapped scheduler that the proxy
+rejected one of its executions (a JOB_COMPLETED) or ended, as rejected in the
+engine, a job it killed while its file was still loading (a JOB_KILLED): it
+can only learn that in a later message, 1 µs later. The proxy's calls are counted per instant, so that a call
 the wrapped scheduler asked for at the same instant still reaches it.
 No sockets here, as in ``relay``.
 """
 
 import heapq
+
+
+NEXT_INSTANT = 1e-6
 
 
 def time_key(t):
@@ -21,7 +25,7 @@ class OwnCalls:
     def __init__(self):
         self.deferred = []      # heap of (time key, seq, EXECUTE_JOB)
         self.asked = {}         # time key -> calls asked for and not received yet
-        self.failures = []      # JOB_COMPLETED for the wrapped scheduler, shown at the next own call
+        self.failures = []      # JOB_COMPLETED / JOB_KILLED for the wrapped scheduler, shown at the next own call
         self._seq = 0
 
     def _ask(self, t, now):
@@ -34,10 +38,12 @@ class OwnCalls:
         heapq.heappush(self.deferred, (time_key(t), self._seq, execute))
         return self._ask(t, now)
 
-    def notify_failure(self, completed, now):
-        """Show the wrapped scheduler `completed` (a JOB_COMPLETED) at a call now; returns its CALL_ME_LATER."""
-        self.failures.append(completed)
-        return self._ask(now, now)
+    def notify_later(self, event, now):
+        """Show the wrapped scheduler `event` (a JOB_COMPLETED or JOB_KILLED of a job the engine never ran)
+        at the protocol's next instant, 1 µs on (times have six decimals; Batsim 4.2.1 refuses a call for
+        now); returns its CALL_ME_LATER."""
+        self.failures.append(event)
+        return self._ask(time_key(now + NEXT_INSTANT), now)
 
     def received(self, now):
         """A REQUESTED_CALL at `now`: None if the wrapped scheduler asked for it, else the events to show it."""

@@ -31,7 +31,8 @@ from .errors import ProxyError
 from .own_calls import OwnCalls, time_key
 from .staging_state import StagingState
 
-_TERMINAL = ("COMPLETED_KILLED", "COMPLETED_FAILED", "COMPLETED_SUCCESSFULLY", "COMPLETED_WALLTIME_REACHED")
+_TERMINAL = ("COMPLETED_KILLED", "COMPLETED_FAILED", "COMPLETED_SUCCESSFULLY", "COMPLETED_WALLTIME_REACHED",
+             "REJECTED")
 
 
 def _names_jobs(data):
@@ -54,7 +55,6 @@ class Relay:
         self.static_done = False
         self.sched_finished = False    # the wrapped scheduler's own registration_finished
         self.registration_finished = False
-        self.killed_held = {}          # job id -> profile, killed before its EXECUTE_JOB reached the engine
         self.calls = OwnCalls()        # future-dated EXECUTE_JOBs, failure notices
         self.profiles = {}             # job id -> profile name (for JOB_KILLED progress)
         self.ended = False
@@ -96,7 +96,6 @@ class Relay:
                 self.open_jobs.add(job_id)
                 self.profiles[job_id] = job.get("profile")
             elif etype == "JOB_KILLED":
-                e = self._complete_kill_progress(e)
                 for job_id in e["data"].get("job_ids", []):
                     self._end(job_id)
             elif etype == "REQUESTED_CALL":
@@ -124,7 +123,7 @@ class Relay:
         if not forward:
             return None
         if not touched and len(forward) == len(msg["events"]) and not any(
-                f["type"] in ("SIMULATION_BEGINS", "JOB_KILLED") for f in forward):
+                f["type"] == "SIMULATION_BEGINS" for f in forward):
             return msg   # unchanged: the caller may forward the engine's own bytes
         return {"now": now, "events": forward}
 
@@ -161,18 +160,6 @@ class Relay:
         self.profiles.pop(job_id, None)
         self.state.ended(job_id, self.now)
 
-    def _complete_kill_progress(self, e):
-        # Held jobs were never running in the engine, whose JOB_KILLED therefore
-        # lacks their progress; pybatsim reads job_progress[id] for every id.
-        data = e.get("data") or {}
-        ids = [j for j in data.get("job_ids", []) if j in self.killed_held]
-        if not ids:
-            return e
-        progress = dict(data.get("job_progress") or {})
-        for j in ids:
-            progress.setdefault(j, {"profile": self.killed_held.pop(j), "progress": 0.0})
-        return dict(e, data=dict(data, job_progress=progress))
-
     # ---- scheduler -> engine ----------------------------------------------------
     def to_engine(self, reply):
         """The reply for the engine: released EXECUTE_JOBs, then the scheduler's events, checked."""
@@ -203,7 +190,11 @@ class Relay:
                 self._end(data.get("job_id"))
                 out.append(e)
             elif etype == "CHANGE_JOB_STATE" and data.get("job_state") in _TERMINAL:
-                self._end(data.get("job_id"))
+                if self.state.is_held(data["job_id"]):
+                    # running for the wrapped scheduler, never started in the engine: Batsim 4.2.1
+                    # lets such a job only become REJECTED
+                    e = dict(e, data=dict(data, job_state="REJECTED"))
+                self._end(data["job_id"])
                 out.append(e)
             elif etype == "SET_RESOURCE_STATE":
                 what = f"SET_RESOURCE_STATE at t={now:.6f}"
@@ -261,7 +252,7 @@ class Relay:
             data = e["data"]
             self._end(data["job_id"])
             print(f"batloc-stage-proxy: {reason}", file=sys.stderr, flush=True)
-            call = self.calls.notify_failure({"timestamp": now, "type": "JOB_COMPLETED", "data": {
+            call = self.calls.notify_later({"timestamp": now, "type": "JOB_COMPLETED", "data": {
                 "job_id": data["job_id"], "job_state": "COMPLETED_FAILED", "return_code": 1,
                 "kill_reason": "", "alloc": inner["data"].get("alloc", "")}}, now)
             return [{"timestamp": now, "type": "REJECT_JOB", "data": {"job_id": data["job_id"]}}, call]
@@ -276,16 +267,20 @@ class Relay:
 
     def _kill(self, e, now):
         data = e.get("data") or {}
-        out = []
-        for job_id in data["job_ids"]:
-            if self.state.is_held(job_id):
-                # Still waiting for its file: the engine has not started it, so end it
-                # there as killed; the engine's JOB_KILLED is completed in from_engine.
-                self.killed_held[job_id] = self.profiles.get(job_id)
-                out.append({"timestamp": now, "type": "CHANGE_JOB_STATE",
-                            "data": {"job_id": job_id, "job_state": "COMPLETED_KILLED"}})
+        out, held = [], [j for j in data["job_ids"] if self.state.is_held(j)]
+        if held:
+            # Still waiting for its file: the engine never started it, and Batsim 4.2.1 refuses to kill
+            # (or "complete") a job that did not run, so it is rejected there; the wrapped scheduler
+            # learns of its kill from the proxy, at the protocol's next instant.
+            progress = {j: {"profile": self.profiles.get(j), "progress": 0.0} for j in held}
+            for job_id in held:
+                out.append({"timestamp": now, "type": "REJECT_JOB", "data": {"job_id": job_id}})
                 self._end(job_id)
-        out.append(e)
+            out.append(self.calls.notify_later({"timestamp": now, "type": "JOB_KILLED", "data": {
+                "job_ids": held, "job_progress": progress}}, now))
+        rest = [j for j in data["job_ids"] if j not in held]
+        if rest or not held:
+            out.append(dict(e, data=dict(data, job_ids=rest)) if held else e)
         return out
 
     def _maybe_finish_registration(self, now):

@@ -31,6 +31,10 @@ def parse_args(argv):
                    help="keep dynamic profiles after their first job ends")
     p.add_argument("--forward-profiles-on-submission", action="store_true",
                    help="attach the job's profile to JOB_SUBMITTED")
+    p.add_argument("--lenient-call-me-later", action="store_true",
+                   help="call a scheduler now when its CALL_ME_LATER asks for a time not in the future, with "
+                        "one warning, instead of stopping the run as Batsim 4.2.1 does (for schedulers written "
+                        "against batloc before it followed Batsim here)")
     p.add_argument("--ready-timeout", type=timeout_seconds, default=30.0,
                    help="seconds to wait for a ZeroMQ scheduler to be there and answer first; once its ZeroMQ "
                         "handshake is done, the reply timeout applies (default: 30; 0: no limit)")
@@ -114,7 +118,8 @@ def _prepare(args, stop, sg, engine, platform, workloads):
     gc.set_threshold(50_000, 50, 100)
     options = SimpleNamespace(
         dynamic_jobs=args.enable_dynamic_jobs, ack_dynamic=args.acknowledge_dynamic_jobs,
-        profile_reuse=args.enable_profile_reuse, forward_profiles=args.forward_profiles_on_submission)
+        profile_reuse=args.enable_profile_reuse, forward_profiles=args.forward_profiles_on_submission,
+        lenient_calls=args.lenient_call_me_later)
     nb_static = sum(len(w.jobs) for w in workloads)
     horizon = max((j.subtime for w in workloads for j in w.jobs), default=0.0)
     progress = None

@@ -5,8 +5,6 @@ applies; anything the engine cannot do is an `EngineError` naming the event,
 the job and the field at fault.
 """
 
-import sys
-
 from .checks import integer, number, shown, string, walltime
 from .errors import EngineError
 from .profiles import check_profile, phases
@@ -132,16 +130,23 @@ class DecisionHandlers:
             if job.state == "RUNNING":
                 progress[job.id] = {"profile": job.profile, "progress": self.progress_of(job)}
                 self.end_job(job, "COMPLETED_KILLED", -1, announce=False)
-            elif job.state == "SUBMITTED":
-                print(f"batloc-batsim: warning: KILL_JOB of {job.id!r}, which has not started; ignored",
-                      file=sys.stderr)
+            elif job.state in ("SUBMITTED", "REJECTED"):
+                raise EngineError(f"KILL_JOB at t={self.now:.6f}: job {job.id!r} has not started, it is {job.state} "
+                                  "(Batsim 4.2.1 refuses it too: only a job that ran can be killed; REJECT_JOB ends "
+                                  "a waiting one)")
         self.emit("JOB_KILLED", {"job_ids": list(ids), "job_progress": progress})
 
     def on_call_me_later(self, data):
-        ts = number(data.get("timestamp"), "timestamp", f"CALL_ME_LATER at t={self.now:.6f}", maximum=HORIZON)
-        if ts < self.now:
-            self.warn_once("past call", f"CALL_ME_LATER at t={self.now:.6f} asks for t={ts:.6f}, which is "
-                                        "already reached: called now, as Batsim does")
+        where = f"CALL_ME_LATER at t={self.now:.6f}"
+        ts = number(data.get("timestamp"), "timestamp", where, maximum=HORIZON)
+        if ts <= self.now:
+            # Batsim 4.2.1 aborts here (server.cpp: "You asked to be awaken in the past!"); a call
+            # for now would also let a scheduler loop at one instant.
+            if not self.opt.lenient_calls:
+                raise EngineError(f"{where} asks to be called at t={ts:.6f}, which is not in the future "
+                                  "(Batsim 4.2.1 refuses it; --lenient-call-me-later calls such a scheduler now)")
+            self.warn_once("past call", f"{where} asks for t={ts:.6f}, which is not in the future: called now "
+                                        "(--lenient-call-me-later; Batsim 4.2.1 refuses it)")
         self.push(max(ts, self.now), CALL)
 
     def on_register_profile(self, data):
@@ -203,20 +208,20 @@ class DecisionHandlers:
     def on_change_job_state(self, data):
         job = self.job_named(data.get("job_id"), "change the state of")
         state = data.get("job_state")
+        where = f"CHANGE_JOB_STATE of {job.id!r} at t={self.now:.6f}"
         if state not in JOB_STATES:
-            raise EngineError(f"CHANGE_JOB_STATE of {job.id!r} at t={self.now:.6f}: unknown job_state {shown(state)} "
-                              f"(Batsim's: {', '.join(JOB_STATES)})")
-        if job.state in ("SUBMITTED", "RUNNING") and state in ("COMPLETED_KILLED", "COMPLETED_FAILED",
-                                                              "COMPLETED_SUCCESSFULLY"):
-            if job.state == "RUNNING":
-                self.end_job(job, state, -1, announce=False)
-            else:
-                job.start = job.finish = self.now
-                job.state = state
-                self.finish_bookkeeping(job)
+            raise EngineError(f"{where}: unknown job_state {shown(state)} (Batsim's: {', '.join(JOB_STATES)})")
+        # Batsim 4.2.1 (server.cpp) allows only these two changes and aborts on any other
+        if job.state == "SUBMITTED" and state == "REJECTED":
+            job.state = "REJECTED"
+            self.finish_bookkeeping(job)
+        elif job.state == "RUNNING" and state.startswith("COMPLETED_"):
+            self.end_job(job, state, -1, announce=False)   # Batsim lets its work go on (contract §4)
+        else:
+            raise EngineError(f"{where}: {job.state} -> {state} (Batsim 4.2.1 refuses it too: a waiting job can "
+                              "only become REJECTED, a running one COMPLETED_*)")
 
     def on_set_resource_state(self, data):
-        # No power model: acknowledge so that schedulers waiting for it go on.
         where = f"SET_RESOURCE_STATE at t={self.now:.6f}"
         resources, state = data.get("resources"), data.get("state")
         try:
@@ -225,14 +230,17 @@ class DecisionHandlers:
             raise EngineError(f"{where}: {e}") from None
         if isinstance(state, bool) or not isinstance(state, (str, int)):
             raise EngineError(f"{where}: state must be a power state number, got {shown(state)}")
-        self.emit("RESOURCE_STATE_CHANGED", {"resources": resources, "state": str(state)})
+        raise EngineError(f"{where}: the engine has no power model (Batsim 4.2.1 refuses power state "
+                          "changes too, unless run with --energy)")
 
     def on_query(self, data):
         requests = data.get("requests")
-        if not isinstance(requests, dict):
-            raise EngineError(f"QUERY at t={self.now:.6f}: requests must be an object, got {shown(requests)}")
-        if "consumed_energy" in requests:
-            self.emit("ANSWER", {"consumed_energy": 0.0})
+        if not isinstance(requests, dict) or not requests:
+            raise EngineError(f"QUERY at t={self.now:.6f}: requests must be a non-empty object, got {shown(requests)}")
+        # Batsim 4.2.1 knows only consumed_energy, and answers it only when run with --energy
+        raise EngineError(f"QUERY at t={self.now:.6f}: {', '.join(map(shown, requests))}: the engine has no energy "
+                          "model and answers no query (Batsim 4.2.1 refuses a query too, unless run with --energy "
+                          "and asking for consumed_energy)")
 
     def require_dynamic(self, what):
         if not self.opt.dynamic_jobs:

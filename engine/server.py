@@ -30,6 +30,11 @@ from .checks import number, shown
 from .protocol import decode, encode, simulation_begins
 from .timers import CALL, DEFERRED, FIRST_SUBMISSION, HORIZON, INF, PHASE_END, WALLTIME
 
+# Answers in a row at one instant after which no job was submitted, registered or ended: time cannot
+# move on while each answer asks for another message at once (a QUERY, a KILL_JOB of an ended job, a
+# CALL_ME_LATER for now under --lenient-call-me-later...), so such a scheduler loops; Batsim would hang.
+STALL_LIMIT = 1000
+
 
 class Simulation(DecisionHandlers, JobLifecycle):
     def __init__(self, sg, engine, platform, workloads, link, exporter, options, progress=None, stop=None):
@@ -63,6 +68,7 @@ class Simulation(DecisionHandlers, JobLifecycle):
         self.allocations = {}  # alloc text -> its reading (decisions.DecisionHandlers._allocation)
         self.messages = 0
         self.warned = set()  # kinds of warnings already printed
+        self.stall = (None, None, 0)  # (instant, jobs progress, answers in a row without progress)
         self.io = exclusive_io(platform, self.next_phase)  # None unless a storage is pfs_access=exclusive
 
     # ---- time -----------------------------------------------------------
@@ -158,7 +164,19 @@ class Simulation(DecisionHandlers, JobLifecycle):
             now = round(self.now, 6)
             reply = self.link.exchange(encode({"now": now, "events": events}), self.now)
             self.messages += 1
-            self.apply_reply(reply)
+            answered = self.apply_reply(reply)
+            self.check_stall(answered)
+
+    def check_stall(self, answered):
+        at, progress, count = self.stall
+        moved = (len(self.jobs), self.unfinished)
+        count = count + 1 if (at == self.now and progress == moved) else 0
+        self.stall = (self.now, moved, count)
+        if count >= STALL_LIMIT:
+            raise EngineError(
+                f"the scheduler answered {count} messages in a row at t={self.now:.6f} without any job being "
+                f"submitted, registered or ending (its last answer: {', '.join(answered) or 'no event'}); "
+                "it loops at one instant")
 
     def apply_reply(self, raw):
         where = f"the scheduler's answer at t={self.now:.6f}"
@@ -172,7 +190,9 @@ class Simulation(DecisionHandlers, JobLifecycle):
                 w in raw for w in (b"NaN", b"Infinity")) else ""
             raise EngineError(f"{where} is not a Batsim message{hint}: {raw[:200]!r}") from None
         number(now, "'now'", where)
+        types = []
         for event in events:
+            types.append(str(event.get("type")) if isinstance(event, dict) else "?")
             ts = event.get("timestamp", self.now) if isinstance(event, dict) else self.now
             if not (type(ts) is float and -INF < ts <= HORIZON):   # the common case needs no conversion
                 ts = number(ts, "an event's timestamp", where, maximum=HORIZON)
@@ -183,6 +203,7 @@ class Simulation(DecisionHandlers, JobLifecycle):
                 self.warn_once("past event", f"{where} dates an event at t={ts:.6f}, in the past: applied now, "
                                              "as Batsim does")
             self.apply_event(event)
+        return types
 
     def warn_once(self, kind, text):
         if kind not in self.warned:

@@ -4,19 +4,24 @@
 #
 #   nix develop ./nix        # from the repository root
 #
-# Untested here: it needs network access to GitHub and the Nix caches (see
-# README.md beside this file). `nix flake lock` pins every input on first use;
-# commit the resulting flake.lock to make the shell reproducible.
+# Not evaluated here (no Nix, no network to GitHub or the Nix caches): every
+# input is pinned to a commit, so the pins can be checked by reading them
+# (nix/README.md says how they were chosen). `nix flake lock` then records
+# their hashes in flake.lock; commit it.
 {
   description = "batloc with real Batsim 4.2, batexpe (robin) and pybatsim";
 
   inputs = {
-    nixpkgs.url = "github:NixOS/nixpkgs/nixos-24.05";
-    flake-utils.url = "github:numtide/flake-utils";
+    # The nixpkgs nur-kapack's own flake.lock pins at the revision below
+    # (branch-off-24.11, 2024-11-14): the one its packages were built against.
+    nixpkgs.url = "github:NixOS/nixpkgs/8b27c1239e5c421a2bbc2c65d52e4a6fbf2ff296";
+    flake-utils.url = "github:numtide/flake-utils/11707dc2f618dd54ca8739b309ec4fc024de578b";
     kapack = {
-      # batsim-420 and batexpe are commented out on some revisions of
-      # nur-kapack: pin one where `nix eval ./nix#batsim.version` gives 4.2.x.
-      url = "github:oar-team/nur-kapack/master";
+      # nur-kapack dc8a649 (2025-05-16, "[oar] add Perl as depedency"): the last
+      # revision with batsim-420, batexpe, pybatsim (3.2.1) and evalys all
+      # defined. The next one (8db1fb7) neutralises batexpe; 9e0efa7 comments
+      # simgrid and batsim out.
+      url = "github:oar-team/nur-kapack/dc8a64946d30e52ec648c9d148c7d691844849a3";
       inputs.nixpkgs.follows = "nixpkgs";
       inputs.flake-utils.follows = "flake-utils";
     };
@@ -27,7 +32,9 @@
       let
         pkgs = import nixpkgs { inherit system; };
         kpkgs = kapack.packages.${system};
-        python = pkgs.python311;
+        # kapack's Python packages (pybatsim, evalys) are built with nixpkgs'
+        # default python3; batloc's environment must use the same interpreter.
+        python = pkgs.python3;
         py = python.pkgs;
 
         # batloc itself; its embedded engine needs SimGrid's Python bindings,
@@ -62,7 +69,7 @@
           # Order matters for PATH: batexpe's `robin` shadows batloc's robin
           # script; batloc's stays reachable as `python -m batloc.cli.robin`.
           packages = [
-            kpkgs.batsim-420   # `batsim` 4.2 on SimGrid 3.34
+            kpkgs.batsim-420   # `batsim` 4.2.0 on SimGrid 3.34
             kpkgs.batexpe      # `robin` (Go), the reference experiment runner
             kpkgs.pybatsim     # `pybatsim` launcher and stock schedulers
             pythonEnv          # batloc (schedulers, analysis, embedded engine)

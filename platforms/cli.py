@@ -46,9 +46,10 @@ def _parser():
     gen.add_argument("--latency", default="0s", help="per-link latency, added to every load (default 0s)")
     gen.add_argument("--sharing", default="FATPIPE", type=str.upper, choices=SHARING_POLICIES,
                      help="node-link policy: FATPIPE = the paper's model, SHARED = concurrent loads share")
-    gen.add_argument("--name", default="cluster", help="zone id (default cluster)")
+    gen.add_argument("--name", default="cluster", help="top-level zone id (default cluster)")
     gen.add_argument("--io-routes", action="store_true",
-                     help="routes from lustre to every core, for jobs doing I/O phases (docs/contract.md §7)")
+                     help="for jobs doing I/O phases: lustre carries the backbone bandwidth the I/O-aware "
+                          "schedulers share out (docs/contract.md §7; lustre reaches every core in any case)")
     gen.add_argument("--pfs-access", default="shared", choices=PFS_ACCESS,
                      help="shared: concurrent I/O shares the links; exclusive: one job's I/O at a time, FIFO")
 

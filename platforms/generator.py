@@ -1,8 +1,15 @@
 """Write SimGrid platform XML in batloc's layout (docs/contract.md §1 and §6).
 
-One `<zone routing="Dijkstra">` holding: `master`, the `lustre` storage, one host
-per core (`nNNN_cCC`), one memory storage per node (`nNNN_mem`), one link per
-node and an optional shared backbone, and one route lustre → node memory.
+A top-level `<zone routing="Full">` holding one zone per node (its cores
+`nNNN_cCC` and its memory storage `nNNN_mem`), a zone for the `lustre` storage
+and one for `master`; one link per node, an optional shared backbone and the
+master's link; and zone routes lustre → every node (through the node link and
+the backbone, arriving at the node's memory) and every node and lustre → master
+(through the master's link). Real Batsim runs each job from its first host and
+that actor reports to the server on `master`, so every host needs a route to
+it; a zone per node gives those routes with a routing table of (nodes + 2)²
+entries, where one flat Full zone holding every host needed (hosts)² (0.85 GB
+for Rackham) and a flat Dijkstra zone without them crashes Batsim 4.2.1.
 Names are zero-padded because SimGrid (hence Batsim) numbers hosts in name
 order; padding keeps that order equal to node order.
 
@@ -10,6 +17,7 @@ Latency defaults to 0 s: the paper's load time is exactly size / bandwidth,
 and SimGrid adds a route's latency to every transfer.
 """
 
+import re
 from dataclasses import dataclass, field
 from xml.sax.saxutils import quoteattr
 
@@ -17,6 +25,11 @@ SHARING_POLICIES = ("FATPIPE", "SHARED")
 # How jobs share the parallel file system (lustre's `pfs_access`, contract §7):
 # max-min sharing as SimGrid computes it, or one job's I/O at a time, FIFO.
 PFS_ACCESS = ("shared", "exclusive")
+# Zone names: SimGrid zones and hosts share one namespace; node zones are named after their node.
+MASTER_ZONE, LUSTRE_ZONE = "master_zone", "lustre_zone"
+# The master's link carries only Batsim's own messages (1 byte each, from a job's first host to the
+# server): far faster than any node link, FATPIPE and without latency, so that it times nothing.
+MASTER_LINK, MASTER_LINK_BANDWIDTH = "master_link", 1e12
 
 
 @dataclass(frozen=True)
@@ -35,8 +48,9 @@ class PlatformSpec:
     sharing: str = "FATPIPE"  # node links
     name: str = "cluster"
     core_speed: str = "1Gf"
-    # Routes lustre -> every core (node link, then backbone), for profiles that
-    # do I/O from the job's own cores (parallel_homogeneous_pfs; contract §7).
+    # For profiles that do I/O from the job's own cores (parallel_homogeneous_pfs;
+    # contract §7): lustre carries the backbone's bandwidth. The routes lustre ->
+    # every core exist in every platform (a node's zone is entered at its memory).
     io_routes: bool = False
     pfs_access: str = "shared"
     description: str = field(default="", compare=False)
@@ -67,6 +81,8 @@ class PlatformSpec:
             raise ValueError(f"sharing policy must be one of {', '.join(SHARING_POLICIES)}")
         if self.pfs_access not in PFS_ACCESS:
             raise ValueError(f"pfs access must be one of {', '.join(PFS_ACCESS)}")
+        if self.name in (MASTER_ZONE, LUSTRE_ZONE) or _is_node_name(self.name):
+            raise ValueError(f"the platform name {self.name!r} is taken by one of its zones; choose another")
 
 
 def _num(value: float) -> str:
@@ -74,6 +90,10 @@ def _num(value: float) -> str:
     if float(value).is_integer():
         return str(int(value))
     return repr(float(value))
+
+
+def _is_node_name(name: str) -> bool:
+    return re.fullmatch(r"n[0-9]{3,}", name) is not None
 
 
 def node_name(index: int, nodes: int) -> str:
@@ -91,7 +111,11 @@ def render(spec: PlatformSpec) -> str:
         f"<prop id={quoteattr(k)} value={quoteattr(str(v))}/>" for k, v in pairs
     )
     host = lambda name, pairs, extra="": (  # noqa: E731
-        f"    <host id={quoteattr(name)} speed=\"{spec.core_speed}\"{extra}>{props(pairs)}</host>"
+        f"      <host id={quoteattr(name)} speed=\"{spec.core_speed}\"{extra}>{props(pairs)}</host>"
+    )
+    zone_route = lambda src, dst, gw_src, gw_dst, links: (  # noqa: E731
+        f"    <zoneRoute src=\"{src}\" dst=\"{dst}\" gw_src=\"{gw_src}\" gw_dst=\"{gw_dst}\">"
+        + "".join(f"<link_ctn id=\"{link}\"/>" for link in links) + "</zoneRoute>"
     )
     node_bw = _num(spec.node_bandwidth)
     latency = _num(spec.latency)
@@ -104,32 +128,38 @@ def render(spec: PlatformSpec) -> str:
         f"backbone {_num(spec.backbone_bandwidth) + ' B/s SHARED' if spec.backbone_bandwidth else 'none'}; "
         f"latency {latency} s. Layout: docs/contract.md section 6. -->",
         '<platform version="4.1">',
-        f"  <zone id={quoteattr(spec.name)} routing=\"Dijkstra\">",
+        f"  <zone id={quoteattr(spec.name)} routing=\"Full\">",
+        f"    <zone id=\"{MASTER_ZONE}\" routing=\"Full\">",
         host("master", [("role", "master")]),
+        "    </zone>",
+        f"    <zone id=\"{LUSTRE_ZONE}\" routing=\"Full\">",
         host("lustre", _lustre_properties(spec)),
+        "    </zone>",
     ]
-    for name in names:
+    for name, memory in zip(names, spec.node_memories()):
+        lines.append(f"    <zone id=\"{name}\" routing=\"Full\">")
         for core in range(spec.cores):
             lines.append(host(core_name(name, core, spec.cores), [("node", name)], ' core="1"'))
-    for name, memory in zip(names, spec.node_memories()):
         lines.append(host(f"{name}_mem", [
             ("role", "storage"), ("node", name),
             ("memory_bytes", _num(memory)), ("bandwidth", node_bw),
         ]))
+        lines.append("    </zone>")
     for name in names:
         lines.append(f"    <link id=\"{name}_link\" bandwidth=\"{node_bw}Bps\" latency=\"{latency}s\" "
                      f"sharing_policy=\"{spec.sharing}\"/>")
     if spec.backbone_bandwidth:
         lines.append(f"    <link id=\"backbone\" bandwidth=\"{_num(spec.backbone_bandwidth)}Bps\" "
                      f"latency=\"{latency}s\" sharing_policy=\"SHARED\"/>")
-    backbone = '<link_ctn id="backbone"/>' if spec.backbone_bandwidth else ""
+    lines.append(f"    <link id=\"{MASTER_LINK}\" bandwidth=\"{_num(MASTER_LINK_BANDWIDTH)}Bps\" latency=\"0s\" "
+                 f"sharing_policy=\"FATPIPE\"/>")
+    backbone = ["backbone"] if spec.backbone_bandwidth else []
+    lines.append(zone_route(LUSTRE_ZONE, MASTER_ZONE, "lustre", "master", [MASTER_LINK]))
     for name in names:
-        lines.append(f"    <route src=\"lustre\" dst=\"{name}_mem\"><link_ctn id=\"{name}_link\"/>{backbone}</route>")
-    if spec.io_routes:
-        for name in names:
-            for core in range(spec.cores):
-                lines.append(f"    <route src=\"lustre\" dst=\"{core_name(name, core, spec.cores)}\">"
-                             f"<link_ctn id=\"{name}_link\"/>{backbone}</route>")
+        # lustre -> the node's memory, and on to its cores: the node link, then the backbone
+        lines.append(zone_route(LUSTRE_ZONE, name, "lustre", f"{name}_mem", [f"{name}_link"] + backbone))
+    for name in names:
+        lines.append(zone_route(name, MASTER_ZONE, f"{name}_mem", "master", [MASTER_LINK]))
     lines += ["  </zone>", "</platform>", ""]
     return "\n".join(lines)
 

@@ -33,7 +33,7 @@ def read_resources(path) -> Resources:
     """Every host but the master as a Batsim resource, numbered as Batsim 4.2 numbers them."""
     hosts = {}
     try:
-        # iterparse + clear: a Rackham file holds ~10 000 hosts and as many routes
+        # iterparse + clear: a Rackham file holds ~10 000 hosts
         for _, elem in ET.iterparse(str(path)):
             if elem.tag == "host":
                 hosts[elem.get("id", "")] = {p.get("id"): p.get("value") for p in elem.findall("prop")}

@@ -14,28 +14,17 @@ import threading
 import zmq
 
 from batloc.outputs import read_rows
+from batloc.platforms.generator import PlatformSpec, render
+from batloc.platforms.units import parse_duration
 
 ENGINE = [sys.executable, "-m", "batloc.engine"]
 
 
 def platform_xml(nodes=2, cores=2, bandwidth=1e8, sharing="FATPIPE", latency="0s", memory=128e9):
     """A contract-shaped platform (contract §1, §6) small enough to reason about by hand."""
-    hosts, links, routes = [], [], []
-    hosts.append('<host id="master" speed="1Gf"><prop id="role" value="master"/></host>')
-    hosts.append('<host id="lustre" speed="1Gf"><prop id="role" value="storage"/></host>')
-    for n in range(nodes):
-        node = f"n{n:03d}"
-        for c in range(cores):
-            hosts.append(f'<host id="{node}_c{c:02d}" speed="1Gf" core="1"><prop id="node" value="{node}"/></host>')
-        hosts.append(
-            f'<host id="{node}_mem" speed="1Gf"><prop id="role" value="storage"/><prop id="node" value="{node}"/>'
-            f'<prop id="memory_bytes" value="{int(memory)}"/><prop id="bandwidth" value="{int(bandwidth)}"/></host>')
-        links.append(f'<link id="{node}_link" bandwidth="{bandwidth:.0f}Bps" latency="{latency}" '
-                     f'sharing_policy="{sharing}"/>')
-        routes.append(f'<route src="lustre" dst="{node}_mem"><link_ctn id="{node}_link"/></route>')
-    body = "\n    ".join(hosts + links + routes)
-    return ("<?xml version='1.0'?>\n<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"
-            f'<platform version="4.1">\n  <zone id="cluster" routing="Dijkstra">\n    {body}\n  </zone>\n</platform>\n')
+    spec = PlatformSpec(memory_mix=((nodes, memory),), cores=cores, node_bandwidth=bandwidth,
+                        latency=parse_duration(latency), sharing=sharing)
+    return render(spec)
 
 
 def write(tmp_path, name, content):

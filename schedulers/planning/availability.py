@@ -440,3 +440,48 @@ def reserve_bf(k, cores, start, walltime, now, base, first_free, tails, cols, tc
     _sort_row(first_free, k, cols, cand_times)
     _tail_column(k, tails, tcols, tree, True)
     _free_now(first_free, k, now, node_i, ints)
+
+
+@njit
+def now_gaps(now, first_free, core_iv, iv, node_i, gaps, buf):
+    """With backfilling: gaps[c - 1] becomes the longest time from now during
+    which some node has c cores free (-inf where none has): a job of c cores
+    and walltime w can start now only if w <= gaps[c - 1]."""
+    n, m = first_free.shape[0], first_free.shape[1]
+    for c in range(m):
+        gaps[c] = -INF
+    for k in range(n):
+        if node_i[k, FREE] == 0:
+            continue
+        f = 0
+        for p in range(m):
+            if first_free[k, p] > now:
+                continue
+            # Free now until its first reservation not over by now.
+            d = INF
+            j = core_iv[k, p]
+            while j >= 0 and iv[j, IV_END] <= now:
+                j = int(iv[j, IV_NEXT])
+            if j >= 0:
+                d = max(iv[j, IV_START] - now, 0.0)
+            # Sorted decreasing into buf[:f].
+            i = f
+            while i > 0 and buf[i - 1] < d:
+                buf[i] = buf[i - 1]
+                i -= 1
+            buf[i] = d
+            f += 1
+        for c in range(f):
+            if buf[c] > gaps[c]:
+                gaps[c] = buf[c]
+
+
+@inline
+def may_start_now(gaps, left_wall, i):
+    """Might one of the queued jobs i.. start now, given the gaps from now
+    (``now_gaps``) and the shortest walltime per core count of those jobs?
+    Cautious by a rounding margin: never no when the pass could say yes."""
+    for c in range(gaps.shape[0]):
+        if gaps[c] * 1.000001 + 1e-6 >= left_wall[i, c]:
+            return True
+    return False

@@ -697,7 +697,8 @@ def _drop_from(r, P, now, backfilling, base, first_free, tails, cols, tcols, tre
 @njit
 def plan_pass(node_f, core_end, core_held, held, mem, file_bits,
               base, first_free, tails, cols, tcols, tree, node_i, dset, cand_times, pos, core_iv, iv, plan, pos_plan, lb,
-              cand, stack, known, pf_bits, pf_count, buf, out_f, out_i, out_pos, smallest_left, ints, cfg,
+              cand, stack, known, pf_bits, pf_count, buf, out_f, out_i, out_pos, smallest_left, left_wall, now_gaps,
+              ints, cfg,
               dirty, q_cores, q_wall, q_file, q_size, q_slot, q_seq, qlen, saturation, standing):
     """Plans the first ``qlen`` queued jobs on the standing plan; the starts are
     in out_* (returns their count).
@@ -711,7 +712,8 @@ def plan_pass(node_f, core_end, core_held, held, mem, file_bits,
     score (waits counted from now) or stop at a job (``pass_stop``).
 
     The pass ends once no node has as many cores free *now* as the smallest
-    job left needs (no later job could start now; they stay unplanned); with
+    job left needs, or with backfilling once no job left fits in a gap from
+    now (no later job could start now; they stay unplanned); with
     ``pass_stop`` (cfg), at the first job needing more cores than are free
     now, less those the pass's placements took (the authors' score
     schedulers), the jobs after it getting no reservation."""
@@ -768,32 +770,52 @@ def plan_pass(node_f, core_end, core_held, held, mem, file_bits,
         first = 0
     return _place(first, qlen, ndec, busy_count, saturation, cfg, node_f, held, mem, file_bits, base, first_free,
                   tails, cols, tcols, tree, node_i, cand_times, pos, core_iv, iv, plan, pos_plan, lb, cand, stack, known,
-                  pf_bits, pf_count, buf, out_f, out_i, out_pos, smallest_left, ints, q_cores, q_wall, q_file, q_size,
-                  q_slot, q_seq)
+                  pf_bits, pf_count, buf, out_f, out_i, out_pos, smallest_left, left_wall, now_gaps, ints, q_cores,
+                  q_wall, q_file, q_size, q_slot, q_seq)
 
 
 @njit
 def _place(first, qlen, ndec, busy_count, saturation, cfg, node_f, held, mem, file_bits, base, first_free, tails, cols,
            tcols, tree, node_i, cand_times, pos, core_iv, iv, plan, pos_plan, lb, cand, stack, known, pf_bits, pf_count, buf,
-           out_f, out_i, out_pos, smallest_left, ints, q_cores, q_wall, q_file, q_size, q_slot, q_seq):
+           out_f, out_i, out_pos, smallest_left, left_wall, now_gaps, ints, q_cores, q_wall, q_file, q_size, q_slot,
+           q_seq):
     """Queued jobs first..qlen-1 placed in order on the rows (starts appended
     to out_* from ``ndec`` on); returns the count of starts."""
     n = node_f.shape[0]
     now, backfilling = cfg[C_NOW], cfg[C_BACKFILL] != 0
     if first >= qlen:
         return ndec
+    stop = int(cfg[C_PASS_STOP])
+    whole = cfg[C_WHOLE] != 0
+    # With backfilling a job can start now only in a gap from now as long as
+    # its walltime: the pass also stops once no job left fits one (placing
+    # them only shortens the gaps). The gaps are read again after a
+    # reservation on a node with cores free now (no other changes them).
+    bf_stop = backfilling and not whole and stop == STOP_NEVER
     smallest = q_cores[qlen - 1]
+    m = left_wall.shape[1]
     for i in range(qlen - 1, first - 1, -1):
         if q_cores[i] < smallest:
             smallest = q_cores[i]
         smallest_left[i] = smallest
-    stop = int(cfg[C_PASS_STOP])
-    whole = cfg[C_WHOLE] != 0
+        if bf_stop:
+            for c in range(m):
+                left_wall[i, c] = left_wall[i + 1, c] if i + 1 < qlen else INF
+            for c in range(q_cores[i] - 1, m):
+                if q_wall[i] < left_wall[i, c]:
+                    left_wall[i, c] = q_wall[i]
+    gaps_stale = True
     free_now = node_i[:, FREE].sum() if stop != STOP_NEVER else 0
     for i in range(first, qlen):
         if ((not whole and av.max_free_now(node_i, ints) < smallest_left[i])
                 or (stop == STOP_JOB_EXCEEDS and q_cores[i] > free_now) or (stop == STOP_NO_FREE and free_now <= 0)):
             break
+        if bf_stop:
+            if gaps_stale:
+                av.now_gaps(now, first_free, core_iv, iv, node_i, now_gaps, cand_times)
+                gaps_stale = False
+            if not av.may_start_now(now_gaps, left_wall, i):
+                break
         ints[SCANNED] += 1
         slot = q_slot[i]
         c, w, fid, size = q_cores[i], q_wall[i], q_file[i], q_size[i]
@@ -809,6 +831,8 @@ def _place(first, qlen, ndec, busy_count, saturation, cfg, node_f, held, mem, fi
         _reserve(k, c, t, w, now, backfilling, base, first_free, tails, cols, tcols, tree, node_i, cand_times, pos, core_iv,
                  iv, ints)
         free_now -= free_k - node_i[k, FREE]
+        if free_k > 0:
+            gaps_stale = True
         _record(slot, k, t, best_tfile, best_score, best_case, saturated, w, fid, size, q_seq[i], c, now, pos, plan,
                 pos_plan)
         _runner_up(slot, sec_s, sec_k, floor, n, plan)
@@ -832,8 +856,8 @@ def _place(first, qlen, ndec, busy_count, saturation, cfg, node_f, held, mem, fi
 @njit
 def place_new_jobs(node_f, core_end, core_held, held, mem, file_bits,
                    base, first_free, tails, cols, tcols, tree, node_i, dset, cand_times, pos, core_iv, iv, plan,
-                   pos_plan, lb, cand, stack, known, pf_bits, pf_count, buf, out_f, out_i, out_pos, smallest_left, ints, cfg,
-                   q_cores, q_wall, q_file, q_size, q_slot, q_seq, first, qlen, saturation):
+                   pos_plan, lb, cand, stack, known, pf_bits, pf_count, buf, out_f, out_i, out_pos, smallest_left, left_wall,
+                   now_gaps, ints, cfg, q_cores, q_wall, q_file, q_size, q_slot, q_seq, first, qlen, saturation):
     """The authors' submission pass (R2b): queued jobs first..qlen-1 placed on
     the rows as the passes since the last full one left them (no node
     reloaded: cores freed early stay reserved until their planned end);
@@ -869,8 +893,8 @@ def place_new_jobs(node_f, core_end, core_held, held, mem, file_bits,
     ints[MAX_FREE] = -1
     return _place(first, qlen, 0, busy_count, saturation, cfg, node_f, held, mem, file_bits, base, first_free, tails,
                   cols, tcols, tree, node_i, cand_times, pos, core_iv, iv, plan, pos_plan, lb, cand, stack, known, pf_bits,
-                  pf_count, buf, out_f, out_i, out_pos, smallest_left, ints, q_cores, q_wall, q_file, q_size, q_slot,
-                  q_seq)
+                  pf_count, buf, out_f, out_i, out_pos, smallest_left, left_wall, now_gaps, ints, q_cores, q_wall, q_file,
+                  q_size, q_slot, q_seq)
 
 
 class Planner:
@@ -934,7 +958,9 @@ class Planner:
         under the authors' clock it is kept, rows and all)."""
         need = (slots, cores, files, memory_files)
         if self._scratch is None or any(a > b for a, b in zip(need, self._room)):
-            room = tuple(max(a, 2 * b) for a, b in zip(need, self._room))
+            # Only what outgrew its room doubles: the file tables are files x
+            # nodes, and doubling them with the queue ran a week out of memory.
+            room = tuple(max(a, 2 * b) if a > b else b for a, b in zip(need, self._room))
             if self._scratch is not None and self.ticks:
                 f = self.flat
                 self._scratch = _kept_in(self._scratch, allocate(

@@ -41,7 +41,10 @@ The rows hold the actual state plus every queued job's standing reservation
 - ``buf``: the files of one node's memory at some instant (file, size, last
   use, sequence, alive, and two index lists);
 - the start decisions: ``out_f`` (start, t'_k, score), ``out_i`` (queue
-  index, case, node), ``out_pos``; ``smallest_left``; counters ``ints``;
+  index, case, node), ``out_pos``; ``smallest_left``; with backfilling
+  ``left_wall[i, c - 1]``, the shortest walltime among queued jobs i.. of at
+  most c cores, and ``now_gaps[c - 1]``, the longest time from now during
+  which some node has c cores free (when a pass may stop); counters ``ints``;
   the pass's settings ``cfg`` (now, W, the largest bandwidth, policy, memory
   model, backfilling).
 
@@ -57,7 +60,8 @@ import numpy as np
 
 Scratch = namedtuple("Scratch", ["base", "first_free", "tails", "cols", "tcols", "tree", "node_i", "dset", "cand_times", "pos",
                                  "core_iv", "iv", "plan", "pos_plan", "lb", "cand", "stack", "known", "pf_bits", "pf_count",
-                                 "buf", "out_f", "out_i", "out_pos", "smallest_left", "ints", "cfg"])
+                                 "buf", "out_f", "out_i", "out_pos", "smallest_left", "left_wall", "now_gaps", "ints",
+                                 "cfg"])
 
 # Columns of node_i, plan (after flat_state's START..FILE), iv, buf, out_f, out_i; slots of cfg.
 FREE, BUSY, CHANGED, HEAD, TAIL, REBUILT = range(6)
@@ -115,4 +119,4 @@ def allocate(n, m, words, jobs, cores, files, memory_files):
         known=z(words, dtype=np.uint64), pf_bits=z((files, words), dtype=np.uint64),
         pf_count=z((files, n), dtype=np.int32),
         buf=z((u, 7)), out_f=z((jobs, 3)), out_i=z((jobs, 3), dtype=i64), out_pos=z((jobs, m), dtype=i64),
-        smallest_left=z(jobs, dtype=i64), ints=z(8, dtype=i64), cfg=z(12))
+        smallest_left=z(jobs, dtype=i64), left_wall=z((jobs, m)), now_gaps=z(m), ints=z(8, dtype=i64), cfg=z(12))

@@ -90,17 +90,25 @@ def test_config_rewritten_unknown_events_passed_and_staging_only_instants_answer
     assert types(relay.to_engine(None)) == [("EXECUTE_JOB", "w0!1"), ("EXECUTE_JOB", "w0!2")]
 
 
-def test_killing_a_held_job_ends_it_in_the_engine_and_completes_the_kill_report():
+def test_killing_a_held_job_rejects_it_in_the_engine_and_reports_the_kill_itself():
     relay = started(Relay())
-    relay.from_engine(msg(1.0, submitted(1.0, 1), ev(1.0, "NOTIFY", type="no_more_static_job_to_submit")))
-    relay.to_engine(msg(1.0, execute(1.0, 1, "0")))
+    relay.from_engine(msg(1.0, submitted(1.0, 1), submitted(1.0, 2, file=None),
+                          ev(1.0, "NOTIFY", type="no_more_static_job_to_submit")))
+    relay.to_engine(msg(1.0, execute(1.0, 1, "0"), execute(1.0, 2, "1")))
     relay.from_engine(msg(1.5, ev(1.5, "REQUESTED_CALL")))
-    reply = relay.to_engine(msg(1.5, ev(1.5, "KILL_JOB", job_ids=["w0!1"])))
-    # killed before the engine ever started it: CHANGE_JOB_STATE first, so the KILL_JOB finds it ended
-    assert types(reply) == [("CHANGE_JOB_STATE", "w0!1"), ("KILL_JOB", None)]
-    fwd = relay.from_engine(msg(1.5, ev(1.5, "JOB_KILLED", job_ids=["w0!1"], job_progress={})))
-    assert fwd["events"][0]["data"]["job_progress"] == {"w0!1": {"profile": "d5", "progress": 0.0}}
+    reply = relay.to_engine(msg(1.5, ev(1.5, "KILL_JOB", job_ids=["w0!1", "w0!2"])))
+    # job 1 was never started in the engine, which (as Batsim 4.2.1) can neither kill nor "complete" it:
+    # rejected there; job 2 ran and is killed there; the proxy tells of job 1's kill 1 us later
+    assert types(reply) == [("REJECT_JOB", "w0!1"), ("CALL_ME_LATER", None), ("KILL_JOB", None)]
+    assert reply["events"][1]["data"] == {"timestamp": 1.500001}
+    assert reply["events"][2]["data"]["job_ids"] == ["w0!2"]
+    fwd = relay.from_engine(msg(1.5, ev(1.5, "JOB_KILLED", job_ids=["w0!2"], job_progress={})))
+    assert fwd["events"][0]["data"]["job_ids"] == ["w0!2"]
     assert types(relay.to_engine(msg(1.5))) == []     # the staging is still loading
+    shown = relay.from_engine(msg(1.500001, ev(1.500001, "REQUESTED_CALL")))
+    assert [(e["type"], e["data"]) for e in shown["events"]] == [
+        ("JOB_KILLED", {"job_ids": ["w0!1"], "job_progress": {"w0!1": {"profile": "d5", "progress": 0.0}}})]
+    assert types(relay.to_engine(msg(1.500001))) == []
     # its load ends: nobody waits for it any more; now nothing can need a staging
     assert relay.from_engine(msg(3.0, ev(3.0, "JOB_COMPLETED", job_id="batloc-stage!stage-w0-1-n000",
                                          job_state="COMPLETED_SUCCESSFULLY", return_code=0, alloc="0 3"))) is None

@@ -153,10 +153,10 @@ def test_a_job_waiting_for_room_can_be_killed(relay):
                           ev(1.0, "NOTIFY", type="no_more_static_job_to_submit")))
     relay.to_engine(msg(1.0, execute(1.0, 1, "0"), execute(1.0, 2, "1")))
     reply = relay.to_engine(msg(1.0, ev(1.0, "KILL_JOB", job_ids=["w0!2"])))
-    assert [s[:2] for s in sent(reply)] == [("CHANGE_JOB_STATE", "w0!2"), ("KILL_JOB", None)]
+    assert [s[:2] for s in sent(reply)] == [("REJECT_JOB", "w0!2"), ("CALL_ME_LATER", None)]   # no KILL_JOB
     assert relay.state.waiting == []
-    fwd = relay.from_engine(msg(1.0, ev(1.0, "JOB_KILLED", job_ids=["w0!2"], job_progress={})))
-    assert fwd["events"][0]["data"]["job_progress"] == {"w0!2": {"profile": "d5", "progress": 0.0}}
+    fwd = relay.from_engine(msg(1.000001, ev(1.000001, "REQUESTED_CALL")))
+    assert fwd["events"][0]["data"] == {"job_ids": ["w0!2"], "job_progress": {"w0!2": {"profile": "d5", "progress": 0.0}}}
 
 
 def test_a_job_on_two_nodes_claims_both_at_once(relay, tmp_path):

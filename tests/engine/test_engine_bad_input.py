@@ -256,24 +256,125 @@ def test_bad_dynamic_jobs_are_refused(tmp_path, platform, job, fragment):
     assert fragment in res.stderr
 
 
-def test_decisions_in_the_past_apply_now_with_one_warning_as_batsim(tmp_path, platform):
-    # Batsim 4.2 applies a decision dated before its clock at once, and warns of a CALL_ME_LATER in the past.
-    wl = write(tmp_path, "w.json", {"nb_res": 4, "jobs": [
-        {"id": i, "subtime": 10 * i, "res": 1, "profile": "d"} for i in (1, 2)],
-        "profiles": {"d": {"type": "delay", "delay": 5}}})
+def two_jobs():
+    return {"nb_res": 4, "jobs": [{"id": i, "subtime": 10 * i, "res": 1, "profile": "d"} for i in (1, 2)],
+            "profiles": {"d": {"type": "delay", "delay": 5}}}
 
+
+def test_decisions_in_the_past_apply_now_with_one_warning_as_batsim(tmp_path, platform):
+    # Batsim 4.2 applies a decision dated before its clock at once.
+    def sched(msg):
+        return [{"type": "EXECUTE_JOB", "timestamp": msg["now"] - 3, "data": {"job_id": e["data"]["job_id"], "alloc": "0"}}
+                for e in msg["events"] if e["type"] == "JOB_SUBMITTED"]
+
+    res = run(tmp_path, platform, [write(tmp_path, "w.json", two_jobs())], sched)
+    assert res.returncode == 0, res.stderr
+    assert [(r["job_id"], r["starting_time"]) for r in res.jobs_rows()] == [("1", "10.000000"), ("2", "20.000000")]
+    assert res.stderr.count("in the past: applied now, as Batsim does") == 1
+
+
+def call_me_at(offset):
+    """A scheduler that runs each job at once and, on job 1's submission, asks to be called at now + offset."""
     def sched(msg):
         out = []
         for e in msg["events"]:
             if e["type"] == "JOB_SUBMITTED":
-                out += [{"type": "EXECUTE_JOB", "timestamp": msg["now"] - 3,
-                         "data": {"job_id": e["data"]["job_id"], "alloc": "0"}},
-                        {"type": "CALL_ME_LATER", "data": {"timestamp": msg["now"] - 1}}]
+                out.append({"type": "EXECUTE_JOB", "data": {"job_id": e["data"]["job_id"], "alloc": "0"}})
+                if e["data"]["job_id"] == "w0!1":
+                    out.append({"type": "CALL_ME_LATER", "data": {"timestamp": msg["now"] + offset}})
         return out
+    return sched
+
+
+@pytest.mark.parametrize("offset, asked", [(-1, "9.000000"), (0, "10.000000")])
+def test_a_call_me_later_not_in_the_future_stops_the_run_in_one_line_as_batsim(tmp_path, platform, offset, asked):
+    # Batsim 4.2.1 aborts on it (server.cpp: "You asked to be awaken in the past!")
+    res = run(tmp_path, platform, [write(tmp_path, "w.json", two_jobs())], call_me_at(offset))
+    assert res.returncode == 1 and "Traceback" not in res.stderr, res.stderr
+    assert res.stderr.strip().splitlines() == [
+        f"batloc-batsim: error: CALL_ME_LATER at t=10.000000 asks to be called at t={asked}, which is not in the "
+        "future (Batsim 4.2.1 refuses it; --lenient-call-me-later calls such a scheduler now); outputs written "
+        f"to {res.prefix}_*.csv, 2 job(s) unfinished"]
+    # job 1 had started in the same answer; job 2 was never submitted
+    assert [(r["job_id"], r["final_state"]) for r in res.jobs_rows()] == [("1", "RUNNING"), ("2", "NOT_SUBMITTED")]
+
+
+def test_lenient_call_me_later_calls_now_with_one_warning(tmp_path, platform):
+    res = run(tmp_path, platform, [write(tmp_path, "w.json", two_jobs())], call_me_at(-1),
+              args=["--lenient-call-me-later"])
+    assert res.returncode == 0, res.stderr
+    assert [now for now, _ in res.events("REQUESTED_CALL")] == [10.0]
+    assert res.stderr.count("asks for t=9.000000, which is not in the future: called now") == 1
+
+
+def test_a_scheduler_that_loops_at_one_instant_is_stopped_in_one_line(tmp_path, platform):
+    # Each answer asks for another message at once (the kill of an ended job is acknowledged with a
+    # JOB_KILLED) and no job moves on: time could never advance.
+    def sched(msg):
+        out = []
+        for e in msg["events"]:
+            if e["type"] == "JOB_SUBMITTED":
+                out.append({"type": "EXECUTE_JOB", "data": {"job_id": e["data"]["job_id"], "alloc": "0"}})
+            elif e["type"] in ("JOB_COMPLETED", "JOB_KILLED"):
+                out.append({"type": "KILL_JOB", "data": {"job_ids": ["w0!1"]}})
+        return out
+
+    wl = write(tmp_path, "w.json", {"nb_res": 4, "jobs": [{"id": 1, "subtime": 1, "res": 1, "profile": "d"}],
+                                    "profiles": {"d": {"type": "delay", "delay": 5}}})
+    res = run(tmp_path, platform, [wl], sched)
+    assert res.returncode == 1 and "Traceback" not in res.stderr, res.stderr
+    assert res.stderr.strip().splitlines() == [
+        "batloc-batsim: error: the scheduler answered 1000 messages in a row at t=6.000000 without any job being "
+        "submitted, registered or ending (its last answer: KILL_JOB); it loops at one instant; outputs written "
+        f"to {res.prefix}_*.csv, 0 job(s) unfinished"]
+    assert len(res.messages) == 1 + 1 + 1 + 1000   # begins, submission, completion, then the loop
+
+
+@pytest.mark.parametrize("event, fragment", [
+    ({"type": "KILL_JOB", "data": {"job_ids": ["w0!2"]}}, "KILL_JOB at t=10.000000: job 'w0!2' has not started"),
+    ({"type": "SET_RESOURCE_STATE", "data": {"resources": "0", "state": "1"}}, "the engine has no power model"),
+    ({"type": "QUERY", "data": {"requests": {"consumed_energy": {}}}}, "the engine has no energy model"),
+    ({"type": "QUERY", "data": {"requests": {"estimate_waiting_time": {}}}}, "'estimate_waiting_time': the engine"),
+    # Batsim's killer asserts that the job ran ("Bad kill"), even though its server lets a rejected job through
+    ([{"type": "REJECT_JOB", "data": {"job_id": "w0!2"}}, {"type": "KILL_JOB", "data": {"job_ids": ["w0!2"]}}],
+     "KILL_JOB at t=10.000000: job 'w0!2' has not started, it is REJECTED"),
+    ({"type": "CHANGE_JOB_STATE", "data": {"job_id": "w0!2", "job_state": "COMPLETED_KILLED"}},
+     "CHANGE_JOB_STATE of 'w0!2' at t=10.000000: SUBMITTED -> COMPLETED_KILLED"),
+    ({"type": "CHANGE_JOB_STATE", "data": {"job_id": "w0!1", "job_state": "SUBMITTED"}},
+     "CHANGE_JOB_STATE of 'w0!1' at t=10.000000: RUNNING -> SUBMITTED"),
+])
+def test_decisions_batsim_refuses_stop_the_run(tmp_path, platform, event, fragment):
+    wl = write(tmp_path, "w.json", {"nb_res": 4, "jobs": [{"id": i, "subtime": 10, "res": 1, "profile": "d"}
+                                                          for i in (1, 2)],
+                                    "profiles": {"d": {"type": "delay", "delay": 5}}})
+
+    def sched(msg):
+        if any(e["type"] == "JOB_SUBMITTED" for e in msg["events"]):
+            return [{"type": "EXECUTE_JOB", "data": {"job_id": "w0!1", "alloc": "0"}}] + (
+                event if isinstance(event, list) else [event])
+        return []
+
+    res = run(tmp_path, platform, [wl], sched)
+    assert res.returncode == 1 and "Traceback" not in res.stderr and len(res.stderr.strip().splitlines()) == 1
+    assert fragment in res.stderr and "Batsim 4.2.1 refuses" in res.stderr, res.stderr
+
+
+def test_change_job_state_ends_a_waiting_job_as_rejected_and_a_running_one_as_asked(tmp_path, platform):
+    # the two changes Batsim 4.2.1 allows (server.cpp); a running job's work stops here (contract 4)
+    wl = write(tmp_path, "w.json", {"nb_res": 4, "jobs": [{"id": i, "subtime": 10, "res": 1, "profile": "d"}
+                                                          for i in (1, 2)],
+                                    "profiles": {"d": {"type": "delay", "delay": 5}}})
+
+    def sched(msg):
+        if any(e["type"] == "JOB_SUBMITTED" for e in msg["events"]):
+            return [{"type": "EXECUTE_JOB", "data": {"job_id": "w0!1", "alloc": "0"}},
+                    {"type": "CHANGE_JOB_STATE", "data": {"job_id": "w0!2", "job_state": "REJECTED"}},
+                    {"type": "CALL_ME_LATER", "data": {"timestamp": 12}}]
+        if any(e["type"] == "REQUESTED_CALL" for e in msg["events"]):
+            return [{"type": "CHANGE_JOB_STATE", "data": {"job_id": "w0!1", "job_state": "COMPLETED_FAILED"}}]
+        return []
 
     res = run(tmp_path, platform, [wl], sched)
     assert res.returncode == 0, res.stderr
-    assert [(r["job_id"], r["starting_time"]) for r in res.jobs_rows()] == [("1", "10.000000"), ("2", "20.000000")]
-    assert [now for now, _ in res.events("REQUESTED_CALL")] == [10.0, 20.0]
-    assert res.stderr.count("in the past: applied now, as Batsim does") == 1
-    assert res.stderr.count("already reached: called now, as Batsim does") == 1
+    assert [(r["job_id"], r["final_state"], r["finish_time"]) for r in res.jobs_rows()] == [
+        ("2", "REJECTED", ""), ("1", "COMPLETED_FAILED", "12.000000")]   # in the order they ended

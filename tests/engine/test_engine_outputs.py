@@ -32,11 +32,9 @@ def test_evalys_loads_jobs_csv_with_rejected_rows(tmp_path):
 
 
 def pfs_platform():
-    # lustre reaches the cores directly too, so parallel_homogeneous_pfs has routes to read through
-    xml = platform_xml(nodes=1, cores=2, bandwidth=1e8)
-    extra = ('<route src="lustre" dst="n000_c00"><link_ctn id="n000_link"/></route>'
-             '<route src="lustre" dst="n000_c01"><link_ctn id="n000_link"/></route>')
-    return xml.replace("</zone>", extra + "\n  </zone>")
+    # lustre reaches the cores too (a node's zone is entered at its memory), so
+    # parallel_homogeneous_pfs has routes to read through
+    return platform_xml(nodes=1, cores=2, bandwidth=1e8)
 
 
 def test_parallel_homogeneous_pfs_reads_and_writes_through_the_mapped_storage(tmp_path):

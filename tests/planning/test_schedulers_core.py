@@ -67,3 +67,20 @@ def test_backfill_window_must_fit_before_the_next_reservation():
     assert t_bf(1, 101.0) == 150.0 and list(S.pos[0, :1]) == [0]    # longer than any gap: after the last ends
     # Core 1's earliest free instant stays now (its interval starts at 100), core 0's is 150.
     assert list(S.first_free[0]) == [150.0, -np.inf] and t_k(S, 1, 0.0) == [0.0]
+
+
+def test_working_memory_grows_only_where_it_is_outgrown():
+    # A queue that keeps growing must not double the file tables (files x
+    # nodes) with it: that ran a saturated week out of memory.
+    from batloc.schedulers.planning.options import SchedulerOptions
+    from batloc.schedulers.planning.planner import Planner
+    from batloc.schedulers.planning.state import ClusterState
+    planner = Planner(ClusterState(view({"n000": 4, "n001": 4}), SchedulerOptions()), "LEA")
+    first = planner._scratch_for(16, 16, 64, 1)
+    for slots in (40, 100, 300, 1000):
+        S = planner._scratch_for(slots, 16, 64, 1)
+    assert S.plan.shape[0] >= 1000
+    assert S.pf_count.shape == first.pf_count.shape == (64, 2)
+    assert S.pos_plan.shape[1] == 4
+    S = planner._scratch_for(1000, 16, 65, 1)
+    assert S.pf_count.shape[0] == 128 and S.plan.shape[0] >= 1000

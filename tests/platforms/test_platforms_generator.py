@@ -21,24 +21,41 @@ def _props(host):
 def test_layout_of_a_tiny_platform():
     root = ET.fromstring(render(TINY))
     assert root.get("version") == "4.1"
-    (zone,) = root.findall("zone")
-    assert zone.get("routing") == "Dijkstra"
-    hosts = {h.get("id"): h for h in zone.findall("host")}
-    assert list(hosts) == ["master", "lustre", "n000_c00", "n000_c01", "n001_c00", "n001_c01", "n002_c00",
-                           "n002_c01", "n000_mem", "n001_mem", "n002_mem"]
+    (top,) = root.findall("zone")
+    assert top.get("id") == "tiny" and top.get("routing") == "Full" and not top.findall("host")
+    zones = {z.get("id"): z for z in top.findall("zone")}
+    assert list(zones) == ["master_zone", "lustre_zone", "n000", "n001", "n002"]
+    assert {z.get("routing") for z in zones.values()} == {"Full"}
+    assert [[h.get("id") for h in z.findall("host")] for z in zones.values()] == [
+        ["master"], ["lustre"], ["n000_c00", "n000_c01", "n000_mem"], ["n001_c00", "n001_c01", "n001_mem"],
+        ["n002_c00", "n002_c01", "n002_mem"]]
+    hosts = {h.get("id"): h for h in root.iter("host")}
     assert _props(hosts["master"]) == {"role": "master"}
     assert _props(hosts["lustre"]) == {"role": "storage"}
     assert _props(hosts["n001_c01"]) == {"node": "n001"} and hosts["n001_c01"].get("core") == "1"
     assert hosts["n001_c01"].get("speed") == "1Gf"
     assert _props(hosts["n002_mem"]) == {"role": "storage", "node": "n002", "memory_bytes": "256000000000",
                                          "bandwidth": "100000000"}
-    links = {link.get("id"): link.attrib for link in zone.findall("link")}
+    links = {link.get("id"): link.attrib for link in top.findall("link")}
     assert links["n000_link"] == {"id": "n000_link", "bandwidth": "100000000Bps", "latency": "2e-06s",
                                   "sharing_policy": "SHARED"}
     assert links["backbone"]["sharing_policy"] == "SHARED" and links["backbone"]["bandwidth"] == "50000000Bps"
-    routes = [(r.get("src"), r.get("dst"), [c.get("id") for c in r.findall("link_ctn")])
-              for r in zone.findall("route")]
-    assert routes == [("lustre", f"n00{i}_mem", [f"n00{i}_link", "backbone"]) for i in range(3)]
+    assert links["master_link"] == {"id": "master_link", "bandwidth": "1000000000000Bps", "latency": "0s",
+                                    "sharing_policy": "FATPIPE"}
+    routes = [(r.get("src"), r.get("dst"), r.get("gw_src"), r.get("gw_dst"), [c.get("id") for c in r.findall("link_ctn")])
+              for r in top.findall("zoneRoute")]
+    # lustre -> each node (arriving at its memory) over the node link and the backbone; every zone -> master
+    assert routes == ([("lustre_zone", "master_zone", "lustre", "master", ["master_link"])]
+                      + [("lustre_zone", f"n00{i}", "lustre", f"n00{i}_mem", [f"n00{i}_link", "backbone"])
+                         for i in range(3)]
+                      + [(f"n00{i}", "master_zone", f"n00{i}_mem", "master", ["master_link"]) for i in range(3)])
+    assert not list(root.iter("route"))
+
+
+def test_a_zone_name_taken_by_the_layout_is_refused():
+    for name in ("master_zone", "lustre_zone", "n001"):
+        with pytest.raises(ValueError, match="taken by one of its zones"):
+            render(PlatformSpec(memory_mix=((2, 1e9),), cores=1, name=name))
 
 
 def test_names_stay_in_node_order_when_sorted():

@@ -107,7 +107,7 @@ CONTRACT_HINT = ("the batloc contract (docs/contract.md §1 and §6) expects, fo
 
 def without_memories(xml):
     xml = re.sub(r'\s*<host id="n000_mem".*?</host>', "", xml)
-    return re.sub(r'\s*<route src="lustre" dst="n000_mem">.*?</route>', "", xml)
+    return re.sub(r'\s*<zoneRoute [^>]*"n000_mem".*?</zoneRoute>', "", xml)
 
 
 def without_memory_sizes(xml):
