@@ -1,7 +1,7 @@
-"""Issue 16: batloc against the authors' C simulator on the oracle input.
+"""Issues 16 and 19: batloc against the authors' C simulator on the oracle input.
 
-Runs the engine + a batloc scheduler on ``oracle-s2.json`` (platforms/rackham.xml)
-for the chosen variants and scheduler options, then prints, per variant, batloc
+Runs the engine + a batloc scheduler on the oracle workload (platforms/rackham.xml)
+for the chosen variants (default: all ten) and scheduler options, then prints, per variant, batloc
 beside the authors' ``aggregates.csv``: total transfer, total wait for another
 job's load, their sum (the paper's "time spent waiting for a file"), mean stretch
 over evaluated jobs, their relative differences, and the share of evaluated jobs
@@ -9,9 +9,13 @@ whose per-job transfer + wait equals the authors' (to the second: the C simulato
 counts whole seconds). docs/authors-simulator.md says what the C model does.
 
     python benchmarks/oracle.py [--variants fcfs lea] [--options JSON] [--keep DIR [--reuse]]
+    python benchmarks/oracle.py --parallel 1 --options '{"profile": "authors"}'   # docs/reproduction.md
 
 The oracle folder is ``$BATLOC_ORACLE``, else ``../shared/data/oracle`` relative to the
-repository's root. Skips (exit 0) when it is absent.
+repository's root. Skips (exit 0) when it is absent. The workload run is the
+authors' text input converted with ``batloc workload from-gonthier
+--history-node`` (``oracle-s2.json`` with each job running at t0 keeping its
+node, for ``pin_history_node``), or ``oracle-s2.json`` when the text is absent.
 """
 
 import argparse
@@ -26,6 +30,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from saturated_day import ROOT, run_variant  # noqa: E402  (sibling benchmark script)
 
 from batloc.analysis.authors import compare, per_job  # noqa: E402
+from batloc.workloads import pipeline  # noqa: E402
 
 # The oracle folder: $BATLOC_ORACLE, else ../shared/data/oracle beside the repository.
 ORACLE = os.environ.get("BATLOC_ORACLE") or os.path.join(os.path.dirname(ROOT), "shared", "data", "oracle")
@@ -60,6 +65,19 @@ def print_table(rows):
                       f"{rel((r['total'][1], base['total'][1])):+6.1f}%")
 
 
+def workload_in(oracle, out):
+    """The workload to run: the authors' text with its history nodes, converted into ``out`` once."""
+    text = os.path.join(oracle, "oracle-s2.gonthier.txt")
+    if not os.path.exists(text):
+        return os.path.join(oracle, "oracle-s2.json")
+    path = os.path.join(out, "oracle-s2.history.json")
+    if not os.path.exists(path):
+        sizes = pipeline.platform_sizes(os.path.join(ROOT, "platforms", "rackham.xml"))
+        table, _ = pipeline.convert(text, "gonthier", sizes, sharing="keep", sessions=0, history_node=True)
+        pipeline.write(table, path, sizes.nb_res)
+    return path
+
+
 def run_one(variant, platform, workload, out, options, reuse, oracle_dir):
     prefix = os.path.join(out, variant)
     if reuse and os.path.exists(prefix + "_jobs.csv"):
@@ -75,7 +93,8 @@ def run_one(variant, platform, workload, out, options, reuse, oracle_dir):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--variants", nargs="+", default=["fcfs"], choices=VARIANTS)
+    ap.add_argument("--variants", nargs="+", default=VARIANTS, choices=VARIANTS,
+                    help="default: all ten")
     ap.add_argument("--options", type=json.loads, default={},
                     help='scheduler options as JSON, e.g. \'{"scheduling_period": 30}\' (default: the paper\'s)')
     ap.add_argument("--oracle", default=ORACLE, help=f"oracle folder (default {ORACLE}, or $BATLOC_ORACLE)")
@@ -83,13 +102,14 @@ def main():
     ap.add_argument("--keep", help="keep outputs in this folder")
     ap.add_argument("--reuse", action="store_true", help="with --keep: analyse existing outputs instead of rerunning")
     args = ap.parse_args()
-    workload = os.path.join(args.oracle, "oracle-s2.json")
-    if not os.path.exists(workload) or not os.path.exists(os.path.join(args.oracle, "aggregates.csv")):
+    if not os.path.exists(os.path.join(args.oracle, "oracle-s2.json")) or not os.path.exists(
+            os.path.join(args.oracle, "aggregates.csv")):
         print(f"skipped: no oracle input at {args.oracle}")
         return 0
     platform = os.path.join(ROOT, "platforms", "rackham.xml")
     out = args.keep or tempfile.mkdtemp(prefix="batloc-oracle-")
     os.makedirs(out, exist_ok=True)
+    workload = workload_in(args.oracle, out)
     print(f"workload {workload}; outputs in {out}"
           + (f"; scheduler options {json.dumps(args.options)}" if args.options else ""))
     with cf.ThreadPoolExecutor(args.parallel) as pool:

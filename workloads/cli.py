@@ -108,6 +108,9 @@ def _parser():
                            help="walltime for jobs without one (default: their run time)")
         _platform_args(p)
         if name == "from-gonthier":
+            p.add_argument("--history-node", action="store_true",
+                           help="start at the authors' t0 (the first phase-0 job's submission, at 0), the jobs "
+                                "running then with their remaining times and their node (job field history_node)")
             _sharing_args(p, default="keep", choices=("keep",) + annotate.RULES)
         else:
             _sharing_args(p)
@@ -178,7 +181,7 @@ def _convert(args):
         args.trace, args.command.removeprefix("from-"), sizes, strict=args.strict,
         default_walltime=getattr(args, "default_walltime", None), sharing=args.sharing,
         sharing_window=args.sharing_window, keys=args.keys, sessions=args.sessions, overhead=args.overhead,
-        window=_window(args))
+        window=_window(args), history_node=getattr(args, "history_node", False))
     _summarise_issues(log, args, len(table))
     pipeline.write(table, args.output, sizes.nb_res)
     print(f"wrote {args.output}: {len(table)} jobs, nb_res {sizes.nb_res}")

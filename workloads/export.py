@@ -69,6 +69,7 @@ def write_batsim(table, path, nb_res, provenance=None):
                evaluated.astype(bool).tolist()]
     sessions = table["session"].astype(str).tolist() if "session" in table else None
     sources = table["source_id"].tolist() if "source_id" in table and table["source_id"].notna().any() else None
+    history = table["history_node"].tolist() if "history_node" in table else None
     # epoch: Unix time of t = 0 (null when the trace does not tell).
     meta = {**table.attrs.get("provenance", {}), **(provenance or {}), "epoch": table.attrs.get("epoch")}
     dumps = json.dumps
@@ -82,6 +83,8 @@ def write_batsim(table, path, nb_res, provenance=None):
                 job["session"] = sessions[i]
             if sources is not None and sources[i] is not None:
                 job["source_id"] = str(sources[i])
+            if history is not None and not pd.isna(history[i]):
+                job["history_node"] = int(history[i])
             out.write(("\n  " if i == 0 else ",\n  ") + dumps(job))
         out.write('\n ],\n "profiles": ')
         out.write(dumps(profiles, indent=None))

@@ -20,7 +20,7 @@ from batloc.platforms.reader import read_platform
 from . import annotate
 from .errors import WorkloadError
 from .export import write_batsim
-from .gonthier import read_gonthier
+from .gonthier import at_authors_t0, read_gonthier
 from .sacct import read_sacct
 from .swf import read_swf
 from .synth import SynthSpec, default_core_mix, generate
@@ -95,12 +95,14 @@ def cut_window(table, window: Window | None):
 
 def convert(trace, fmt, sizes: Sizes, *, strict=False, default_walltime=None, sharing="paper",
             sharing_window=800.0, keys=("user", "cores"), sessions=annotate.SESSION_WINDOW, overhead=0.0,
-            window: Window | None = None):
+            window: Window | None = None, history_node=False):
     """Read a trace and annotate it; returns (table, IssueLog of the lines dropped or repaired).
 
     `fmt`: swf, sacct or gonthier. `sharing`: a rule of `annotate.RULES`, or
     "keep" for Gonthier traces that carry their files. `sessions`: the session
-    window in seconds (0: no session field).
+    window in seconds (0: no session field). `history_node` (gonthier only):
+    times from the authors' t0, the jobs running then keeping their node
+    (`gonthier.at_authors_t0`); t0 is 0, with no lead-in and no window.
     """
     if fmt not in READERS:
         raise ValueError(f"unknown trace format {fmt!r} (expected {', '.join(READERS)})")
@@ -111,6 +113,12 @@ def convert(trace, fmt, sizes: Sizes, *, strict=False, default_walltime=None, sh
     table = split_wide_jobs(table, sizes.cores_per_node)
     table.attrs["provenance"]["read"] = log.counts()
     table = source_ids_as_ids(table)
+    if history_node:
+        if fmt != "gonthier":
+            raise WorkloadError("--history-node reads the authors' format only (from-gonthier)")
+        if window is not None and window.start is not None:
+            raise WorkloadError("--history-node starts the workload at the authors' t0: give no window")
+        table = at_authors_t0(table, sizes.nodes)
     if overhead:
         table = annotate.add_overhead(table, overhead)
     if sharing != "keep":
@@ -121,7 +129,7 @@ def convert(trace, fmt, sizes: Sizes, *, strict=False, default_walltime=None, sh
     if sessions:
         table = annotate.annotate_sessions(table, sessions)
     if window is None or window.start is None:
-        return lead_in(table), log
+        return (table if history_node else lead_in(table)), log
     table = cut_window(table, window)
     if not table["evaluated"].any():
         raise WorkloadError(f"{trace}: no job submitted in the evaluation window")

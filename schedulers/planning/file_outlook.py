@@ -24,7 +24,7 @@ from batloc.schedulers.planning.flat_state import (AVAIL, BW, END, FILE, LOADING
                                                M_SIZE, M_USERS, MEM, N_HELD, N_MEM, SIZE, START)
 from batloc.schedulers.planning.jit import inline, njit
 from batloc.schedulers.planning.scratch import (B_ALIVE, B_FILE, B_LAST, B_ORDER, B_SEQ, B_SIZE, B_VICTIM, HEAD,
-                                            P_NEXT)
+                                            HIDDEN, P_NEXT)
 
 PAPER, STRICT, LRU = range(3)
 MODEL_CODES = {"paper": PAPER, "strict": STRICT, "lru": LRU}
@@ -39,10 +39,11 @@ INF = np.inf
 
 @inline
 def _survives_paper(j, plan, fid, since, t):
-    """No job planned on the node (its windows from ``j`` on) starts in [since, t] with another file."""
+    """No job planned on the node (its windows from ``j`` on) starts in [since, t] with another file
+    (a window whose file is hidden, ``scratch.HIDDEN``, is not seen)."""
     while j >= 0:
         s = plan[j, START]
-        if since <= s and s <= t and plan[j, FILE] != fid:
+        if since <= s and s <= t and plan[j, FILE] != fid and plan[j, FILE] != HIDDEN:
             return False
         j = int(plan[j, P_NEXT])
     return True
@@ -192,6 +193,61 @@ def _unused_bytes(k, fid, t, now, model, node_f, held, mem, node_i, plan, buf):
         if f != fid and not _in_use(k, f, t, node_f, held, node_i, plan):
             total += buf[i, B_SIZE]
     return total
+
+
+@njit
+def ended_window_bytes(k, fid, t, now, node_f, held, mem, node_i, plan, buf):
+    """The authors' eviction penalty numerator (R11): bytes of the files other
+    than ``fid`` whose *last inserted* window on k ends by t. A file of started
+    jobs has one window, to the latest of their ends; a file whose last user
+    ended now, one ending now; each job planned in the pass inserts its own
+    window (the last one planned replaces the file's end, whichever ends later)."""
+    count = 0
+    for i in range(int(node_f[k, N_HELD])):
+        f = held[k, i, FILE]
+        if f < 0:
+            continue
+        e = held[k, i, END]
+        x = _find(buf, count, f)
+        if x < 0:
+            buf[count, B_FILE] = f
+            buf[count, B_SIZE] = held[k, i, SIZE]
+            buf[count, B_LAST] = e
+            count += 1
+        elif e > buf[x, B_LAST]:
+            buf[x, B_LAST] = e
+    for i in range(int(node_f[k, N_MEM])):
+        f = mem[k, i, M_FILE]
+        if mem[k, i, M_USERS] == 0 and mem[k, i, M_LAST] == now and _find(buf, count, f) < 0:
+            buf[count, B_FILE] = f
+            buf[count, B_SIZE] = mem[k, i, M_SIZE]
+            buf[count, B_LAST] = now
+            count += 1
+    j = node_i[k, HEAD]
+    while j >= 0:
+        f = plan[j, FILE]
+        if f >= 0:
+            x = _find(buf, count, f)
+            if x < 0:
+                x = count
+                buf[x, B_FILE] = f
+                buf[x, B_SIZE] = plan[j, SIZE]
+                count += 1
+            buf[x, B_LAST] = plan[j, END]
+        j = int(plan[j, P_NEXT])
+    total = 0.0
+    for i in range(count):
+        if buf[i, B_FILE] != fid and buf[i, B_LAST] <= t:
+            total += buf[i, B_SIZE]
+    return total
+
+
+@inline
+def _find(buf, count, f):
+    for i in range(count):
+        if buf[i, B_FILE] == f:
+            return i
+    return -1
 
 
 @inline

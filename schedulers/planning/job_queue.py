@@ -4,7 +4,10 @@ as objects (for the scheduler) and as the parallel arrays the pass reads
 
 Each queued job also holds a *slot* (its row in the standing plan, free again
 once it leaves the queue) and its submission sequence number (queue order,
-stable while positions shift as jobs leave)."""
+stable while positions shift as jobs leave). Under the authors' clock a
+slot stays out of use after its job left (``park``) until the next full
+pass: its row still lies in a node's chain of planned windows (a reservation
+that started), which a pass placing only new jobs keeps."""
 
 from dataclasses import dataclass
 from typing import Optional
@@ -31,6 +34,8 @@ class JobQueue:
         self._next_slot = 0
         self._next_seq = 0
         self._fresh = []
+        self.park = False
+        self._parked = []
         self._grow(256)
 
     def _grow(self, cap):
@@ -86,8 +91,13 @@ class JobQueue:
         keep = np.ones(n, dtype=np.bool_)
         keep[list(indices)] = False
         m = int(keep.sum())
-        self._free_slots.extend(self.slots[:n][~keep].tolist())
+        (self._parked if self.park else self._free_slots).extend(self.slots[:n][~keep].tolist())
         for a in self.arrays():
             a[:m] = a[:n][keep]
         for i in sorted(indices, reverse=True):
             del self.jobs[i]
+
+    def release_parked(self):
+        """The slots parked since the last call are free again (no chain holds them any more)."""
+        self._free_slots.extend(self._parked)
+        self._parked = []

@@ -11,7 +11,14 @@ rules by which the authors' published simulator departs from the paper's text
 changes): its 30 s scheduling grid, no persistence of files beyond the instant
 their last user ends, waits for an in-flight load counted from now, and its
 score schedulers' pass ending at the first job that needs more cores than are
-free.
+free, and its clock: a pass only at a 30 s tick that sees a job end in
+that very second (every reservation planned again) or a submission (only
+the new jobs placed, on top of the standing plan), planned reservations
+starting on their own at their second in between, and the jobs running at
+t0 kept on their historical node. Two more of its rules are options the
+profile leaves off (``eviction_penalty: "ended_windows"``, R11;
+``score_rounding: "truncate"``, R7): measured alone on the oracle input they
+move LEA's stretch away from the C simulator's (docs/reproduction.md).
 """
 
 from dataclasses import dataclass
@@ -24,10 +31,15 @@ from batloc.schedulers.boundary import FileOutputs, OptionsError, finite_number
 PROFILES = {
     "paper": {},
     "authors": {"scheduling_period": 30.0, "cache": "strict", "inflight_overhead": "from_now",
-                "pass_stop": "authors"},
+                "pass_stop": "authors", "tick_events": "same_second", "submission_pass": "new_jobs_only",
+                "start_reservations_between_passes": True, "pin_history_node": True},
 }
 INFLIGHT = ("to_load_end", "from_now")
-PASS_STOPS = ("never", "job_exceeds_free_cores", "authors")
+PASS_STOPS = ("never", "no_free_core", "job_exceeds_free_cores", "authors")
+TICK_EVENTS = ("since_last_tick", "same_second")
+SUBMISSION_PASSES = ("full", "new_jobs_only")
+PENALTIES = ("memory_model", "ended_windows")
+ROUNDINGS = ("none", "truncate")
 
 
 @dataclass(frozen=True)
@@ -50,10 +62,41 @@ class SchedulerOptions(FileOutputs):
     # t_k (the paper), or from now (the authors' simulator, R10).
     inflight_overhead: str = "to_load_end"
     # Where a pass without backfilling stops (R14): "never" (every queued job
-    # is planned), "job_exceeds_free_cores", or "authors" (that rule for the
-    # score policies, "never" for FCFS, whose own rule - stop when no core is
-    # free - starts the same jobs as "never").
+    # is planned), "no_free_core" (once no core is free now, less those the
+    # pass's placements took), "job_exceeds_free_cores" (at the first job
+    # needing more cores than that), or "authors" (FCFS's rule, "no_free_core",
+    # for FCFS, the other one for the score policies, "never" with backfilling).
     pass_stop: str = "never"
+    # The authors' clock (R2, R3; docs/authors-simulator.md). What a tick of
+    # the scheduling period reacts to: any event since the last tick
+    # ("since_last_tick"), or only a job end or a submission in that very
+    # second ("same_second": ticks at k x period, k >= 1; with period 0 every
+    # instant is a tick).
+    tick_events: str = "since_last_tick"
+    # What a tick with submissions and no end plans: the whole queue ("full"),
+    # or only the jobs submitted since, on top of the standing plan, whose
+    # cores freed early stay reserved until their planned end
+    # ("new_jobs_only"; with "same_second", a job submitted in a second that
+    # also saw an end joins the queue unplanned, for the next full pass).
+    submission_pass: str = "full"
+    # A reservation starts on its own at its planned second, on its planned
+    # cores, without a pass (otherwise it waits for the next pass).
+    start_reservations_between_passes: bool = False
+    # Jobs with a ``history_node`` field (running before t0, R4) start on that
+    # node (an index in platform order) at its earliest availability,
+    # outside any policy.
+    pin_history_node: bool = False
+    # LEA's eviction penalty (LEO, LEM in their LEA form) counts the files the
+    # memory model holds at t_k and no job uses ("memory_model"), or, as the
+    # authors' simulator does (R11), the node's other files whose last
+    # inserted window ends by t_k: started jobs' (to their latest planned
+    # end), a file whose last user ended now, and jobs planned earlier in the
+    # pass ("ended_windows"; non-zero even under ``cache: strict``).
+    eviction_penalty: str = "memory_model"
+    # Scores compared as they are ("none"), or truncated to whole seconds
+    # first, as the authors' simulator stores them ("truncate", R7): nodes
+    # less than a second apart tie and the lowest index wins.
+    score_rounding: str = "none"
     # Plan every queued job at every pass, so that each has a predicted start
     # from its submission on (<prefix>_predictions.csv). Off, a pass stops
     # once no later job could start now: jobs further back get their first
@@ -68,7 +111,15 @@ class SchedulerOptions(FileOutputs):
     def pass_stop_for(self, policy_name: str) -> str:
         if self.pass_stop != "authors":
             return self.pass_stop
-        return "never" if self.backfilling or policy_name == "FCFS" else "job_exceeds_free_cores"
+        if self.backfilling:
+            return "never"
+        return "no_free_core" if policy_name == "FCFS" else "job_exceeds_free_cores"
+
+    @property
+    def ticks(self) -> bool:
+        """Whether the authors' clock drives the passes (``schedulers/planning/ticks.py``)."""
+        return (self.tick_events != "since_last_tick" or self.submission_pass != "full"
+                or self.start_reservations_between_passes or self.pin_history_node)
 
     @classmethod
     def from_dict(cls, raw: Optional[dict]) -> "SchedulerOptions":
@@ -88,15 +139,21 @@ class SchedulerOptions(FileOutputs):
         return opts
 
     def _check(self):
-        for name in ("backfilling", "ignore_files", "predictions"):
+        for name in ("backfilling", "ignore_files", "predictions", "start_reservations_between_passes",
+                     "pin_history_node"):
             if not isinstance(getattr(self, name), bool):
                 raise OptionsError(f"option {name!r} must be true or false, got {getattr(self, name)!r}")
         if not finite_number(self.queue_depth, integer=True) or self.queue_depth < 0:
             raise OptionsError(f"option 'queue_depth' must be an integer >= 0 (0 = the whole queue), "
                                f"got {self.queue_depth!r}")
-        for name, allowed in (("inflight_overhead", INFLIGHT), ("pass_stop", PASS_STOPS)):
+        for name, allowed in (("inflight_overhead", INFLIGHT), ("pass_stop", PASS_STOPS),
+                              ("tick_events", TICK_EVENTS), ("submission_pass", SUBMISSION_PASSES),
+                              ("eviction_penalty", PENALTIES), ("score_rounding", ROUNDINGS)):
             if getattr(self, name) not in allowed:
                 raise OptionsError(f"option {name!r} must be one of {', '.join(allowed)}, got {getattr(self, name)!r}")
+        if self.ticks and self.queue_depth:
+            raise OptionsError("option 'queue_depth' cannot bound the passes of the authors' clock (tick_events, "
+                               "submission_pass, start_reservations_between_passes, pin_history_node): set it to 0")
         if self.cache not in MODELS:
             raise OptionsError(f"option 'cache' must be one of {', '.join(MODELS)}, got {self.cache!r}")
         # JSON's NaN passes every comparison below unnoticed: finiteness first.

@@ -26,17 +26,19 @@ from typing import Optional
 import numpy as np
 
 from batloc.schedulers.planning import availability as av
-from batloc.schedulers.planning.file_outlook import CASE_NAMES, MODEL_CODES, NONE, WAIT, evaluate
+from batloc.schedulers.planning.file_outlook import (CASE_NAMES, MODEL_CODES, NONE, WAIT, ended_window_bytes,
+                                                     evaluate)
 from batloc.schedulers.planning.flat_state import (AVAIL, BW, END, FILE, MEM, MIN_END, MIN_LOADING, N_FREE, SIZE,
                                                    START)
 from batloc.schedulers.planning.formulas import CODES, LEA, LEM, bound, needs_penalty, reads_overhead, score
 from batloc.schedulers.planning.jit import inline, njit
-from batloc.schedulers.planning.scratch import (BUSY, C_BACKFILL, C_BW_MAX, C_INFLIGHT_FROM_NOW, C_LAST_NOW, C_WHOLE,
-                                                C_MODEL, C_NOW, C_PASS_STOP, C_POLICY, C_W, CHANGED, FREE, HEAD,
+from batloc.schedulers.planning.scratch import (BUSY, C_BACKFILL, C_BW_MAX, C_ENDED_WINDOWS, C_INFLIGHT_FROM_NOW,
+                                                C_LAST_NOW, C_TRUNCATE, C_WHOLE, C_MODEL, C_NOW, C_PASS_STOP, C_POLICY, C_W, CHANGED, FREE, HEAD,
                                                 IV_COUNT, MAX_FREE, NO_NODE, O_CASE, O_JOB, O_NODE, O_SCORE, O_START,
-                                                O_TFILE, P_CASE, P_FIRST, P_FIRST_AT, P_NEXT, P_FLOOR, P_K2, P_NODE, P_PREV, P_S2, P_SAT, P_SCORE,
-                                                P_SEQ, P_WALL,
-                                                REBUILT, SCANNED, DROPPED, MOVED, SCORED, TAIL, UNPLANNED, VALID, WALKED,
+                                                O_TFILE, P_CASE, P_FIRST, P_FIRST_AT, P_NEXT, P_FLOOR, P_K2, P_NODE, P_PREV,
+                                                P_S2, P_SAT, P_SCORE, P_SEQ, P_WALL, STOP_CODES, STOP_JOB_EXCEEDS,
+                                                STOP_NEVER, STOP_NO_FREE,
+                                                HIDDEN, REBUILT, SCANNED, DROPPED, MOVED, SCORED, TAIL, UNPLANNED, VALID, WALKED,
                                                 allocate)
 
 INF = np.inf
@@ -113,10 +115,13 @@ def _score_node(k, cores, walltime, fid, size, lower, saturated, cfg, node_f, he
         return INF, NONE, INF, INF
     ints[SCORED] += 1
     if fid < 0:
-        return score(policy, t, 0.0, 0.0, now, saturated, W), NONE, t, t
+        return _cut(score(policy, t, 0.0, 0.0, now, saturated, W), cfg), NONE, t, t
     need = needs_penalty(policy, t, now, saturated)
-    case, t_file, overhead, pen_bytes = evaluate(k, fid, size, t, now, model, need, node_f, held, mem, node_i,
-                                                 plan, buf)
+    ended = cfg[C_ENDED_WINDOWS] != 0
+    case, t_file, overhead, pen_bytes = evaluate(k, fid, size, t, now, model, need and not ended, node_f, held, mem,
+                                                 node_i, plan, buf)
+    if need and ended:
+        pen_bytes = ended_window_bytes(k, fid, t, now, node_f, held, mem, node_i, plan, buf)
     if case == WAIT and cfg[C_INFLIGHT_FROM_NOW] != 0:
         # the authors' simulator: what is left of the load counted from now, not from t_k
         overhead = t_file - now
@@ -124,7 +129,18 @@ def _score_node(k, cores, walltime, fid, size, lower, saturated, cfg, node_f, he
     pen = 0.0
     if need and pen_bytes != 0.0:
         pen = pen_bytes * size / node_f[k, MEM] / node_f[k, BW]
-    return score(policy, t, overhead, pen, now, saturated, W), case, t, t_file
+    return _cut(score(policy, t, overhead, pen, now, saturated, W), cfg), case, t, t_file
+
+
+@inline
+def _cut(x, cfg):
+    """A score or bound as the pass compares it: truncated to whole seconds
+    with ``score_rounding: "truncate"`` (R7: the authors' simulator keeps
+    scores as integers, so nodes less than a second apart tie, the lowest
+    index winning); truncation keeps every bound below its scores."""
+    if cfg[C_TRUNCATE] != 0 and x < INF:
+        return np.floor(x)
+    return x
 
 
 @inline
@@ -188,7 +204,7 @@ def _choose(c, w, fid, size, saturated, cfg, node_f, held, mem, file_bits, base,
                 bits &= bits - np.uint64(1)
                 t_lb = _t_lower(k, tc, w, backfilling, now, cols, tcols, tails)
                 if t_lb < INF:
-                    nf = _list_insert(lb, cand, nf, bound(policy, t_lb, 0.0, now, saturated, W), k)
+                    nf = _list_insert(lb, cand, nf, _cut(bound(policy, t_lb, 0.0, now, saturated, W), cfg), k)
     if backfilling:
         for k in range(n):
             if not av.longer_than_gaps(w, k, tails) and not _bit(known, k):
@@ -196,7 +212,7 @@ def _choose(c, w, fid, size, saturated, cfg, node_f, held, mem, file_bits, base,
                 t_lb = av.at(cols[tc, k], now)
                 if t_lb < INF:
                     ov = size / node_f[k, BW] if sorts_files else 0.0
-                    nf = _list_insert(lb, cand, nf, bound(policy, t_lb, ov, now, saturated, W), k)
+                    nf = _list_insert(lb, cand, nf, _cut(bound(policy, t_lb, ov, now, saturated, W), cfg), k)
     # The others yield their overhead size/BW_k: at least size over the largest bandwidth.
     ov_least = size / cfg[C_BW_MAX] if sorts_files else 0.0
     best_score, best_k, best_case, best_t, best_tfile = INF, n, NONE, INF, INF
@@ -214,7 +230,7 @@ def _choose(c, w, fid, size, saturated, cfg, node_f, held, mem, file_bits, base,
                 nset += 1
                 kn, key = av.least(tree, tc)
             if kn < n and key < INF:
-                b_tree = bound(policy, av.at(key, now), ov_least, now, saturated, W)
+                b_tree = _cut(bound(policy, av.at(key, now), ov_least, now, saturated, W), cfg)
         b_list = lb[fi] if fi < nf else INF
         if b_list <= b_tree:
             if not b_list < INF or b_list > best_score:
@@ -239,7 +255,7 @@ def _choose(c, w, fid, size, saturated, cfg, node_f, held, mem, file_bits, base,
             cand[1, nset] = kn
             nset += 1
             overhead = size / node_f[k, BW] if sorts_files else 0.0
-            b = bound(policy, av.at(tkey[tc, k], now), overhead, now, saturated, W)
+            b = _cut(bound(policy, av.at(tkey[tc, k], now), overhead, now, saturated, W), cfg)
         if b > best_score or (b == best_score and k > best_k):
             floor = min(floor, b)
             continue
@@ -295,7 +311,7 @@ def _search_below(tc, ov_least, c, w, fid, size, sorts_files, saturated, best_sc
         kmin, key = int(tree[tc, i, 1]), tree[tc, i, 0]
         if kmin >= n or not key < INF:
             continue
-        if bound(policy, av.at(key, now), ov_least, now, saturated, W) > best_score:
+        if _cut(bound(policy, av.at(key, now), ov_least, now, saturated, W), cfg) > best_score:
             continue
         if i < leaves:
             stack[top] = 2 * i + 1
@@ -306,7 +322,7 @@ def _search_below(tc, ov_least, c, w, fid, size, sorts_files, saturated, best_sc
         if _bit(known, k):
             continue
         overhead = size / node_f[k, BW] if sorts_files else 0.0
-        b = bound(policy, av.at(tkey[tc, k], now), overhead, now, saturated, W)
+        b = _cut(bound(policy, av.at(tkey[tc, k], now), overhead, now, saturated, W), cfg)
         if b > best_score or (b == best_score and k > best_k):
             continue
         s, case, t, t_file = _score_node(k, c, w, fid, size, av.at(cols[tc, k], now), saturated, cfg, node_f, held,
@@ -506,7 +522,7 @@ def _walk(P, nd, now, saturation, busy_count, cfg, node_f, core_end, core_held, 
             ov = 0.0
             if sorts_files and not (_has_bit(file_bits, fid, k) or _has_bit(pf_bits, fid, k)):
                 ov = size / node_f[k, BW]
-            bk = bound(policy, t_lb, ov, now, saturated, W)
+            bk = _cut(bound(policy, t_lb, ov, now, saturated, W), cfg)
             if bk > best_s or (bk == best_s and k > best_k):
                 floor = min(floor, bk)
                 continue
@@ -752,15 +768,30 @@ def plan_pass(node_f, core_end, core_held, held, mem, file_bits,
                 busy_count += 1
         ints[VALID] = 1
         first = 0
+    return _place(first, qlen, ndec, busy_count, saturation, cfg, node_f, held, mem, file_bits, base, first_free,
+                  tails, cols, tcols, tree, node_i, cand_times, pos, core_iv, iv, plan, pos_plan, lb, cand, stack, known,
+                  pf_bits, pf_count, buf, out_f, out_i, out_pos, smallest_left, left_wall, now_gaps, ints, q_cores,
+                  q_wall, q_file, q_size, q_slot, q_seq)
+
+
+@njit
+def _place(first, qlen, ndec, busy_count, saturation, cfg, node_f, held, mem, file_bits, base, first_free, tails, cols,
+           tcols, tree, node_i, cand_times, pos, core_iv, iv, plan, pos_plan, lb, cand, stack, known, pf_bits, pf_count, buf,
+           out_f, out_i, out_pos, smallest_left, left_wall, now_gaps, ints, q_cores, q_wall, q_file, q_size, q_slot,
+           q_seq):
+    """Queued jobs first..qlen-1 placed in order on the rows (starts appended
+    to out_* from ``ndec`` on); returns the count of starts."""
+    n = node_f.shape[0]
+    now, backfilling = cfg[C_NOW], cfg[C_BACKFILL] != 0
     if first >= qlen:
         return ndec
-    pass_stop = cfg[C_PASS_STOP] != 0
+    stop = int(cfg[C_PASS_STOP])
     whole = cfg[C_WHOLE] != 0
     # With backfilling a job can start now only in a gap from now as long as
     # its walltime: the pass also stops once no job left fits one (placing
     # them only shortens the gaps). The gaps are read again after a
     # reservation on a node with cores free now (no other changes them).
-    bf_stop = backfilling and not whole and not pass_stop
+    bf_stop = backfilling and not whole and stop == STOP_NEVER
     smallest = q_cores[qlen - 1]
     m = left_wall.shape[1]
     for i in range(qlen - 1, first - 1, -1):
@@ -774,9 +805,10 @@ def plan_pass(node_f, core_end, core_held, held, mem, file_bits,
                 if q_wall[i] < left_wall[i, c]:
                     left_wall[i, c] = q_wall[i]
     gaps_stale = True
-    free_now = node_i[:, FREE].sum() if pass_stop else 0
+    free_now = node_i[:, FREE].sum() if stop != STOP_NEVER else 0
     for i in range(first, qlen):
-        if (not whole and av.max_free_now(node_i, ints) < smallest_left[i]) or (pass_stop and q_cores[i] > free_now):
+        if ((not whole and av.max_free_now(node_i, ints) < smallest_left[i])
+                or (stop == STOP_JOB_EXCEEDS and q_cores[i] > free_now) or (stop == STOP_NO_FREE and free_now <= 0)):
             break
         if bf_stop:
             if gaps_stale:
@@ -821,6 +853,50 @@ def plan_pass(node_f, core_end, core_held, held, mem, file_bits,
     return ndec
 
 
+@njit
+def place_new_jobs(node_f, core_end, core_held, held, mem, file_bits,
+                   base, first_free, tails, cols, tcols, tree, node_i, dset, cand_times, pos, core_iv, iv, plan,
+                   pos_plan, lb, cand, stack, known, pf_bits, pf_count, buf, out_f, out_i, out_pos, smallest_left, left_wall,
+                   now_gaps, ints, cfg, q_cores, q_wall, q_file, q_size, q_slot, q_seq, first, qlen, saturation):
+    """The authors' submission pass (R2b): queued jobs first..qlen-1 placed on
+    the rows as the passes since the last full one left them (no node
+    reloaded: cores freed early stay reserved until their planned end);
+    the standing windows keep their cores but their files are hidden. Starts
+    in out_* (returns their count)."""
+    n = node_f.shape[0]
+    now, backfilling = cfg[C_NOW], cfg[C_BACKFILL] != 0
+    if ints[VALID] == 0:
+        # no full pass yet: the rows start from the actual state
+        for k in range(n):
+            _unlink_all(k, node_i, plan, pf_bits, pf_count)
+        av.load_all(backfilling, now, core_end, core_held, base, first_free, tails, core_iv, cols, tcols, tree,
+                    node_i, cand_times, ints)
+        ints[VALID] = 1
+    rows = first_free if backfilling else base
+    busy_count = 0
+    for k in range(n):
+        j = node_i[k, HEAD]
+        while j >= 0:
+            _unplan_file(int(plan[j, FILE]), k, pf_bits, pf_count)
+            plan[j, FILE] = HIDDEN
+            j = int(plan[j, P_NEXT])
+        free = 0
+        busy = 0
+        for p in range(core_end.shape[1]):
+            if rows[k, p] <= now:
+                free += 1
+            if core_held[k, p]:
+                busy = 1
+        node_i[k, FREE] = free
+        node_i[k, BUSY] = busy
+        busy_count += busy
+    ints[MAX_FREE] = -1
+    return _place(first, qlen, 0, busy_count, saturation, cfg, node_f, held, mem, file_bits, base, first_free, tails,
+                  cols, tcols, tree, node_i, cand_times, pos, core_iv, iv, plan, pos_plan, lb, cand, stack, known, pf_bits,
+                  pf_count, buf, out_f, out_i, out_pos, smallest_left, left_wall, now_gaps, ints, q_cores, q_wall, q_file,
+                  q_size, q_slot, q_seq)
+
+
 class Planner:
     """The pass as the scheduler calls it: ``plan(now, queue)`` -> [Decision]."""
 
@@ -834,12 +910,20 @@ class Planner:
         self.W = float(opts.W)
         self.saturation = float(opts.saturation)
         self.depth = int(opts.queue_depth)
-        self.whole_queue = bool(opts.predictions)
+        # The authors' clock (ticks.py): a full pass plans from scratch, a
+        # submission pass places new jobs on the rows as they stand, and
+        # every queued job gets a reservation (they start on their own).
+        self.ticks = opts.ticks
+        self.whole_queue = bool(opts.predictions) or self.ticks
         self.inflight_from_now = opts.inflight_overhead == "from_now"
-        self.pass_stop = opts.pass_stop_for(policy_name) == "job_exceeds_free_cores"
-        # Those two rules read now in scores the walk assumes time-free (waits
-        # counted from now) or end a pass at a job: every pass plans from scratch.
-        self.standing = not (self.inflight_from_now or self.pass_stop)
+        self.ended_windows = opts.eviction_penalty == "ended_windows"
+        self.truncate = opts.score_rounding == "truncate"
+        self.pass_stop = STOP_CODES[opts.pass_stop_for(policy_name)]
+        # Those rules read now in scores the walk assumes time-free (waits
+        # counted from now, files whose last user ended now) or end a pass at
+        # a job: every pass plans from scratch.
+        self.standing = not (self.inflight_from_now or self.ended_windows or self.pass_stop != STOP_NEVER
+                             or self.ticks)
         self._scratch = None
         self._room = (0, 0, 0, 0)
         self._last_now = -np.inf
@@ -870,12 +954,19 @@ class Planner:
 
     def _scratch_for(self, slots, cores, files, memory_files):
         """The working memory, grown when the queue, its cores or the files
-        outgrow it (the standing plan is then dropped: a full pass follows)."""
+        outgrow it (the standing plan is then dropped: a full pass follows;
+        under the authors' clock it is kept, rows and all)."""
         need = (slots, cores, files, memory_files)
         if self._scratch is None or any(a > b for a, b in zip(need, self._room)):
             # Only what outgrew its room doubles: the file tables are files x
             # nodes, and doubling them with the queue ran a week out of memory.
             room = tuple(max(a, 2 * b) if a > b else b for a, b in zip(need, self._room))
+            if self._scratch is not None and self.ticks:
+                f = self.flat
+                self._scratch = _kept_in(self._scratch, allocate(
+                    f.n, f.m, f.words, max(room[0], 16), max(room[1], 16), max(room[2], 64), room[3]))
+                self._room = room
+                return self._scratch
             if self._scratch is not None:
                 self._stats_base = (self.stats_jobs_scanned, self.stats_nodes_scored, self.stats_jobs_walked,
                                     self.stats_jobs_dropped, self.stats_jobs_moved)
@@ -899,19 +990,71 @@ class Planner:
             qlen = min(qlen, self.depth)
         if qlen == 0:
             return []
-        cores, wall, fids, sizes, slots, seqs = queue.arrays()
+        S, f = self._prepare(queue)
+        S.cfg[:] = (now, self.W, f.bw_max, self.policy, self.model, self.backfilling, self.inflight_from_now,
+                    self.pass_stop, self._last_now, self.whole_queue, self.ended_windows,
+                    self.truncate)
+        ndec = plan_pass(*f.arrays(), *S, f.take_dirty(), *queue.arrays(), qlen, self.saturation, self.standing)
+        self._last_now = now
+        if self.ticks:
+            queue.release_parked()      # the pass unlinked every chain
+        return self._decisions(S, queue, ndec)
+
+    def plan_new(self, now, queue, first):
+        """The authors' submission pass: only the jobs at queue positions
+        ``first`` on are placed, on the standing plan as it is (no node
+        reloaded) -> [Decision]."""
+        if first >= len(queue):
+            return []
+        S, f = self._prepare(queue)
+        S.cfg[:] = (now, self.W, f.bw_max, self.policy, self.model, self.backfilling, self.inflight_from_now,
+                    self.pass_stop, self._last_now, self.whole_queue, self.ended_windows,
+                    self.truncate)
+        f.take_dirty()                  # what changed since stays unseen until the next full pass
+        ndec = place_new_jobs(*f.arrays(), *S, *queue.arrays(), first, len(queue), self.saturation)
+        self._last_now = now
+        return self._decisions(S, queue, ndec)
+
+    def reservation(self, queue, index):
+        """The standing reservation of the job at queue position ``index``, as
+        the Decision that starts it at its planned second; None if unplanned."""
+        S = self._scratch
+        slot = int(queue.slots[index])
+        if S is None or slot >= S.plan.shape[0]:
+            return None
+        row = S.plan[slot]
+        node = int(row[P_NODE])
+        if node < 0:
+            return None
+        job = queue.jobs[index]
+        return Decision(job, node, S.pos_plan[slot, :job.cores].copy(), float(row[START]), float(row[AVAIL]),
+                        CASE_NAMES[int(row[P_CASE])], None, float(row[P_SCORE]), index,
+                        (float(row[P_FIRST]), float(row[P_FIRST_AT]), float(row[P_PREV])))
+
+    def planned_starts(self, queue, first=0):
+        """(planned start, job id) of the queued jobs from position ``first`` on that hold a reservation."""
+        S = self._scratch
+        if S is None or first >= len(queue):
+            return []
+        rows = S.plan[queue.slots[first:len(queue)]]
+        planned = np.flatnonzero(rows[:, P_NODE] >= 0)
+        jobs = queue.jobs
+        return list(zip(rows[planned, START].tolist(), (jobs[first + i].id for i in planned.tolist())))
+
+    def _prepare(self, queue):
+        cores = queue.arrays()[0]
         f = self.flat
         f.ensure_files(len(f.files))
-        S = self._scratch_for(queue.slot_count, int(cores[:len(queue)].sum()), f.file_bits.shape[0], f.mem_cap)
+        in_use = int(self._scratch.ints[IV_COUNT]) if self.ticks and self._scratch is not None else 0
+        S = self._scratch_for(queue.slot_count, int(cores[:len(queue)].sum()) + in_use, f.file_bits.shape[0],
+                              f.mem_cap)
         fresh = queue.take_fresh()
         S.plan[fresh, P_NODE] = UNPLANNED     # slots handed out since: none planned yet
         S.plan[fresh, P_FIRST] = np.nan
-        S.cfg[:] = (now, self.W, f.bw_max, self.policy, self.model, self.backfilling, self.inflight_from_now,
-                    self.pass_stop, self._last_now, self.whole_queue)
-        ndec = plan_pass(*f.arrays(), *S, f.take_dirty(), cores, wall, fids, sizes, slots, seqs, qlen,
-                         self.saturation, self.standing)
-        self._last_now = now
-        jobs, out_f, out_i = queue.jobs, S.out_f, S.out_i
+        return S, f
+
+    def _decisions(self, S, queue, ndec):
+        jobs, slots, out_f, out_i = queue.jobs, queue.slots, S.out_f, S.out_i
         out = []
         for d in range(ndec):
             index = int(out_i[d, O_JOB])
@@ -922,6 +1065,15 @@ class Planner:
                                 None, float(out_f[d, O_SCORE]), index,
                                 (float(row[P_FIRST]), float(row[P_FIRST_AT]), float(row[P_PREV]))))
         return out
+
+
+def _kept_in(old, new):
+    """``new`` (a larger Scratch) holding everything ``old`` held: each array's
+    old extent copied, the new rows empty (plan rows with no prediction)."""
+    new.plan[:, P_FIRST] = np.nan
+    for a, b in zip(old, new):
+        b[tuple(slice(0, d) for d in a.shape)] = a
+    return new
 
 
 def warm_up():

@@ -16,7 +16,8 @@ t_k + walltime, the end of its reservation window (paper §III), whether it
 computes by then or still waits (``base``). A job no node
 can run is rejected at submission (``admission``); bad options, a platform
 off the contract and an engine that went away end the scheduler in one line
-(``boundary``).
+(``boundary``). Under the authors' clock (``ticks.py``) the clock decides
+when a pass runs and what it plans, and starts reservations between passes.
 """
 
 import math
@@ -27,12 +28,13 @@ import numpy as np
 from batloc.locality.staging import is_staging_job
 from batloc.schedulers.admission import Admission
 from batloc.schedulers.base import SchedulerBase, procset_of
-from batloc.schedulers.boundary import OptionsError, with_forced
+from batloc.schedulers.boundary import OptionsError, warn, with_forced
 from batloc.schedulers.planning.job_queue import JobQueue, QueuedJob
 from batloc.schedulers.planning.options import SchedulerOptions
 from batloc.schedulers.planning.planner import Planner
 from batloc.schedulers.planning.predictions import PredictionLog
 from batloc.schedulers.planning.state import ClusterState
+from batloc.schedulers.planning.ticks import Clock
 
 
 class PlanningScheduler(SchedulerBase):
@@ -45,6 +47,7 @@ class PlanningScheduler(SchedulerBase):
         self.label = self.policy_name + ("-BF" if self.opts.backfilling else "")
         self.queue = JobQueue()
         self.events = 0
+        self.clock = None
         self.plan_cpu = 0.0       # CPU seconds in the planner (the rest of a pass commits its decisions)
 
     @classmethod
@@ -66,6 +69,7 @@ class PlanningScheduler(SchedulerBase):
         self.open_decision_log()
         prefix = self.opts.export_prefix
         self.predictions = PredictionLog(f"{prefix}_predictions.csv" if prefix else None)
+        self.clock = Clock(self) if self.opts.ticks else None
         self.ready = True
 
     def make_state(self):
@@ -78,9 +82,24 @@ class PlanningScheduler(SchedulerBase):
     def onJobSubmission(self, job):
         self.events += 1
         sub = self.admitted(job)
-        if sub is not None:
-            self.queue.append(QueuedJob(job.id, sub.cores, sub.walltime, sub.file, sub.size,
-                                        float(job.submit_time)), self.state.file_id(sub.file))
+        if sub is None:
+            return
+        queued = QueuedJob(job.id, sub.cores, sub.walltime, sub.file, sub.size, float(job.submit_time))
+        if self.clock is not None:
+            self.clock.submitted(queued, self.state.file_id(sub.file), self.history_node(job))
+        else:
+            self.queue.append(queued, self.state.file_id(sub.file))
+
+    def history_node(self, job):
+        """The node index a job ran on before t0 (workload field ``history_node``), or None."""
+        node = (job.json_dict or {}).get("history_node")
+        if node is None:
+            return None
+        if isinstance(node, bool) or not isinstance(node, int) or not 0 <= node < len(self.platform.nodes):
+            warn(f"job {job.id}: history_node must be a node index in 0..{len(self.platform.nodes) - 1}, "
+                 f"got {node!r}: scheduled as any other job")
+            return None
+        return node
 
     def onJobCompletion(self, job):
         self.events += 1
@@ -88,19 +107,31 @@ class PlanningScheduler(SchedulerBase):
         if is_staging_job(job.id):
             for held in self.state.staging_done(job.id, now):
                 self.execute(held)
+            if self.clock is not None:
+                self.clock.other_event(now)
         else:
             self.state.finish(job.id, now)
+            if self.clock is not None:
+                self.clock.ended(now)
         self.dirty = True
 
     def onJobsKilled(self, jobs):
         now = self.bs.time()
         for job in jobs:
             self.state.finish(job.id, now)
+        if self.clock is not None:
+            self.clock.ended(now)
         self.dirty = True
+
+    def onNoMoreEvents(self):
+        if self.clock is not None and self.fatal is None and self.ready:
+            self.clock.step(self.bs.time())
+            self.dirty = False
+        super().onNoMoreEvents()
 
     # ---- passes ---------------------------------------------------------------
     def unstarted(self):
-        return len(self.queue)
+        return len(self.queue) + (self.clock.waiting() if self.clock is not None else 0)
 
     def may_schedule(self):
         period = self.opts.scheduling_period
@@ -114,23 +145,37 @@ class PlanningScheduler(SchedulerBase):
         return False
 
     def schedule(self, now):
+        self.commit_all(self.planned(lambda: self.planner.plan(now, self.queue)), now)
+
+    def planned(self, run):
+        """``run()``'s decisions, its CPU time counted as the planner's."""
         c0 = time.thread_time()
-        decisions = self.planner.plan(now, self.queue)
+        decisions = run()
         self.plan_cpu += time.thread_time() - c0
+        return decisions
+
+    def commit_all(self, decisions, now):
+        """Start the decided jobs (queue positions ``d.index``) and take them out of the queue."""
         for d in decisions:
-            case, held, new_staging = self.state.start(d.job, d.node, d.positions, now, d.t_file)
-            node = self.platform.nodes[d.node]
-            held.alloc = procset_of([node.core_ids[p] for p in d.positions.tolist()])
-            self.decision_log.write(now, d.job.id, self.label, node.name, str(held.alloc), d.job.cores,
-                                    self.state.windows[d.node][d.job.id].avail,
-                                    d.job.file, d.job.size, case, held.staging, d.score)
-            self.predictions.write(d.job.id, d.job.subtime, d.predicted, now)
-            if new_staging is not None:
-                self.issue_staging(new_staging)
-            if held.computing:
-                self.execute(held)
-            self.watch_window(held)
+            self.commit(d, now)
         self.queue.remove([d.index for d in decisions])
+
+    def commit(self, d, now):
+        """Start ``d.job`` on its node and cores now: its load or wait, its execution, its window's end."""
+        case, held, new_staging = self.state.start(d.job, d.node, d.positions, now, d.t_file)
+        node = self.platform.nodes[d.node]
+        held.alloc = procset_of([node.core_ids[p] for p in d.positions.tolist()])
+        self.decision_log.write(now, d.job.id, self.label, node.name, str(held.alloc), d.job.cores,
+                                self.state.windows[d.node][d.job.id].avail,
+                                d.job.file, d.job.size, case, held.staging, d.score)
+        self.predictions.write(d.job.id, d.job.subtime, d.predicted, now)
+        if new_staging is not None:
+            self.issue_staging(new_staging)
+        if held.computing:
+            self.execute(held)
+        self.watch_window(held)
+        if self.clock is not None:
+            self.clock.started(held)
 
     # ---- the end ----------------------------------------------------------------
     def onSimulationEnds(self):

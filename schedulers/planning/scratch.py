@@ -67,11 +67,22 @@ Scratch = namedtuple("Scratch", ["base", "first_free", "tails", "cols", "tcols",
 FREE, BUSY, CHANGED, HEAD, TAIL, REBUILT = range(6)
 P_NEXT, P_SEQ, P_SCORE, P_NODE, P_CASE, P_SAT, P_WALL, P_FIRST, P_FIRST_AT, P_PREV, P_S2, P_K2, P_FLOOR = range(5, 18)
 UNPLANNED, NO_NODE = -2.0, -1.0
+# plan[s, FILE] of a standing window whose file a pass placing only new jobs
+# does not see (the authors' simulator rebuilds its file view from started
+# jobs only): no file, and, unlike a job without one, it evicts nothing.
+HIDDEN = -2.0
 IV_START, IV_END, IV_NEXT = range(3)
 B_FILE, B_SIZE, B_LAST, B_SEQ, B_ALIVE, B_ORDER, B_VICTIM = range(7)
 O_START, O_TFILE, O_SCORE = range(3)
 O_JOB, O_CASE, O_NODE = range(3)
 C_NOW, C_W, C_BW_MAX, C_POLICY, C_MODEL, C_BACKFILL, C_INFLIGHT_FROM_NOW, C_PASS_STOP, C_LAST_NOW, C_WHOLE = range(10)
+# cfg[C_ENDED_WINDOWS]: LEA's penalty counts the files whose last window ended (R11), not the memory model's.
+C_ENDED_WINDOWS = 10
+# cfg[C_TRUNCATE]: scores truncated to whole seconds before they are compared (R7).
+C_TRUNCATE = 11
+# cfg[C_PASS_STOP]: where a pass stops (options.pass_stop).
+STOP_NEVER, STOP_JOB_EXCEEDS, STOP_NO_FREE = range(3)
+STOP_CODES = {"never": STOP_NEVER, "job_exceeds_free_cores": STOP_JOB_EXCEEDS, "no_free_core": STOP_NO_FREE}
 
 # Slots of ``ints``: largest count of cores free now (-1: to recompute);
 # intervals in use; jobs placed (chosen among every
@@ -108,4 +119,4 @@ def allocate(n, m, words, jobs, cores, files, memory_files):
         known=z(words, dtype=np.uint64), pf_bits=z((files, words), dtype=np.uint64),
         pf_count=z((files, n), dtype=np.int32),
         buf=z((u, 7)), out_f=z((jobs, 3)), out_i=z((jobs, 3), dtype=i64), out_pos=z((jobs, m), dtype=i64),
-        smallest_left=z(jobs, dtype=i64), left_wall=z((jobs, m)), now_gaps=z(m), ints=z(8, dtype=i64), cfg=z(10))
+        smallest_left=z(jobs, dtype=i64), left_wall=z((jobs, m)), now_gaps=z(m), ints=z(8, dtype=i64), cfg=z(12))

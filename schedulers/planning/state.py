@@ -11,6 +11,8 @@ arrays the compiled pass reads (``flat_state``).
 from dataclasses import dataclass
 from typing import Optional
 
+import numpy as np
+
 from batloc.locality.cache import NodeCache
 from batloc.locality.staging import staging_job_id
 from batloc.schedulers.base import Held, HeldJobs
@@ -40,6 +42,13 @@ class ClusterState(HeldJobs):
 
     def file_id(self, name):
         return self.flat.files.id_of(name)
+
+    def free_positions(self, node):
+        """The positions of node's cores no job holds, in index order."""
+        return np.flatnonzero(self.flat.core_end[node] == -np.inf)
+
+    def cores_free(self, node, positions):
+        return not self.flat.core_held[node, positions].any()
 
     def _mirror(self, node):
         self.flat.mirror(node, list(self.windows[node].values()), self.caches[node])

@@ -100,6 +100,13 @@ class CoreAvailability:
         self.avail = self._base_availability(now)
         self._start_sorted(self.avail, now)
 
+    def resume_pass(self, now):
+        """A pass on the rows the previous ones left (the authors' submission
+        pass): the actual state since is not read; times before now read as now."""
+        self.now = now
+        self.avail = np.maximum(self.avail, now)
+        self._start_sorted(self.avail, now)
+
     def t_lower(self, cores, walltime):
         """t_k for every node (exact here; a lower bound in the backfilling view)."""
         return self.cols[cores - 1]
@@ -136,6 +143,16 @@ class BackfillAvailability(CoreAvailability):
         self.first_free = self.base.copy()
         self._start_sorted(self.first_free, now)
         self.planned = {}   # node -> _NodePlan, once something is reserved on it
+
+    def resume_pass(self, now):
+        self.now = now
+        self.base = np.maximum(self.base, now)
+        self.first_free = np.maximum(self.first_free, now)
+        self._start_sorted(self.first_free, now)
+        for node, plan in self.planned.items():
+            plan.base = self.base[node].tolist()
+            plan.now = now
+            plan.cands = sorted({now}.union(x for x in plan.cands if x > now))
 
     def t_exact(self, node, cores, walltime, lower=None):
         plan = self.planned.get(node)

@@ -44,8 +44,9 @@ class FileOutlook:
     what depends on the planned windows (the LRU replay, the unused files at t)
     is cached and dropped on ``add``."""
 
-    def __init__(self, cache, actual, planned, now):
+    def __init__(self, cache, actual, planned, now, ended_windows=False):
         self.cache = cache
+        self.ended_windows = ended_windows      # the authors' penalty (R11)
         self.model = cache.model
         self.now = now
         self.planned = list(planned)
@@ -135,12 +136,43 @@ class FileOutlook:
     def penalty_bytes(self, file, t):
         """Bytes of files held in memory at t, other than `file`, that no job holding
         cores over t uses: what starting a job there may cost (LEA)."""
+        if self.ended_windows:
+            return self._ended_window_bytes(file, t)
         if self.model == "strict":
             return 0.0
         unused = self._unused.get(t)
         if unused is None:
             unused = self._unused[t] = self._unused_at(t)
         return float(sum(s for f, s in unused if f != file))
+
+    def _ended_window_bytes(self, file, t):
+        """The authors' penalty (R11): bytes of the other files whose last
+        inserted window ends by t. Started jobs give a file one window, to
+        their latest end; a file whose last user ended now, one ending now;
+        each window planned in the pass replaces its file's end."""
+        last = {}                                   # file -> [size, end], in insertion order
+        for w in self.actual:
+            if w.file is None:
+                continue
+            if w.file in last:
+                last[w.file][1] = max(last[w.file][1], w.end)
+            else:
+                last[w.file] = [w.size, w.end]
+        for f, r in self.cache.files.items():
+            if r.users == 0 and r.last_use == self.now and f not in last:
+                last[f] = [r.size, self.now]
+        for w in self.planned:
+            if w.file is None:
+                continue
+            if w.file in last:
+                last[w.file][1] = w.end
+            else:
+                last[w.file] = [w.size, w.end]
+        total = 0.0
+        for f, (size, end) in last.items():
+            if f != file and end <= t:
+                total += size
+        return total
 
     def _unused_at(self, t):
         """(file, size) of the files in memory at t that no window over t uses,

@@ -62,6 +62,10 @@ class Planner:
         self._bw = self.bandwidth.tolist()
         self._mem = self.memory.tolist()
         self._ov_by_size = {}      # size -> size / bandwidth over nodes (read-only)
+        # The authors' clock (batloc.schedulers.planning.ticks): job id -> its
+        # reservation (node, t_k, positions, case, t'_k, score), the standing plan.
+        self.reservations = {}
+        self._rows = False         # whether a pass left rows to resume
 
     def _load_overheads(self, size):
         """size / BW_k for every node; many jobs share a file, hence a size."""
@@ -73,10 +77,20 @@ class Planner:
             ov.flags.writeable = False
         return ov
 
-    def plan(self, now, queue):
+    def plan(self, now, queue, first=0, resume=False):
+        """A pass: the whole queue from the actual state; with ``resume`` (the
+        authors' submission pass), only the jobs from position ``first`` on,
+        on the rows the passes since the last full one left."""
         st = self.state
         avail = st.availability
-        avail.begin_pass(now)
+        ticks = st.options.ticks
+        if resume and self._rows:
+            avail.resume_pass(now)
+        else:
+            avail.begin_pass(now)
+            self._rows = True
+        if not resume:
+            self.reservations = {}
         n = len(self.platform)
         busy = avail.busy_nodes().copy()
         planned = {}               # node -> [Window] placed in this pass
@@ -104,13 +118,17 @@ class Planner:
         t_exact, max_free_now = avail.t_exact, avail.max_free_now
         inf = np.inf
         from_now = st.options.inflight_overhead == "from_now"
-        pass_stop = st.options.pass_stop_for(policy.name) == "job_exceeds_free_cores"
+        ended_windows = st.options.eviction_penalty == "ended_windows"
+        stop = st.options.pass_stop_for(policy.name)
         free_total = int(avail.free_now.sum())
 
         for i, job in enumerate(queue):
-            if max_free_now() < smallest_left[i]:
+            if i < first:
+                continue
+            if not ticks and max_free_now() < smallest_left[i]:
                 break
-            if pass_stop and job.cores > free_total:
+            if (stop == "job_exceeds_free_cores" and job.cores > free_total) or (
+                    stop == "no_free_core" and free_total <= 0):
                 break
             self.stats_jobs_scanned += 1
             c, w, file, size = job.cores, job.walltime, job.file, job.size
@@ -153,7 +171,7 @@ class Planner:
                             o = outlooks.get(k)
                             if o is None:
                                 o = outlooks[k] = FileOutlook(caches[k], list(windows[k].values()),
-                                                              planned.get(k, ()), now)
+                                                              planned.get(k, ()), now, ended_windows)
                             # The eviction penalty is the costly part; skip it where the
                             # policy's score at this t_k ignores it (LEO, LEM).
                             need_pen = uses_penalty and (penalty_counts is None or penalty_counts(ctx, t))
@@ -199,6 +217,7 @@ class Planner:
                 if nodes is None:
                     nodes = planned_nodes[file] = set()
                 nodes.add(k)
+            self.reservations[job.id] = (k, t, positions, case, t_file, score)
             if t == now:
                 if not busy[k]:
                     busy[k] = True

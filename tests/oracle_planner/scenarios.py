@@ -6,6 +6,7 @@ hold several files; the dry run (`batloc.testing.dry_run`) plays the
 paper's model without SimGrid.
 """
 
+import math
 import os
 import tempfile
 
@@ -30,6 +31,31 @@ def workload(seed, nodes=8, cores=4, memory=64 * GB, hours=24.0, load=1.5, jobs_
                      "walltime": float(row.walltime), "profile": name, "user": row.user,
                      "input_file": row.input_file, "input_size": float(row.input_size)})
     return {"nb_res": nodes * cores, "jobs": jobs, "profiles": profiles}
+
+
+def clocked(wl, period=60, bandwidth=1 * GB, keep_alive=300.0):
+    """``wl`` in whole seconds, as the authors' simulator counts (R1): submissions,
+    run times and loads (sizes in whole seconds of ``bandwidth``) rounded,
+    walltimes rounded up to the period (jobs cut at their walltime end on a
+    tick), and a one-core keep-alive job every ``keep_alive`` seconds on the
+    grid, as in the oracle input: its submission gives a new-jobs pass its
+    tick, and its end, one period later if it starts at once, a full pass."""
+    jobs, profiles = [], {}
+    for j in wl["jobs"]:
+        delay = max(1, round(wl["profiles"][j["profile"]]["delay"]))
+        name = f"d{delay}"
+        profiles[name] = {"type": "delay", "delay": float(delay)}
+        wall = max(period, math.ceil(j["walltime"] / period) * period)
+        size = max(1, round(j["input_size"] / bandwidth)) * bandwidth
+        jobs.append({**j, "subtime": float(round(j["subtime"])), "walltime": float(wall), "profile": name,
+                     "input_size": float(size)})
+    end = max(j["subtime"] for j in jobs) + 24 * HOUR
+    profiles["keep"] = {"type": "delay", "delay": float(period - 1)}
+    for i in range(int(end // keep_alive)):
+        jobs.append({"id": 10 ** 6 + i, "subtime": float((i + 1) * keep_alive), "res": 1, "walltime": 900.0,
+                     "profile": "keep", "user": "keepalive", "input_file": f"k{i}", "input_size": float(bandwidth)})
+    jobs.sort(key=lambda j: j["subtime"])
+    return {**wl, "jobs": jobs, "profiles": profiles}
 
 
 def platform(nodes=8, cores=4, memory=64 * GB, bandwidth=1 * GB, hetero=False):

@@ -10,7 +10,7 @@ import importlib
 
 import numpy as np
 
-from oracle_planner.planner import Planner
+from oracle_planner.planner import Decision, Planner
 from oracle_planner.state import ClusterState
 
 
@@ -19,6 +19,7 @@ class Policy:
 
     def __init__(self, name, opts):
         self.name, self.W, self.saturation = name, opts.W, opts.saturation
+        self.truncate = opts.score_rounding == "truncate"
         self.uses_penalty = name in ("LEA", "LEO", "LEM")
         if name == "LEO":
             self.penalty_counts = lambda ctx, t_k: t_k != ctx.now
@@ -31,6 +32,10 @@ class Policy:
         return t_k + self.W * overhead + penalty
 
     def score(self, ctx, t_k, overhead, penalty):
+        s = self._score(ctx, t_k, overhead, penalty)
+        return np.floor(s) if self.truncate else s      # R7: whole seconds (inf stays inf)
+
+    def _score(self, ctx, t_k, overhead, penalty):
         if self.name == "FCFS":
             return t_k
         if self.name == "EFT":
@@ -60,12 +65,32 @@ class _OraclePlanner:
     def stats_nodes_scored(self):
         return self.inner.stats_nodes_scored
 
-    def plan(self, now, queue):
-        decisions = self.inner.plan(now, list(queue.jobs))
+    def plan(self, now, queue, first=0, resume=False):
+        decisions = self.inner.plan(now, list(queue.jobs), first, resume)
         where = {j.id: i for i, j in enumerate(queue.jobs)}
         for d in decisions:
             d.index = where[d.job.id]
+        if not resume:
+            queue.release_parked()
         return decisions
+
+    # the authors' clock (batloc.schedulers.planning.ticks)
+    def plan_new(self, now, queue, first):
+        if first >= len(queue):
+            return []
+        return self.plan(now, queue, first, resume=True)
+
+    def reservation(self, queue, index):
+        job = queue.jobs[index]
+        r = self.inner.reservations.get(job.id)
+        if r is None:
+            return None
+        k, t, positions, case, t_file, score = r
+        return Decision(job, k, positions.copy(), t, t_file, case, None, score, index)
+
+    def planned_starts(self, queue, first=0):
+        res = self.inner.reservations
+        return [(res[j.id][1], j.id) for j in queue.jobs[first:] if j.id in res]
 
 
 class _OracleState(ClusterState):

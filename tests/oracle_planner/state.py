@@ -63,6 +63,13 @@ class ClusterState:
                 if not nodes:
                     del self.file_nodes[f]
 
+    def free_positions(self, node):
+        """The positions of node's cores no job holds, in index order."""
+        return np.flatnonzero(self.availability.end[node] == -np.inf)
+
+    def cores_free(self, node, positions):
+        return not self.availability.held[node, positions].any()
+
     def busy_node_count(self):
         return int(self.availability.busy_nodes().sum())
 

@@ -6,7 +6,8 @@ decisions (the decision log: time, job, node, cores, case, score...). The
 inputs cover the ten variants, the three memory models, event-driven and
 periodic passes, heterogeneous nodes, LEM's saturation share, queue_depth,
 and the authors profile's rules (waits counted from now, the pass stopping at
-the first job that needs more cores than are free).
+the first job that needs more cores than are free, LEA's penalty over ended
+windows, the authors' clock).
 """
 
 import pytest
@@ -16,6 +17,9 @@ from oracle_planner.golden import policy_class
 from oracle_planner.scheduler import oracle_class
 
 VARIANTS = [(v, bf) for v in ("fcfs", "eft", "lea", "leo", "lem") for bf in (False, True)]
+
+NO_CLOCK = {"tick_events": "since_last_tick", "submission_pass": "full", "start_reservations_between_passes": False,
+            "pin_history_node": False}
 
 # name -> (workload keywords, platform keywords, scheduler options)
 INPUTS = {
@@ -27,7 +31,15 @@ INPUTS = {
                        {"saturation": 0.5, "queue_depth": 40}),
     # the authors' profile's rules, event-driven so that passes follow each other closely
     "authors-rules": (dict(seed=16, hours=12.0), {}, {"profile": "authors", "scheduling_period": 0,
-                                                       "pass_stop": "job_exceeds_free_cores"}),
+                                                       "pass_stop": "job_exceeds_free_cores", **NO_CLOCK}),
+    # the authors' clock: full passes at ticks seeing an end, new jobs placed on
+    # the standing plan at ticks seeing a submission, reservations starting on their own
+    "authors-clock": (dict(seed=17, hours=12.0, clock=60), {}, {
+        "profile": "authors", "scheduling_period": 60, "eviction_penalty": "ended_windows",
+        "score_rounding": "truncate"}),
+    "authors-clock-lru": (dict(seed=18, hours=12.0, clock=60), dict(hetero=True), {
+        "profile": "authors", "scheduling_period": 60, "cache": "lru", "inflight_overhead": "to_load_end",
+        "tick_events": "since_last_tick", "eviction_penalty": "memory_model"}),
 }
 
 
@@ -48,7 +60,11 @@ def _run(cls, wl, resources, options):
 @pytest.mark.parametrize("variant,bf", VARIANTS, ids=[v + ("-bf" if bf else "") for v, bf in VARIANTS])
 def test_compiled_pass_decides_as_the_python_pass(name, variant, bf):
     wl_kw, pf_kw, options = INPUTS[name]
+    wl_kw = dict(wl_kw)
+    period = wl_kw.pop("clock", None)
     wl = scenarios.workload(**wl_kw)
+    if period:
+        wl = scenarios.clocked(wl, period)
     resources = scenarios.platform(**pf_kw)
     log, queues = _run(policy_class(variant, bf), wl, resources, options)
     ref_log, ref_queues = _run(oracle_class(variant, bf), wl, resources, options)

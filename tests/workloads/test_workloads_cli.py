@@ -56,6 +56,21 @@ def test_from_sacct_and_from_gonthier(tmp_path, capsys):
                                                                  ("4", False)]
 
 
+def test_from_gonthier_history_node_starts_at_the_authors_t0(tmp_path):
+    # t0 = 1000, job 4's submission (the first of phase 0). Job 1 ran from 400:
+    # 600 s gone, 4400 s and 8400 s left, node 3 (1-based) -> 2. Job 2 ran from
+    # 200: 800 s gone, nothing left -> 1 s each, node 488 of 486 -> 1. Job 3
+    # (queued, -1) is submitted at t0 with no node; job 5 300 s after t0.
+    out = tmp_path / "h.json"
+    assert main(["from-gonthier", str(DATA / "gonthier-history.txt"), "-o", str(out), "--history-node"]) == 0
+    data = json.loads(out.read_text())
+    rows = [(j["id"], j["subtime"], j["walltime"], data["profiles"][j["profile"]]["delay"], j.get("history_node"),
+             j["evaluated"]) for j in data["jobs"]]
+    assert rows == [(1, 0, 8400, 4400, 2, False), (2, 0, 1, 1, 1, False), (3, 0, 100, 60, None, False),
+                    (4, 0, 100, 60, None, False), (5, 300, 100, 30, None, True)]
+    assert data["batloc"]["authors_t0"] == 1000
+
+
 @pytest.mark.parametrize("argv, message", [
     (["from-swf", "nowhere.swf", "-o", "x.json"], "nowhere.swf: cannot read"),
     (["from-swf", str(DATA / "small.swf"), "-o", "x.json", "--strict"], "small.swf:11: cancelled before start"),
@@ -64,6 +79,8 @@ def test_from_sacct_and_from_gonthier(tmp_path, capsys):
     (["from-gonthier", str(DATA / "gonthier-positional.txt"), "-o", "x.json", "--start", "2022-01-01"],
      "does not give its epoch"),
     (["stats", str(DATA / "small.swf")], "small.swf:1: not valid JSON"),
+    (["from-gonthier", str(DATA / "gonthier-keyed.txt"), "-o", "x.json", "--history-node"],
+     "needs every job's workload, start_time_from_history"),
 ])
 def test_errors_are_one_clear_line(argv, message, tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)
