@@ -7,7 +7,7 @@
 - faster / slower / equal session counts with the mean improvement of the
   faster and the slower ones above the bars (Figs. 2, 7);
 - cluster usage over time: running cores below, queued cores above, loading
-  cores, evaluated jobs in red, evaluation window in orange (Figs. 3, 6);
+  cores, evaluated jobs in vermilion, evaluation window in orange (Figs. 3, 6);
 - ECDF of the error of predicted start times per scheduler, first prediction
   solid, last one dashed, on a symmetric log axis when the tails dominate.
 Colours and markers come from the report's Palette, times from its TimeAxis.

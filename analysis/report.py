@@ -184,7 +184,7 @@ def _figures(results, raw, comp, fig_dir: Path, gantt_range, palette: Palette, a
                 use[r.name], fig_dir / f"usage_{slug}.png", f"Cluster usage — {r.name}", axis, cores, span, peaks)
             captions[f"usage:{r.name}"] = (
                 f"Cores queued (top) and held (bottom) over time in run {r.name}: all jobs in blue, evaluated jobs in "
-                "red, cores held while loading or waiting for a file in grey; dashed line: the platform's cores; "
+                "vermilion, cores held while loading or waiting for a file in grey; dashed line: the platform's cores; "
                 "orange lines: the evaluation window. Same axes for every run of its platform/workload.")
             figs[f"gantt:{r.name}"] = gantt.gantt(
                 raw[r.name], r.jobs, fig_dir / f"gantt_{slug}.png", rng, f"Gantt — {r.name}", axis, cores,
