@@ -16,7 +16,7 @@ import os
 import socket
 import sys
 
-from batloc.robin.description import packaged
+from batloc.shipped import packaged
 
 PROG = "batloc scheduler"
 DEFAULT_ENDPOINT = "tcp://127.0.0.1:28000"

@@ -42,6 +42,7 @@ from . import runs as robin_runs
 from .lock import FolderInUse, OutputLock
 from .process import stopping_on_signals
 from .sweep import Display, run_sweep  # run_sweep: batloc demo and study call it from here
+from batloc.shipped import packaged
 
 TIMEOUT_HELP = {
     "simulation-timeout": "seconds the engine and scheduler have together (default: 604800, a week)",
@@ -132,7 +133,7 @@ def main(argv=None) -> int:
             raise rd.DescriptionError("give one description file")
         desc = _cli_sweep(args)
         if desc is None:
-            desc = rd.load_description(rd.packaged(args.description[0])) if args.description else cli_desc
+            desc = rd.load_description(packaged(args.description[0])) if args.description else cli_desc
         if args.pybatsim_verbosity:
             desc["pybatsim-verbosity"] = args.pybatsim_verbosity
         if args.in_process:

@@ -50,6 +50,7 @@ from pathlib import Path
 import yaml
 
 from batloc.processes import LOOPBACK, scheduler_command
+from batloc.shipped import package_root, packaged
 
 from .process import Timeouts
 
@@ -71,21 +72,6 @@ SAFE_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.+=-]*")
 
 class DescriptionError(ValueError):
     pass
-
-
-def package_root() -> Path:
-    import batloc
-
-    return Path(batloc.__file__).resolve().parent
-
-
-def packaged(path) -> Path:
-    """`path` as given, or, when it is relative and names nothing here, the package's file of that
-    name: an installed batloc's experiments/, platforms/ and schedulers/ from any folder."""
-    p = Path(os.path.expanduser(str(path)))
-    if not (p.is_absolute() or p.exists()) and (package_root() / p).exists():
-        return package_root() / p
-    return p
 
 
 def resolve_input(path: str) -> Path:

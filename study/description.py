@@ -23,6 +23,7 @@ from pathlib import Path
 
 from batloc.platforms.units import parse_duration
 from batloc.robin import description as rd
+from batloc.shipped import package_root, packaged
 
 KEYS = {"output-dir", "trace", "windows", "weeks", "seed", "length", "before", "after", "sharing", "sharing-window",
         "nodes", "schedulers", "options", "baseline", "full", *rd.TIMEOUT_KEYS}
@@ -54,12 +55,12 @@ class Study:
 
 
 def default_file() -> Path:
-    return rd.package_root() / DEFAULT_FILE
+    return package_root() / DEFAULT_FILE
 
 
 def load(path=None, full: bool = False, overrides: dict | None = None) -> Study:
     """The study of `path` (default: the committed paper study), `full` section and `overrides` applied."""
-    path = rd.packaged(path) if path else default_file()
+    path = packaged(path) if path else default_file()
     try:
         desc = rd.load_description(path)   # robin's reader: same YAML rules, same one-line errors
     except rd.DescriptionError as exc:
