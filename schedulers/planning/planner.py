@@ -165,6 +165,46 @@ def _list_insert(lb, cand, nf, b, k):
     return nf + 1
 
 
+@inline
+def _rank(s, k, case, t, t_file, c, n, pos, best_s, best_k, best_case, best_t, best_tf, sec_s, sec_k, floor):
+    """Node k scored exactly (s, its cores in pos[0]) into the best so far
+    (pos[1]), the runner-up and the floor under every other node: returns
+    the eight of them. Ties go to the lower index."""
+    if s < best_s or (s == best_s and k < best_k):
+        if sec_k < n:
+            floor = min(floor, sec_s)
+        if best_k < n:
+            sec_s, sec_k = best_s, best_k
+        best_s, best_k, best_case, best_t, best_tf = s, k, case, t, t_file
+        for p in range(c):
+            pos[1, p] = pos[0, p]
+    elif s < sec_s or (s == sec_s and k < sec_k):
+        if sec_k < n:
+            floor = min(floor, sec_s)
+        sec_s, sec_k = s, k
+    else:
+        floor = min(floor, s)
+    return best_s, best_k, best_case, best_t, best_tf, sec_s, sec_k, floor
+
+
+@inline
+def _decide(i, k, c, t, t_file, score_, case, node_i, pos, out_f, out_i, out_pos, ndec, busy_count):
+    """Queued job i starts now on node k (its cores in pos[1]): decision ndec;
+    returns the count of busy nodes (LEM's saturation)."""
+    if not node_i[k, BUSY]:
+        node_i[k, BUSY] = 1
+        busy_count += 1
+    out_i[ndec, O_JOB] = i
+    out_i[ndec, O_CASE] = case
+    out_i[ndec, O_NODE] = k
+    out_f[ndec, O_START] = t
+    out_f[ndec, O_TFILE] = t_file
+    out_f[ndec, O_SCORE] = score_
+    for p in range(c):
+        out_pos[ndec, p] = pos[1, p]
+    return busy_count
+
+
 @njit
 def _choose(c, w, fid, size, saturated, cfg, node_f, held, mem, file_bits, base, tails, cols, tcols, tree, node_i,
             cand_times,
@@ -263,20 +303,8 @@ def _choose(c, w, fid, size, saturated, cfg, node_f, held, mem, file_bits, base,
                                          mem, base, tails, cols, node_i, cand_times, pos, core_iv, iv, plan, buf, ints)
         if not t < INF:
             continue
-        if s < best_score or (s == best_score and k < best_k):
-            if sec_k < n:
-                floor = min(floor, sec_s)
-            if best_k < n:
-                sec_s, sec_k = best_score, best_k
-            best_score, best_k, best_case, best_t, best_tfile = s, k, case, t, t_file
-            for p in range(c):
-                pos[1, p] = pos[0, p]
-        elif s < sec_s or (s == sec_s and k < sec_k):
-            if sec_k < n:
-                floor = min(floor, sec_s)
-            sec_s, sec_k = s, k
-        else:
-            floor = min(floor, s)
+        best_score, best_k, best_case, best_t, best_tfile, sec_s, sec_k, floor = _rank(
+            s, k, case, t, t_file, c, n, pos, best_score, best_k, best_case, best_t, best_tfile, sec_s, sec_k, floor)
     for a in range(nset - 1, -1, -1):
         av.put_back(tree, tkey, tc, cand[1, a])
     return best_score, best_k, best_case, best_t, best_tfile, sec_s, sec_k, floor
@@ -530,20 +558,8 @@ def _walk(P, nd, now, saturation, busy_count, cfg, node_f, core_end, core_held, 
                                               tails, cols, node_i, cand_times, pos, core_iv, iv, plan, buf, ints)
             if not t < INF:
                 continue
-            if sk < best_s or (sk == best_s and k < best_k):
-                if sec_k < n:
-                    floor = min(floor, sec_s)
-                if best_k < n:
-                    sec_s, sec_k = best_s, best_k
-                best_s, best_k, best_case, best_t, best_tf = sk, k, case, t, t_file
-                for p in range(c):
-                    pos[1, p] = pos[0, p]
-            elif sk < sec_s or (sk == sec_s and k < sec_k):
-                if sec_k < n:
-                    floor = min(floor, sec_s)
-                sec_s, sec_k = sk, k
-            else:
-                floor = min(floor, sk)
+            best_s, best_k, best_case, best_t, best_tf, sec_s, sec_k, floor = _rank(
+                sk, k, case, t, t_file, c, n, pos, best_s, best_k, best_case, best_t, best_tf, sec_s, sec_k, floor)
         if not on_changed and best_k == b:
             _runner_up(slot, sec_s, sec_k, floor, n, plan)
             continue                      # stays, its reservation already in b's rows
@@ -609,17 +625,8 @@ def _walk(P, nd, now, saturation, busy_count, cfg, node_f, core_end, core_held, 
         _runner_up(slot, sec_s, sec_k, floor, n, plan)
         _link(k, slot, node_i, plan, pf_bits, pf_count)
         if best_t == now:
-            if not node_i[k, BUSY]:
-                node_i[k, BUSY] = 1
-                busy_count += 1
-            out_i[ndec, O_JOB] = i
-            out_i[ndec, O_CASE] = best_case
-            out_i[ndec, O_NODE] = k
-            out_f[ndec, O_START] = best_t
-            out_f[ndec, O_TFILE] = best_tf
-            out_f[ndec, O_SCORE] = best_s
-            for p in range(c):
-                out_pos[ndec, p] = pos[1, p]
+            busy_count = _decide(i, k, c, best_t, best_tf, best_s, best_case, node_i, pos, out_f, out_i, out_pos, ndec,
+                                 busy_count)
             ndec += 1
     return P, ndec, busy_count, nd
 
@@ -838,17 +845,8 @@ def _place(first, qlen, ndec, busy_count, saturation, cfg, node_f, held, mem, fi
         _runner_up(slot, sec_s, sec_k, floor, n, plan)
         _link(k, slot, node_i, plan, pf_bits, pf_count)
         if t == now:
-            if not node_i[k, BUSY]:
-                node_i[k, BUSY] = 1
-                busy_count += 1
-            out_i[ndec, O_JOB] = i
-            out_i[ndec, O_CASE] = best_case
-            out_i[ndec, O_NODE] = k
-            out_f[ndec, O_START] = t
-            out_f[ndec, O_TFILE] = best_tfile
-            out_f[ndec, O_SCORE] = best_score
-            for p in range(c):
-                out_pos[ndec, p] = pos[1, p]
+            busy_count = _decide(i, k, c, t, best_tfile, best_score, best_case, node_i, pos, out_f, out_i, out_pos, ndec,
+                                 busy_count)
             ndec += 1
     return ndec
 
