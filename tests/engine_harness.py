@@ -139,3 +139,27 @@ class Fifo:
         if self.dynamic and self.static_done and not self.queue and not self.alloc:
             out.append({"type": "NOTIFY", "data": {"type": "registration_finished"}})
         return out
+
+
+def run_pybatsim(folder, platform, workload, scheduler, prefix):
+    """The engine against a pybatsim scheduler (a stock name or a file) over
+    ZeroMQ on loopback, the scheduler started in ``folder`` (stock schedulers
+    write out_events.csv in their cwd) and logging to folder/sched.log (a
+    file, not a pipe: pybatsim logs a lot); returns (the engine's
+    CompletedProcess, the scheduler's return code)."""
+    from batloc.processes import free_port, pybatsim_command
+
+    port = free_port()
+    with open(os.path.join(folder, "sched.log"), "w") as log:
+        # The `pybatsim` script, not `python -m`: from the repository root, -m would put the
+        # checkout's own schedulers/ folder in front of pybatsim's package of the same name.
+        sched = subprocess.Popen([*pybatsim_command(), scheduler, "-v", "warning", "-s", f"tcp://127.0.0.1:{port}"],
+                                 stdout=log, stderr=subprocess.STDOUT, cwd=folder)
+    try:
+        proc = subprocess.run(ENGINE + ["-p", str(platform), "-w", str(workload), "-e", str(prefix), "-q",
+                                        "-s", f"tcp://127.0.0.1:{port}"], capture_output=True, text=True, timeout=120)
+        sched.wait(timeout=30)
+    finally:
+        if sched.poll() is None:
+            sched.kill()
+    return proc, sched.returncode

@@ -4,14 +4,12 @@ one line, the outputs written."""
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 import policy_run
-from batloc.processes import free_port, pybatsim_command
-from engine_harness import ENGINE, platform_xml, write
+from engine_harness import ENGINE, platform_xml, run_pybatsim, write
 from test_engine_pybatsim import sample_workload
 
 pytestmark = pytest.mark.needs_engine
@@ -68,17 +66,7 @@ def test_planning_scheduler_in_process_matches_zeromq(tmp_path, policy, options)
 def test_stock_scheduler_in_process_matches_zeromq(tmp_path, scheduler):
     platform = write(tmp_path, "p.xml", platform_xml(nodes=2, cores=2))
     wl = write(tmp_path, "w.json", sample_workload())
-    port = free_port()
-    with open(tmp_path / "sched.log", "w") as log:
-        sched = subprocess.Popen([*pybatsim_command(), scheduler, "-v", "warning", "-s", f"tcp://127.0.0.1:{port}"],
-                                 stdout=log, stderr=subprocess.STDOUT, cwd=tmp_path)
-    try:
-        proc = subprocess.run(ENGINE + ["-p", platform, "-w", wl, "-e", str(tmp_path / "zmq"), "-q",
-                                        "-s", f"tcp://127.0.0.1:{port}"], capture_output=True, text=True, timeout=120)
-        sched.wait(timeout=30)
-    finally:
-        if sched.poll() is None:
-            sched.kill()
+    proc, _ = run_pybatsim(tmp_path, platform, wl, scheduler, tmp_path / "zmq")
     assert proc.returncode == 0, proc.stderr
     prefix = str(tmp_path / "local")
     in_process(tmp_path, scheduler, platform, wl, prefix, dynamic=False)

@@ -18,8 +18,7 @@ import pytest
 
 from batloc import outputs
 from batloc.analysis import load
-from batloc.processes import free_port, pybatsim_command
-from engine_harness import ENGINE, Fifo, platform_xml, run, write
+from engine_harness import Fifo, platform_xml, run, run_pybatsim, write
 from policy_run import simulate
 
 ODD = ["a,b", 'say "hi"', "two\nlines", "caf\u00e9 \u65e5\u672c", "cr\rhere", ' "," ', "plain"]
@@ -108,18 +107,8 @@ def test_odd_names_through_a_stock_and_a_batloc_scheduler_validated_and_reported
     stock_dir.mkdir(parents=True)
     ids = [str(i) for i in range(len(ODD))]
     wl = write(stock_dir, "w.json", odd_workload(ids, profiles))
-    port = free_port()
-    with open(stock_dir / "sched.log", "w") as log:
-        sched = subprocess.Popen([*pybatsim_command(), "schedFcfs", "-v", "warning", "-s", f"tcp://127.0.0.1:{port}"],
-                                 stdout=log, stderr=subprocess.STDOUT, cwd=stock_dir)
-    try:
-        proc = subprocess.run(ENGINE + ["-p", platform, "-w", wl, "-e", str(stock_dir / "out"), "-q",
-                                        "-s", f"tcp://127.0.0.1:{port}"], capture_output=True, text=True, timeout=120)
-        sched.wait(timeout=30)
-    finally:
-        if sched.poll() is None:
-            sched.kill()
-    assert proc.returncode == 0 and sched.returncode == 0, proc.stderr + (stock_dir / "sched.log").read_text()
+    proc, sched_rc = run_pybatsim(stock_dir, platform, wl, "schedFcfs", stock_dir / "out")
+    assert proc.returncode == 0 and sched_rc == 0, proc.stderr + (stock_dir / "sched.log").read_text()
     check_outputs(stock_dir / "out", wl, platform, ids, profiles)
     runs["schedFcfs"] = (stock_dir / "out", wl, platform)
 
