@@ -44,7 +44,7 @@ from procset import ProcInt, ProcSet
 
 from batloc.locality.decision_log import DecisionLog
 from batloc.locality.platform_view import PlatformError, PlatformView
-from batloc.locality.staging import STAGE_WORKLOAD, StagingBook, is_staging_job, staging_profile, storage_mapping
+from batloc.locality.staging import STAGE_WORKLOAD, StagingBook, is_staging_job
 from batloc.schedulers.boundary import PREFIX, TICK, BatlocScheduler, OptionsError, options_or_exit
 
 log = logging.getLogger("batloc.schedulers")
@@ -234,12 +234,13 @@ class SchedulerBase(BatlocScheduler):
     # ---- stagings -------------------------------------------------------------
     def issue_staging(self, st):
         """Register and execute the staging job `st` (a ``locality.staging.Staging``) now."""
-        node = self.platform.nodes[st.node]
         profile = st.id.split("!", 1)[1]
-        self.bs.register_profiles(STAGE_WORKLOAD, {profile: staging_profile(st.size)})
+        # from Lustre (or another node's memory, or to Lustre: a workflow's output) to the node's memory
+        description, mapping = st.endpoints(self.platform.lustre_id, self.platform.mem_ids)
+        self.bs.register_profiles(STAGE_WORKLOAD, {profile: description})
         job = self.bs.register_job(st.id, 2, -1, profile)
-        job.allocation = procset_of((self.platform.lustre_id, node.mem_id))
-        job.storage_mapping = storage_mapping(self.platform.lustre_id, node.mem_id)
+        job.allocation = procset_of(mapping.values())
+        job.storage_mapping = mapping
         self.bs.execute_job(job)
 
     def issue_staging_at(self, st, now):
