@@ -90,21 +90,26 @@ def may_hold_dependents(path):
             return False
 
 
-def read_dependents(path):
-    """The dependent jobs of the workload file at `path` ([] when it has none); WorkflowError names the file."""
-    try:
-        if not may_hold_dependents(path):
-            return []
-        with open(path, encoding="utf-8") as fh:
-            doc = json.load(fh)
-    except OSError as exc:
-        raise WorkflowError(f"{path}: cannot read the workload: {exc.strerror or exc}") from None
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise WorkflowError(f"{path}: not a JSON workload ({exc})") from None
-    if not isinstance(doc, dict):
-        raise WorkflowError(f"{path}: not a Batsim workload (a JSON object)")
-    check(doc, path)
-    return dependents(doc, path)
+def read_dependents(source, name="workload"):
+    """(dependent jobs, the workload's profiles) of a workload file's path, or of its parsed
+    document; ([], {}) when it has none. WorkflowError names the file and the job at fault."""
+    if isinstance(source, dict):
+        doc, where = source, name
+    else:
+        where = source
+        try:
+            if not may_hold_dependents(source):
+                return [], {}
+            with open(source, encoding="utf-8") as fh:
+                doc = json.load(fh)
+        except OSError as exc:
+            raise WorkflowError(f"{source}: cannot read the workload: {exc.strerror or exc}") from None
+        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise WorkflowError(f"{source}: not a JSON workload ({exc})") from None
+        if not isinstance(doc, dict):
+            raise WorkflowError(f"{source}: not a Batsim workload (a JSON object)")
+    check(doc, where)
+    return dependents(doc, where), doc.get("profiles", {})
 
 
 def check(doc, where="workload"):

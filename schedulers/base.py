@@ -82,6 +82,12 @@ class Held:
     staging: Optional[str]
     computing: bool
     alloc: Optional[ProcSet] = None
+    # A job reading several files may wait for several stagings (its own loads, others'):
+    # those still in flight; None for a job of one file (``staging`` says which).
+    waits: Optional[set] = None
+
+    def stagings_waited(self):
+        return self.waits if self.waits is not None else ((self.staging,) if self.staging is not None else ())
 
 
 class HeldJobs:
@@ -99,6 +105,10 @@ class HeldJobs:
         for jid in st.waiters:
             held = self.held.get(jid)
             if held is not None:        # None: it ended while waiting
+                if held.waits is not None:
+                    held.waits.discard(staging_id)
+                    if held.waits:
+                        continue        # another of its files is still loading
                 held.computing = True
                 ready.append(held)
         return st, ready
@@ -106,8 +116,9 @@ class HeldJobs:
     def release(self, job_id):
         """A job ended (completed or killed): its Held, gone from the staging it waited for; None if unknown."""
         held = self.held.pop(job_id, None)
-        if held is not None and held.staging is not None and not held.computing:
-            self.stagings.leave(held.staging, job_id)
+        if held is not None and not held.computing:
+            for sid in held.stagings_waited():
+                self.stagings.leave(sid, job_id)
         return held
 
 
@@ -282,7 +293,8 @@ class SchedulerBase(BatlocScheduler):
                 if not held.computing:
                     # Its load outlasted its window: it leaves the staging's waiters
                     # and ends now, executed and killed, so that it has a final state.
-                    stagings.leave(held.staging, jid)
+                    for sid in held.stagings_waited():
+                        stagings.leave(sid, jid)
                     held.computing = True
                     self.execute(held)
                 victims.append(self.jobs[jid])

@@ -40,6 +40,7 @@ TICK_EVENTS = ("since_last_tick", "same_second")
 SUBMISSION_PASSES = ("full", "new_jobs_only")
 PENALTIES = ("memory_model", "ended_windows")
 ROUNDINGS = ("none", "truncate")
+WRITE_BACKS = ("instant", "staged")
 
 
 @dataclass(frozen=True)
@@ -102,6 +103,11 @@ class SchedulerOptions(FileOutputs):
     # once no later job could start now: jobs further back get their first
     # prediction when a pass first reaches them. Decisions are the same.
     predictions: bool = False
+    # Workflows (contract §2b): an output is on Lustre from its producer's end
+    # ("instant"), or copied there by a staging from its producer's memory,
+    # where it stays pinned and is read by consumers elsewhere until then
+    # ("staged": the platform needs routes between nodes, ``--node-routes``).
+    write_back: str = "instant"
     bandwidth: Optional[float] = None
     decisions: Optional[str] = None
     export_prefix: Optional[str] = None
@@ -148,7 +154,8 @@ class SchedulerOptions(FileOutputs):
                                f"got {self.queue_depth!r}")
         for name, allowed in (("inflight_overhead", INFLIGHT), ("pass_stop", PASS_STOPS),
                               ("tick_events", TICK_EVENTS), ("submission_pass", SUBMISSION_PASSES),
-                              ("eviction_penalty", PENALTIES), ("score_rounding", ROUNDINGS)):
+                              ("eviction_penalty", PENALTIES), ("score_rounding", ROUNDINGS),
+                              ("write_back", WRITE_BACKS)):
             if getattr(self, name) not in allowed:
                 raise OptionsError(f"option {name!r} must be one of {', '.join(allowed)}, got {getattr(self, name)!r}")
         if self.ticks and self.queue_depth:

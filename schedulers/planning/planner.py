@@ -1044,8 +1044,9 @@ class Planner:
         f = self.flat
         f.ensure_files(len(f.files))
         in_use = int(self._scratch.ints[IV_COUNT]) if self.ticks and self._scratch is not None else 0
+        # a node's memory files and held rows past one per core (jobs of several files) share ``buf``
         S = self._scratch_for(queue.slot_count, int(cores[:len(queue)].sum()) + in_use, f.file_bits.shape[0],
-                              f.mem_cap)
+                              f.mem_cap + f.held.shape[1] - f.m)
         fresh = queue.take_fresh()
         S.plan[fresh, P_NODE] = UNPLANNED     # slots handed out since: none planned yet
         S.plan[fresh, P_FIRST] = np.nan
