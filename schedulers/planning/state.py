@@ -71,8 +71,12 @@ class ClusterState(HeldJobs):
         case, _ = cache.start_job(job.file, job.size, now, load_end=est_file_time)
         staging, new_staging = None, None
         if case == "miss":
-            sid = staging_job_id(job.id, self.platform.nodes[node].name)
-            new_staging = self.stagings.begin(sid, node, job.file, job.size, now, est_file_time, job.id)
+            # an output still being written back is read from its producer's memory
+            source = self.written_at.get(job.file) if self.written_at else None
+            sid = staging_job_id(job.id, self.platform.nodes[node].name,
+                                 None if source is None else self.platform.nodes[source].name)
+            new_staging = self.stagings.begin(sid, node, job.file, job.size, now, est_file_time, job.id,
+                                              source=source)
             staging = sid
         elif case == "wait":
             st = self.stagings.join(node, job.file, job.id)
