@@ -205,6 +205,12 @@ def write_jobs_csv(run, path):
                            f"{float(job.requested_time):.6f}", int(r["state"] == "COMPLETED_SUCCESSFULLY"),
                            r["state"], f"{start:.6f}", f"{fin - start:.6f}", f"{fin:.6f}",
                            f"{start - sub:.6f}", f"{fin - sub:.6f}", "", str(ProcSet(*r["alloc"])), "-1", ""]))
+    for jid in run.rejected:               # as Batsim writes a rejected job: no times
+        job = run.bs.jobs[jid]
+        wl, local = jid.split("!", 1)
+        rows.append((run.now, [local, wl, job.profile, f"{float(job.submit_time):.6f}", str(job.requested_resources),
+                               f"{float(job.requested_time):.6f}", 0, "REJECTED", "", "", "", "", "", "", "", "",
+                               ""]))
     with open_for_writing(path) as fh:
         fh.write(JOBS_HEADER + "\n")
         for _, fields in sorted(rows, key=lambda x: x[0]):
