@@ -86,8 +86,13 @@ class Held:
     # those still in flight; None for a job of one file (``staging`` says which).
     waits: Optional[set] = None
 
-    def stagings_waited(self):
-        return self.waits if self.waits is not None else ((self.staging,) if self.staging is not None else ())
+
+def stagings_waited(held):
+    """The stagings a held job still waits for (any family's record of a held job)."""
+    waits = getattr(held, "waits", None)
+    if waits is not None:
+        return waits
+    return (held.staging,) if held.staging is not None else ()
 
 
 class HeldJobs:
@@ -117,7 +122,7 @@ class HeldJobs:
         """A job ended (completed or killed): its Held, gone from the staging it waited for; None if unknown."""
         held = self.held.pop(job_id, None)
         if held is not None and not held.computing:
-            for sid in held.stagings_waited():
+            for sid in stagings_waited(held):
                 self.stagings.leave(sid, job_id)
         return held
 
@@ -293,7 +298,7 @@ class SchedulerBase(BatlocScheduler):
                 if not held.computing:
                     # Its load outlasted its window: it leaves the staging's waiters
                     # and ends now, executed and killed, so that it has a final state.
-                    for sid in held.stagings_waited():
+                    for sid in stagings_waited(held):
                         stagings.leave(sid, jid)
                     held.computing = True
                     self.execute(held)
