@@ -26,6 +26,7 @@ from typing import Optional
 
 from batloc.locality.cache import MODELS
 from batloc.schedulers.boundary import FileOutputs, OptionsError, finite_number
+from batloc.schedulers.planning.formulas import SHAPES
 
 
 PROFILES = {
@@ -48,6 +49,11 @@ class SchedulerOptions(FileOutputs):
     backfilling: bool = False
     W: float = 500.0
     saturation: float = 1.0
+    # The gradual LEM (LEM only): [low, high] shares of busy nodes between which
+    # the weight of locality grows from 0 (EFT) to 1 (LEA), along ``ramp_shape``
+    # (linear, smooth, convex, concave; formulas.locality_weight). None: LEM's switch.
+    ramp: Optional[list] = None
+    ramp_shape: str = "linear"
     cache: str = "paper"
     scheduling_period: float = 0.0
     # Plan only the first N queued jobs per pass (0 = all, the paper). Like
@@ -168,6 +174,14 @@ class SchedulerOptions(FileOutputs):
             value = getattr(self, name)
             if not finite_number(value) or value < 0:
                 raise OptionsError(f"option {name!r} must be a finite number >= 0, got {value!r}")
+        if self.ramp is not None:
+            r = self.ramp
+            if (not isinstance(r, (list, tuple)) or len(r) != 2 or not all(finite_number(x) for x in r)
+                    or not 0 <= r[0] < r[1] <= 1):
+                raise OptionsError(f"option 'ramp' is [low, high], shares of busy nodes with 0 <= low < high <= 1, "
+                                   f"got {r!r}")
+        if self.ramp_shape not in SHAPES:
+            raise OptionsError(f"option 'ramp_shape' must be one of {', '.join(SHAPES)}, got {self.ramp_shape!r}")
         if not 0 < self.saturation <= 1:
             raise OptionsError(f"option 'saturation' is a share of nodes in (0, 1], got {self.saturation!r}")
         if self.bandwidth is not None and (not finite_number(self.bandwidth) or self.bandwidth <= 0):

@@ -45,7 +45,8 @@ class PlanningScheduler(WorkflowSubmissions, SchedulerBase):
     # ---- setup ------------------------------------------------------------
     def __init__(self, options=None):
         super().__init__(options)
-        self.label = self.policy_name + ("-BF" if self.opts.backfilling else "")
+        gradual = self.opts.ramp is not None          # LEM's ramp: the gradual LEM
+        self.label = self.policy_name + ("G" if gradual else "") + ("-BF" if self.opts.backfilling else "")
         self.queue = JobQueue()
         self.events = 0
         self.clock = None
@@ -56,9 +57,12 @@ class PlanningScheduler(WorkflowSubmissions, SchedulerBase):
         """The options of `raw` (a dict), with the class's forced ones; OptionsError names the first bad one."""
         raw = with_forced(raw, cls.forced_options, cls.__name__, OptionsError)
         try:
-            return SchedulerOptions.from_dict(raw)
+            opts = SchedulerOptions.from_dict(raw)
         except OptionsError as exc:
             raise OptionsError(f"{cls.policy_name}: {exc}") from None
+        if opts.ramp is not None and cls.policy_name != "LEM":
+            raise OptionsError(f"{cls.policy_name}: option 'ramp' is the gradual LEM's: only LEM takes it")
+        return opts
 
     def onSimulationBegins(self):
         self.platform = self.read_platform()
