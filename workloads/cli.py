@@ -228,6 +228,7 @@ def _from_wfcommons(args):
         plat = read_platform(args.platform)
         scaling.max_cores, nb_res = plat.cores_per_node, plat.total_cores
         scaling.bandwidth = float(plat.view.bandwidth.max())
+        scaling.node_memory = float(plat.view.memory.min())
     scaling.max_cores = args.max_cores or scaling.max_cores
     scaling.bandwidth = args.bandwidth or scaling.bandwidth
     background = None

@@ -4,7 +4,9 @@
       --background week.json --start 2d --every 6h --copies 2 --size-scale 1000
 
 Each instance becomes a workflow: a task is a single-node job of its
-``coreCount`` cores (at least 1, at most ``--max-cores``) running for its
+``coreCount`` cores (at least 1, and at least its files' share of a node's
+memory, as the paper's rule of cores/20 x 128 GB has it, so that the files of
+the jobs running on a node fit in its memory; at most ``--max-cores``) running for its
 ``runtimeInSeconds`` x ``--runtime-scale`` (a ``delay`` profile); it reads its
 ``inputFiles`` and writes its ``outputFiles`` (sizes x ``--size-scale``). A
 task without parents is a job of the workload's ``jobs``, submitted at its
@@ -130,6 +132,7 @@ class Scaling:
     walltime_factor: float = 2.0
     min_walltime: float = 60.0
     bandwidth: float = 0.1e9          # bytes/s, for walltimes (Rackham's node link)
+    node_memory: float = 128e9        # bytes: a task asks for its files' share of it in cores
 
 
 def workflow_jobs(inst, wf_id, arrival, first_id, scaling, user=None):
@@ -151,9 +154,14 @@ def workflow_jobs(inst, wf_id, arrival, first_id, scaling, user=None):
         profiles[pname] = {"type": "delay", "delay": delay}
         reads = [{"file": named(f), "size": inst.sizes[f] * scaling.size_scale} for f in dict.fromkeys(t.inputs)]
         writes = [{"file": named(f), "size": inst.sizes[f] * scaling.size_scale} for f in dict.fromkeys(t.outputs)]
-        load = sum(r["size"] for r in reads) / scaling.bandwidth
+        volume = sum(r["size"] for r in reads)
+        if volume > scaling.node_memory:
+            raise WorkloadError(f"{inst.name}: task {t.id} reads {volume:.6g} bytes, more than a node's memory "
+                                f"({scaling.node_memory:.6g}): lower --size-scale")
+        load = volume / scaling.bandwidth
+        share = math.ceil(volume / (scaling.node_memory / scaling.max_cores) - 1e-9)
         walltime = max(scaling.min_walltime, math.ceil(scaling.walltime_factor * (delay + load)))
-        job = {"id": ids[t.id], "subtime": arrival, "res": int(min(scaling.max_cores, max(1, math.ceil(t.cores)))),
+        job = {"id": ids[t.id], "subtime": arrival, "res": int(min(scaling.max_cores, max(1, math.ceil(t.cores), share))),
                "walltime": walltime, "profile": pname, "user": user or f"wf-{inst.name}", "evaluated": True,
                "workflow": wf_id, "task": t.name, "task_id": t.id, "inputs": reads, "outputs": writes}
         if t.parents:
