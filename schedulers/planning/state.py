@@ -143,7 +143,10 @@ class ClusterState(HeldJobs):
         st, ready = self.loaded(staging_id)
         cache = self.caches[st.node]
         for f in st.files:
-            cache.load_done(f, now)
+            # A load whose every user ended first left the memory (contract §6); a newer load of
+            # the file on the node may be in flight since: that one's end makes the file present.
+            if self.stagings.find(st.node, f) is None:
+                cache.load_done(f, now)
         for jid in st.waiters:
             w = self.windows[st.node].get(jid)
             if w is not None and w.reads is not None:
