@@ -25,6 +25,7 @@ import pandas as pd
 from batloc.locality.staging import STAGE_WORKLOAD
 from batloc.locality.workflow import DEPENDENT_KEY, job_files, job_outputs, parents
 
+from .load import read_decisions
 from .style import plt, save
 
 COLUMNS = ["workflow", "tasks", "completed", "arrival", "finish", "makespan", "critical_path", "cp_stretch",
@@ -166,3 +167,66 @@ def gantt(jobs_csv: pd.DataFrame, decisions: pd.DataFrame | None, wf: WorkflowJo
     ax.set_title(title or f"workflow {workflow}: tasks by start", fontsize=9)
     fig.tight_layout()
     return save(fig, path)
+
+
+# ---- in the report -----------------------------------------------------------------
+
+def add_to_run(result, workload_path, jobs_csv, decisions_csv):
+    """Attach the run's per-workflow table (``result.workflows``: None for a workload without workflows)."""
+    result.workflows = None
+    if workload_path is None or not may_hold_workflows(workload_path):
+        return
+    wf = WorkflowJobs.read(workload_path)
+    if not wf.jobs:
+        return
+    decisions = read_decisions(decisions_csv) if decisions_csv is not None else None
+    result.workflows = (per_workflow(jobs_csv, decisions, wf), wf, decisions)
+
+
+def may_hold_workflows(path):
+    """A byte search for the ``workflow`` job field: a workload of a million independent jobs is not parsed again."""
+    import mmap
+    with open(path, "rb") as fh:
+        try:
+            with mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as m:
+                return m.find(b'"workflow"') >= 0
+        except ValueError:
+            return False
+
+
+def report_section(results, raw, fig_dir):
+    """(HTML of the workflows section, {key: figure}) for the runs whose workloads hold workflows."""
+    import html as _html
+    runs = [r for r in results if getattr(r, "workflows", None) is not None]
+    if not runs:
+        return "", {}
+    figs = {}
+    out = ["<h2>Workflows (makespan, critical-path stretch, output reuse, data moved)</h2>",
+           "<p>Per run, over its workflows: mean and largest makespan (last task's end − arrival), mean "
+           "makespan / critical path (the longest chain of task run times), the share of reads of an output served "
+           "from memory, and the data the workflows moved: loaded from Lustre, from other nodes' memories, and "
+           "written back (GB).</p>",
+           "<table><tr><th>run</th><th>workflows</th><th>tasks done</th><th>makespan (h)</th><th>max (h)</th>"
+           "<th>CP stretch</th><th>output reuse</th><th>Lustre GB</th><th>nodes GB</th><th>written back GB</th></tr>"]
+    for r in runs:
+        t = r.workflows[0]
+        reads, hits = t["output_reads"].sum(), t["output_hits"].sum()
+        out.append(f"<tr><td>{_html.escape(r.name)}</td><td>{len(t)}</td>"
+                   f"<td>{int(t['completed'].sum())}/{int(t['tasks'].sum())}</td>"
+                   f"<td>{t['makespan'].mean() / 3600:.2f}</td><td>{t['makespan'].max() / 3600:.2f}</td>"
+                   f"<td>{t['cp_stretch'].mean():.2f}</td><td>{(hits / reads if reads else float('nan')):.1%}</td>"
+                   f"<td>{t['bytes_from_lustre'].sum() / 1e9:.1f}</td><td>{t['bytes_from_nodes'].sum() / 1e9:.1f}</td>"
+                   f"<td>{t['bytes_written_back'].sum() / 1e9:.1f}</td></tr>")
+    out.append("</table>")
+    for r in runs:
+        table, wf, decisions = r.workflows
+        first = str(table["workflow"].iloc[0])
+        slug = "".join(c if c.isalnum() else "_" for c in r.name)
+        path = gantt(raw[r.name], decisions, wf, first, fig_dir / f"workflow_gantt_{slug}.png",
+                     f"Workflow {first} by task — {r.name}")
+        figs[f"workflow:{r.name}"] = path
+        out.append(f"<figure><img src='figures/{path.name}' style='max-width:100%'><figcaption>Workflow {first} of "
+                   f"run {_html.escape(r.name)}, one row per task in the order it took its cores: hatched while it "
+                   "held its cores waiting for its files, solid while computing, coloured by node; a star where the "
+                   "task read an output from memory (reused).</figcaption></figure>")
+    return "\n".join(out), figs
