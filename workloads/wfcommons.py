@@ -4,7 +4,7 @@
       --background week.json --start 2d --every 6h --copies 2 --size-scale 1000
 
 Each instance becomes a workflow: a task is a single-node job of its
-``coreCount`` cores (at least 1, and at least its files' share of a node's
+``coreCount`` cores (at least 1, and at least its files' (read and written) share of a node's
 memory, as the paper's rule of cores/20 x 128 GB has it, so that the files of
 the jobs running on a node fit in its memory; at most ``--max-cores``) running for its
 ``runtimeInSeconds`` x ``--runtime-scale`` (a ``delay`` profile); it reads its
@@ -159,7 +159,12 @@ def workflow_jobs(inst, wf_id, arrival, first_id, scaling, user=None):
             raise WorkloadError(f"{inst.name}: task {t.id} reads {volume:.6g} bytes, more than a node's memory "
                                 f"({scaling.node_memory:.6g}): lower --size-scale")
         load = volume / scaling.bandwidth
-        share = math.ceil(volume / (scaling.node_memory / scaling.max_cores) - 1e-9)
+        # what it reads and what it writes are in its node's memory together at its end
+        held = volume + sum(w["size"] for w in writes)
+        if held > scaling.node_memory:
+            raise WorkloadError(f"{inst.name}: task {t.id} reads and writes {held:.6g} bytes, more than a node's "
+                                f"memory ({scaling.node_memory:.6g}): lower --size-scale")
+        share = math.ceil(held / (scaling.node_memory / scaling.max_cores) - 1e-9)
         walltime = max(scaling.min_walltime, math.ceil(scaling.walltime_factor * (delay + load)))
         job = {"id": ids[t.id], "subtime": arrival, "res": int(min(scaling.max_cores, max(1, math.ceil(t.cores), share))),
                "walltime": walltime, "profile": pname, "user": user or f"wf-{inst.name}", "evaluated": True,
