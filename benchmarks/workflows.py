@@ -15,7 +15,7 @@ from-wfcommons` (--start, --every, --copies, --size-scale).
 
     python benchmarks/workflows.py [--variants fcfs fcfs_bf lea lea_bf] [--keep DIR] [--tasks 60]
                                    [--load 0.85] [--duration 12h] [--copies 2] [--size-scale 40]
-                                   [--options '{"cache": "lru"}']
+                                   [--options '{"cache": "lru"}'] [--platform P.xml]
 """
 
 import argparse
@@ -61,6 +61,9 @@ def batloc(*args):
 
 
 def build(folder, args):
+    global PLATFORM
+    if args.platform:
+        PLATFORM = os.path.abspath(args.platform)
     instances = args.instances or generate_instances(folder, args.tasks, args.seed)
     bg = os.path.join(folder, "background.json")
     wl = os.path.join(folder, "workload.json")
@@ -123,6 +126,8 @@ def main():
     ap.add_argument("--copies", type=int, default=2, help="workflows per instance (default 2)")
     ap.add_argument("--size-scale", type=float, default=40.0, help="file sizes x (default 40)")
     ap.add_argument("--options", default="{}", help="JSON options for every variant")
+    ap.add_argument("--platform", help="platform XML (default platforms/rackham.xml; write_back staged needs one "
+                                       "from `batloc platform generate --node-routes`)")
     ap.add_argument("--keep", help="folder to keep the inputs and runs in (default: a temporary one)")
     ap.add_argument("--gantt", help="draw the first workflow of each variant into this folder")
     args = ap.parse_args()
