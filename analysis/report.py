@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from . import compare, figures, gantt, job_table, khanna, load, predictions, seed_metrics, usage
+from . import compare, figures, gantt, job_table, khanna, load, predictions, seed_metrics, usage, workflows
 from .checks import RunLeftOut, check_validation
 from .report_html import render
 from .runs import Inputs, analyse_run
@@ -59,6 +59,8 @@ def build_report(output_dir, baseline: str = "fcfs", inputs: Inputs | None = Non
     figs.update(seed_figs)
     captions.update(_seed_captions(seed_figs))
     per_job = _per_job_tables(results, raw, output_dir / "per_job")
+    workflows_html, wf_figs = workflows.report_section(results, raw, fig_dir)
+    figs.update(wf_figs)
 
     summary = _summary_frame(results, comp)
     summary_csv = output_dir / "summary.csv"
@@ -66,7 +68,7 @@ def build_report(output_dir, baseline: str = "fcfs", inputs: Inputs | None = Non
 
     html = output_dir / "report.html"
     html.write_text(render(output_dir, results, comp, summary, figs, failed, baseline,
-                           captions=captions, palette=palette, per_job=per_job))
+                           captions=captions, palette=palette, per_job=per_job, workflows_html=workflows_html))
     return Report(html=html, summary_csv=summary_csv, figures=figs, failed=failed, seconds=time.perf_counter() - t0,
                   comparison=comp, captions=captions, per_job=per_job)
 
@@ -104,6 +106,8 @@ def _analyse(run: load.RunFiles, inputs: Inputs | None, workload_cache: dict):
         raise RunLeftOut(f"{run.directory / 'run.json'}: robin: {run.meta.get('reason', 'failed')}")
     result, jobs_csv = analyse_run(run, inputs, workload_cache)
     predictions.add_to_run(result, run.predictions_csv)
+    workflows.add_to_run(result, run.input_path("workload") or (inputs.workload if inputs else None), jobs_csv,
+                         run.decisions_csv if run.decisions_csv.exists() else None)
     seed_metrics.extend_summary(result, run.input_path("workload") or (inputs.workload if inputs else None), jobs_csv)
     return result, jobs_csv
 
