@@ -7,8 +7,13 @@ its jobs.csv row here.
 """
 
 from .errors import EngineError
+from .mailbox import COMPLETED, Put
 from .profiles import Delay
 from .timers import INF, PHASE_END
+
+# Owner of a transfer or computation left running by a job that reached its walltime (Batsim 4.2.1 waits for
+# its parallel task with a timeout, which does not cancel it: it goes on loading its hosts and links)
+ZOMBIE = object()
 
 
 class JobLifecycle:
@@ -41,35 +46,51 @@ class JobLifecycle:
         if type(phase) is Delay:
             job.activities = None
             job.phase_end = self.now + phase.seconds
+            if job.walltime > 0 and phase.seconds >= job.start + job.walltime - self.now:
+                return   # Batsim sleeps until the walltime instead (do_delay_task): its timer ends the job
             self.push(job.phase_end, PHASE_END, job)
             return
         job.phase_end = None
         if self.io is not None and not self.io.admit(job, phase):
             return  # waits for exclusive file-system access; the gate resumes it
-        self.sync_simgrid()
-        acts = []
-        now, earliest = self.now, []
-        try:
-            for host, flops in phase.execs:
-                ex = self.sg.this_actor.exec_init(flops)
-                ex.host = host
-                acts.append(ex.start())
-                earliest.append(now if self.platform.varies else now + flops / host.speed)
-            for src, dst, size in phase.comms:
-                acts.append(self.sg.Comm.sendto_async(src, dst, int(size)))
-                earliest.append(now + int(size) / self.bottleneck(src, dst))
-        except Exception as e:
-            raise EngineError(f"job {job.id!r} (profile {job.profile!r}) cannot run on its allocation: {e}") from None
-        if not acts:
+        if not phase.execs and not phase.comms:
             self.push(self.now, PHASE_END, job)
             return
-        job.activities = acts
-        for a, end in zip(acts, earliest):
-            self.acts.push(a)
-            self.act_owner[a] = job
-            self.act_earliest[a] = end
-        self.quiet_until = min(self.quiet_until, min(earliest))
-        self.act_count += len(acts)
+        self.sync_simgrid()
+        try:
+            act, earliest = self.parallel_task(phase)
+        except Exception as e:
+            raise EngineError(f"job {job.id!r} (profile {job.profile!r}) cannot run on its allocation: {e}") from None
+        job.activities = [act]
+        job.moves_bytes = bool(phase.comms)
+        self.comms_in_flight += job.moves_bytes
+        self.acts.push(act)
+        self.act_owner[act] = job
+        self.act_earliest[act] = earliest
+        self.quiet_until = min(self.quiet_until, earliest)
+        self.act_count += 1
+
+    def parallel_task(self, phase):
+        """One SimGrid L07 parallel task for the phase's computations and transfers, as Batsim 4.2.1 runs every
+        profile but delays (task_execution.cpp); and the earliest it can end (its most loaded host or route)."""
+        hosts, index = [], {}
+        for host in [h for h, _ in phase.execs] + [h for c in phase.comms for h in c[:2]]:
+            if host not in index:
+                index[host] = len(hosts)
+                hosts.append(host)
+        n = len(hosts)
+        flops, matrix = [0.0] * n, [0.0] * (n * n)
+        for host, amount in phase.execs:
+            flops[index[host]] += amount
+        for src, dst, size in phase.comms:
+            matrix[index[src] * n + index[dst]] += size
+        now = self.now
+        earliest = now
+        if not self.platform.varies:
+            earliest = max([now] + [now + f / (h.speed * h.core_count) for h, f in zip(hosts, flops) if f]
+                           + [now + size / self.bottleneck(src, dst) for src, dst, size in phase.comms])
+        act = self.sg.this_actor.exec_init(hosts, flops, matrix if any(matrix) else [])
+        return act.start(), earliest
 
     def bottleneck(self, src, dst):
         """The fastest a transfer from `src` to `dst` can go: its route's slowest link (infinite when the
@@ -90,9 +111,16 @@ class JobLifecycle:
         self.act_count -= 1
         job = self.act_owner.pop(act)
         self._forget_activity(act)
+        if type(job) is Put:   # a Batsim message SimGrid timed (``mailbox``)
+            self.transfer_done()
+            return
+        if job is ZOMBIE:
+            return
         job.activities.remove(act)
         if not job.activities:
             job.activities = None
+            self.comms_in_flight -= job.moves_bytes
+            job.moves_bytes = False
             self.next_phase(job)
 
     def progress_of(self, job):
@@ -101,38 +129,57 @@ class JobLifecycle:
         return 0.0
 
     def end_job(self, job, state, return_code, announce=True):
+        """`job` ends now where it runs: its resources are free. With `announce`, its end is told to the
+        scheduler: at once (instant mode), or by its message from its first host to the master (timed mode)."""
         if self.io is not None:
             self.io.forget(job)
         if job.activities:
+            zombie = self.timed and state == "COMPLETED_WALLTIME_REACHED"
             for a in job.activities:
+                if zombie:
+                    self.act_owner[a] = ZOMBIE
+                    continue
                 if self.act_owner.pop(a, None) is not None:
                     self._forget_activity(a)
                 self.acts.erase(a)
                 a.cancel()
                 self.act_count -= 1
             job.activities = None
+            self.comms_in_flight -= job.moves_bytes
+            job.moves_bytes = False
         job.token += 1
         job.runner = None
         job.state = state
         job.finish = self.now
+        job.return_code = return_code
         for r in job.alloc:
             if r.kind == "compute":
                 del self.busy[r.id]
                 self.nb_computing -= 1
         self.out.machine_state(self.now, self.nb_computing)
-        self.finish_bookkeeping(job)
         if announce:
-            self.emit("JOB_COMPLETED", {
-                "job_id": job.id, "job_state": state, "return_code": return_code,
-                "kill_reason": "", "alloc": job.alloc_str,
-            })
+            if self.timed:
+                first = min(job.alloc, key=lambda r: r.id).host
+                self.put(first, COMPLETED, job, None)
+            else:
+                self.announce_end(job)
         key = (job.workload, job.profile)
         if key in self.dynamic_profiles and not self.opt.profile_reuse:
             # Batsim 4.2 deletes a dynamic profile once its first job ends (contract §3)
             self.workloads[job.workload].profiles.pop(job.profile, None)
             self.dynamic_profiles.discard(key)
 
+    def announce_end(self, job):
+        """The server hears of `job`'s end: its jobs.csv row, and JOB_COMPLETED to the scheduler."""
+        self.finish_bookkeeping(job)
+        self.to_delete.append(job)
+        self.emit("JOB_COMPLETED", {
+            "job_id": job.id, "job_state": job.state, "return_code": job.return_code,
+            "kill_reason": "", "alloc": job.alloc_str,
+        })
+
     def finish_bookkeeping(self, job):
+        job.written = True
         self.unfinished -= 1
         self.out.job(job)
         if self.progress is not None and self.workloads[job.workload].path is not None:
@@ -140,8 +187,11 @@ class JobLifecycle:
 
     def write_unfinished(self):
         """After a fatal error: write every job not yet written, so that none is silently lost; returns how many."""
+        for job in self.jobs.values():
+            if job.finish is not None and not job.written and job.state != "REJECTED":
+                self.out.job(job)   # ended, but its message had not reached the server (timed mode)
         left = [job for job in self.jobs.values() if job.state in ("SUBMITTED", "RUNNING")]
-        left += self.static[self.next_static:]
+        left += [job for job in self.static[self.next_static:] if job.state == "NOT_SUBMITTED"]
         for job in left:
             self.out.unfinished(job)
         return len(left)

@@ -19,10 +19,10 @@ from batloc.platforms.reader import platform_text
 from .errors import EngineError
 
 SIMGRID_CONFIG = [
-    # the paper's load model: S bytes over B bytes/s take S/B (+ latency), no TCP correction factors
-    "--cfg=network/model:CM02",
-    # SimGrid otherwise adds 5 % acknowledgement cross-traffic on SHARED links
-    "--cfg=network/crosstraffic:0",
+    # Batsim 4.2.1's model (batsim.cpp): every job is one L07 parallel task, timed without TCP correction
+    # factors (S bytes alone on a B bytes/s route take latency + S/B, the paper's load model); transfers
+    # sharing a link progress at the same pace (their rates in proportion to their sizes)
+    "--cfg=host/model:ptask_L07",
     "--log=root.thresh:warning",
     "--log=xbt_cfg.thresh:warning",
 ]

@@ -1,13 +1,20 @@
 """The engine's timing conventions: the entries of its timer heap and their order, the first submission instant.
 
 An entry is (time, kind, seq, job, token, data). At equal times: ends of
-phases before walltime kills (a job that ends exactly at its walltime
-succeeded), then requested calls, then deferred decisions; `seq` keeps the
+phases before walltime kills (a delay phase that would end at or after its
+job's walltime is not scheduled at all: Batsim 4.2.1 kills such a job at its
+walltime), then requested calls, then deferred decisions; `seq` keeps the
 order of insertion among the rest, so runs are deterministic.
+
+The timed mode (``mailbox``) adds Batsim's actors, ordered as SimGrid runs
+them within one instant: a message whose transfer took time is received
+before anything else woken then (RECV_FIRST), sleeping actors wake (WAKE),
+actors created at that instant run (LATER), and a transfer that took no time
+ends after all of them (RECV_LAST).
 """
 
 INF = float("inf")
-PHASE_END, WALLTIME, CALL, DEFERRED = 0, 1, 2, 3
+RECV_FIRST, PHASE_END, WALLTIME, CALL, DEFERRED, WAKE, LATER, RECV_LAST = -1, 0, 1, 2, 3, 4, 5, 6
 # Jobs submitted at t = 0 are announced at the protocol's first instant after 0
 # (its clock has six decimals): pybatsim 3.2.1's stock schedulers assert that an
 # allocation starts at t > 0, and Batsim 4.2 too delivers them just after 0

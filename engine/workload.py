@@ -18,6 +18,7 @@ class Job:
         "id", "workload", "local_id", "subtime", "res", "walltime", "profile", "description",
         "state", "start", "finish", "alloc", "alloc_str", "metadata",
         "token", "runner", "activities", "phase_end", "phase_start", "pdata",
+        "return_code", "written", "gone", "kill_asked", "moves_bytes",
     )
 
     def __init__(self, workload, local_id, description, subtime, res, walltime, profile):
@@ -41,6 +42,11 @@ class Job:
         self.phase_end = None
         self.phase_start = None
         self.pdata = None
+        self.return_code = 0
+        self.written = False      # its jobs.csv row is out
+        self.gone = False         # the scheduler was told it ended: Batsim has deleted it (contract §4)
+        self.kill_asked = False   # a KILL_JOB named it: Batsim ignores later ones
+        self.moves_bytes = False  # its phase in flight moves bytes (a Batsim message may share its links)
 
 
 class Workload:
