@@ -152,8 +152,7 @@ def _outcome(status, sched_status, out_prefix, wall):
     note = "" if ended else f"exit {status}: {_first_error(log)}"
     if not ended and sched_status not in (0, None) and status == 0:
         note = f"scheduler exit {sched_status}: {_first_error(out_prefix + '_sched.log')}"
-    simulated = bool(rows) or not os.path.exists(log) or "nothing simulated" not in open(log, errors="replace").read()
-    return Run(ended, note, rows, simulated, wall)
+    return Run(ended, note, rows, bool(rows), wall)
 
 
 def _number(text):

@@ -149,6 +149,17 @@ class TimedMessages:
     # ---- the mailbox ----------------------------------------------------------------
     def put(self, src, what, data, resume):
         message = Put(src, what, data, resume)
+        if self.round_puts is not None:   # SimGrid handles the round's puts once every actor of it ran
+            self.round_puts.append(message)
+        else:
+            self.enqueue(message)
+
+    def end_round(self):
+        puts, self.round_puts = self.round_puts, None
+        for message in puts:
+            self.enqueue(message)
+
+    def enqueue(self, message):
         if self.receiving is None and not self.box:
             self.start_transfer(message)
         else:
@@ -278,10 +289,12 @@ class TimedMessages:
             by_workload.setdefault(job.workload, []).append(job)
         submitters = [Submitter(self, by_workload.get(name, [])) for name in self.workloads]
         self.submitters_left = len(submitters)
+        self.round_puts = []   # t = 0: the submitters say hello as the server sends SIMULATION_BEGINS
         for submitter in submitters:
             submitter.start()
         self.emit("SIMULATION_BEGINS", self.begins())
         self.send()
+        self.end_round()
         stop = self.stop
         while not (self.ends_sent and self.sched_ready):
             if stop is not None and stop.signum is not None:

@@ -38,7 +38,7 @@ from .jobs import JobLifecycle
 from .checks import number, shown
 from .mailbox import DECISION, TimedMessages
 from .protocol import decode, encode, simulation_begins
-from .timers import CALL, DEFERRED, FIRST_SUBMISSION, HORIZON, INF, PHASE_END, WALLTIME
+from .timers import CALL, DEFERRED, FIRST_SUBMISSION, HORIZON, INF, LATER, PHASE_END, RECV_LAST, WALLTIME
 
 # Answers in a row at one instant after which no job was submitted, registered or ended: time cannot
 # move on while each answer asks for another message at once (a QUERY, a KILL_JOB of an ended job, a
@@ -49,6 +49,11 @@ STALL_LIMIT = 1000
 # How far before the earliest instant an activity could end a timer must be for SimGrid not to be asked,
 # relative to the time: far above the rounding of SimGrid's sums (1e-16), so that a bound met exactly asks
 QUIET_MARGIN = 1e-9
+# SimGrid's timing precision (its precision/timing): what is due within it of an instant ends at that instant
+SIMGRID_PRECISION = 1e-9
+# Rounds of one instant in the timed mode: actors the solver wakes, then actors created then, then transfers
+# that took no time
+ROUND_STAGE = {LATER: 1, RECV_LAST: 2}
 
 
 class Simulation(DecisionHandlers, JobLifecycle, TimedMessages):
@@ -96,6 +101,7 @@ class Simulation(DecisionHandlers, JobLifecycle, TimedMessages):
         self.delays = {}         # host -> (latency, seconds per byte) of a message from it to the master
         self.to_delete = []      # jobs Batsim deletes once the next message went out (their end is in it)
         self.comms_in_flight = 0 # jobs' phases moving bytes now: a message may share their links
+        self.round_puts = None   # timed mode: messages put by the actors of the round being run
 
     # ---- time -----------------------------------------------------------
     def push(self, time, kind, job=None, data=None):
@@ -160,6 +166,9 @@ class Simulation(DecisionHandlers, JobLifecycle, TimedMessages):
     def fire_due(self):
         now = self.now
         heap = self.heap
+        if self.timed:
+            self.fire_window()
+            return
         while heap and heap[0][0] <= now:
             _, kind, _, job, token, data = heapq.heappop(heap)
             if job is not None and job.token != token:
@@ -170,21 +179,50 @@ class Simulation(DecisionHandlers, JobLifecycle, TimedMessages):
                 self.end_job(job, "COMPLETED_WALLTIME_REACHED", -1)
             elif kind == CALL:
                 self.emit("REQUESTED_CALL", {})
-            elif kind == DEFERRED:
-                if self.timed:   # sent by the request-reply actor on the master at its date
-                    self.put(self.platform.master, DECISION, data, None)
-                else:
-                    self.apply_event(data)
             else:
-                self.fire_timed(kind, job, data)
-        if self.timed:
-            return
+                self.apply_event(data)
         static, release = self.static, self.release
         while self.next_static < len(static) and release[self.next_static] <= now:
             self.submit(static[self.next_static])
             self.next_static += 1
             if self.next_static == len(static):
                 self.emit("NOTIFY", {"type": "no_more_static_job_to_submit"})
+
+    def fire_window(self):
+        """Timed mode: SimGrid ends together whatever is due within its timing precision (1 ns) of now, and runs
+        the actors it wakes as one round, in the order their sleeps or transfers began (the heap's `seq`); the
+        messages they put reach the mailbox after the round (``mailbox``). Actors created at that instant run
+        in a round of their own after it, and transfers that took no time end after all of them."""
+        heap = self.heap
+        limit = self.now + SIMGRID_PRECISION
+        while heap and heap[0][0] <= limit:
+            batch = []
+            while heap and heap[0][0] <= limit:
+                batch.append(heapq.heappop(heap))
+            stage = min(ROUND_STAGE.get(entry[1], 0) for entry in batch)
+            round_ = []
+            for entry in batch:
+                if ROUND_STAGE.get(entry[1], 0) == stage:
+                    round_.append(entry)
+                else:
+                    heapq.heappush(heap, entry)
+            round_.sort(key=lambda entry: entry[2])
+            self.round_puts = []
+            for _, kind, _, job, token, data in round_:
+                if job is not None and job.token != token:
+                    continue
+                self.fire(kind, job, data)
+            self.end_round()
+
+    def fire(self, kind, job, data):
+        if kind == PHASE_END:
+            self.next_phase(job)
+        elif kind == WALLTIME:
+            self.end_job(job, "COMPLETED_WALLTIME_REACHED", -1)
+        elif kind == DEFERRED:   # sent by the request-reply actor on the master at its date
+            self.put(self.platform.master, DECISION, data, None)
+        else:
+            self.fire_timed(kind, job, data)
 
     # ---- protocol ---------------------------------------------------------
     def emit(self, etype, data):
