@@ -60,8 +60,39 @@ def parse_args(argv):
     p.add_argument("--progress-file", metavar="FILE",
                    help="rewrite FILE about once a second with one line 'now horizon jobs_done jobs_total' "
                         "(simulated seconds, last submission time in seconds, counts), for robin")
+    # Batsim 4.2.1's options that change which hosts compute (batsim.cpp's usage text)
+    batsim = p.add_argument_group("platform options, as Batsim 4.2.1's")
+    batsim.add_argument("-m", "--master-host", default="master_host", metavar="NAME",
+                        help="the host that runs no job when none has role=master (default: master_host)")
+    batsim.add_argument("-r", "--add-role-to-hosts", action="append", default=[], metavar="HOSTS:ROLE",
+                        help="give ROLE (master, storage or compute_node) to each of HOSTS (comma-separated); "
+                             "repeatable")
+    batsim.add_argument("--mmax", type=int, default=0, metavar="N",
+                        help="keep only the first N compute hosts by name (default: 0, all)")
+    batsim.add_argument("--mmax-workload", action="store_true",
+                        help="keep only as many compute hosts as the workloads' largest nb_res")
     p.add_argument("--version", action="version", version=VERSION)
     return p.parse_args(argv)
+
+
+def _machine_limit(args):
+    """Batsim's --mmax, or with --mmax-workload the workloads' largest nb_res (0: every compute host)."""
+    if args.mmax < 0:
+        raise EngineError(f"--mmax must be >= 0, got {args.mmax}")
+    if not args.mmax_workload:
+        return args.mmax
+    import json
+
+    sizes = []
+    for path in args.workload:
+        try:
+            with open(path, "rb") as f:
+                nb_res = json.load(f).get("nb_res")
+        except (OSError, ValueError, AttributeError):
+            nb_res = None   # the workload's own reading says what is wrong with it
+        if isinstance(nb_res, int) and not isinstance(nb_res, bool) and nb_res > 0:
+            sizes.append(nb_res)
+    return max(sizes, default=0)
 
 
 def _load(args):
@@ -76,7 +107,13 @@ def _load(args):
             raise EngineError(f"workload file not found: {path}")
     sg = import_simgrid()
     engine = sg.Engine(["batloc-batsim"] + SIMGRID_CONFIG)
-    platform = load_platform(engine, args.platform)
+    from batloc.platforms.numbering import RoleError, parse_role_maps
+
+    try:
+        roles = parse_role_maps(args.add_role_to_hosts)
+    except RoleError as e:
+        raise EngineError(str(e)) from None
+    platform = load_platform(engine, args.platform, args.master_host, roles, _machine_limit(args), args.quiet)
     workloads = [load_workload(path, f"w{i}", len(platform.compute)) for i, path in enumerate(args.workload)]
     return sg, engine, platform, workloads
 

@@ -75,7 +75,8 @@ class DecisionHandlers:
         self.nb_computing += computing
         self.out.machine_state(self.now, self.nb_computing)
         job.pdata = profiles[job.profile]
-        job.runner = phases(job.pdata, profiles, [r.host for r in resources], storage)
+        # Batsim's executors take the allocation in id order (an interval set)
+        job.runner = phases(job.pdata, profiles, [r.host for r in sorted(resources, key=lambda r: r.id)], storage)
         if job.walltime > 0:
             self.push(self.now + job.walltime, WALLTIME, job)
         self.next_phase(job)

@@ -249,13 +249,13 @@ class TimedMessages:
         master = self.platform.master
         if queue:
             ts, event = queue[0]
-            if ts > self.now:   # protocol.cpp send_message_at_time: sleeps until the event's date
+            if ts > self.now + INSTANT:   # protocol.cpp send_message_at_time: sleeps until the event's date
                 self.push(ts, WAKE, data=self.reqrep_step)
                 return
             queue.popleft()
             self.put(master, DECISION, event, self.reqrep_step)
             return
-        if self.reqrep_now > self.now:
+        if self.reqrep_now > self.now + INSTANT:
             self.push(self.reqrep_now, WAKE, data=self.reqrep_step)
             return
         self.put(master, READY, None, None)
