@@ -77,7 +77,9 @@ class DecisionHandlers:
         job.pdata = profiles[job.profile]
         # Batsim's executors take the allocation in id order (an interval set)
         job.runner = phases(job.pdata, profiles, [r.host for r in sorted(resources, key=lambda r: r.id)], storage)
-        if job.walltime > 0:
+        if self.timed:
+            job.remaining = job.walltime   # Batsim's remaining_time (jobs_execution.cpp): < 0 without walltime
+        elif job.walltime > 0:
             self.push(self.now + job.walltime, WALLTIME, job)
         self.next_phase(job)
 

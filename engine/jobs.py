@@ -11,8 +11,9 @@ from .mailbox import COMPLETED, Put
 from .profiles import Delay
 from .timers import INF, PHASE_END
 
-# Owner of a transfer or computation left running by a job that reached its walltime (Batsim 4.2.1 waits for
-# its parallel task with a timeout, which does not cancel it: it goes on loading its hosts and links)
+# Owner of a transfer or computation left running by a job that reached its walltime: Batsim 4.2.1 waits for
+# its parallel task with a timeout, which does not cancel it; it goes on loading its hosts and links until
+# Batsim deletes the job, once the message holding its end went out
 ZOMBIE = object()
 
 
@@ -46,6 +47,9 @@ class JobLifecycle:
         if type(phase) is Delay:
             job.activities = None
             job.phase_end = self.now + phase.seconds
+            if self.timed:
+                self.timed_delay(job, phase.seconds)
+                return
             if job.walltime > 0 and phase.seconds >= job.start + job.walltime - self.now:
                 return   # Batsim sleeps until the walltime instead (do_delay_task): its timer ends the job
             self.push(job.phase_end, PHASE_END, job)
@@ -54,7 +58,11 @@ class JobLifecycle:
         if self.io is not None and not self.io.admit(job, phase):
             return  # waits for exclusive file-system access; the gate resumes it
         if not phase.execs and not phase.comms:
-            self.push(self.now, PHASE_END, job)
+            if self.timed:   # an empty parallel task: SimGrid ends it at its next step, taking no time
+                token = job.token
+                self.clock.message(0.0, None, lambda: self.slept(job, token))
+            else:
+                self.push(self.now, PHASE_END, job)
             return
         self.sync_simgrid()
         try:
@@ -69,6 +77,31 @@ class JobLifecycle:
         self.act_earliest[act] = earliest
         self.quiet_until = min(self.quiet_until, earliest)
         self.act_count += 1
+        if self.timed and job.remaining >= 0:   # Batsim waits for it with the walltime as timeout
+            token = job.token
+            job.sleep = self.clock.sleep(job.remaining, lambda: self.walltime_reached(job, token))
+
+    def timed_delay(self, job, seconds):
+        """Batsim's do_delay_task: sleep the delay if it is shorter than what is left of the walltime, else sleep
+        until the walltime, which ends the job."""
+        left, token = job.remaining, job.token
+        if left < 0 or seconds < left:
+            if left > 0:
+                job.remaining = left - seconds
+            job.sleep = self.clock.sleep(seconds, lambda: self.slept(job, token))
+        else:
+            job.remaining = 0.0
+            job.sleep = self.clock.sleep(left, lambda: self.walltime_reached(job, token))
+
+    def slept(self, job, token):
+        if job.token == token:
+            job.sleep = None
+            self.next_phase(job)
+
+    def walltime_reached(self, job, token):
+        if job.token == token:
+            job.sleep = None
+            self.end_job(job, "COMPLETED_WALLTIME_REACHED", -1)
 
     def parallel_task(self, phase):
         """One SimGrid L07 parallel task for the phase's computations and transfers, as Batsim 4.2.1 runs every
@@ -121,6 +154,10 @@ class JobLifecycle:
             job.activities = None
             self.comms_in_flight -= job.moves_bytes
             job.moves_bytes = False
+            if self.timed and job.sleep is not None:   # done before its walltime: the timeout goes
+                self.clock.cancel(job.sleep)
+                job.sleep = None
+                job.remaining -= self.now - job.phase_start
             self.next_phase(job)
 
     def progress_of(self, job):
@@ -134,19 +171,18 @@ class JobLifecycle:
         if self.io is not None:
             self.io.forget(job)
         if job.activities:
-            zombie = self.timed and state == "COMPLETED_WALLTIME_REACHED"
-            for a in job.activities:
-                if zombie:
+            if self.timed and state == "COMPLETED_WALLTIME_REACHED":
+                for a in job.activities:   # left running until Batsim deletes the job (``forget_sent_jobs``)
                     self.act_owner[a] = ZOMBIE
-                    continue
-                if self.act_owner.pop(a, None) is not None:
-                    self._forget_activity(a)
-                self.acts.erase(a)
-                a.cancel()
-                self.act_count -= 1
+                self.zombies[job] = job.activities
+            else:
+                self.cancel_activities(job.activities)
             job.activities = None
             self.comms_in_flight -= job.moves_bytes
             job.moves_bytes = False
+        if job.sleep is not None:   # timed mode: a killed job's executor sleeps no more
+            self.clock.cancel(job.sleep)
+            job.sleep = None
         job.token += 1
         job.runner = None
         job.state = state
@@ -168,6 +204,14 @@ class JobLifecycle:
             # Batsim 4.2 deletes a dynamic profile once its first job ends (contract §3)
             self.workloads[job.workload].profiles.pop(job.profile, None)
             self.dynamic_profiles.discard(key)
+
+    def cancel_activities(self, activities):
+        for a in activities:
+            if self.act_owner.pop(a, None) is not None:
+                self._forget_activity(a)
+                self.acts.erase(a)
+                a.cancel()
+                self.act_count -= 1
 
     def announce_end(self, job):
         """The server hears of `job`'s end: its jobs.csv row, and JOB_COMPLETED to the scheduler."""

@@ -36,9 +36,9 @@ from .errors import EngineError
 from .io_gate import exclusive_io
 from .jobs import JobLifecycle
 from .checks import number, shown
-from .mailbox import DECISION, TimedMessages
+from .mailbox import TimedMessages
 from .protocol import decode, encode, simulation_begins
-from .timers import CALL, DEFERRED, FIRST_SUBMISSION, HORIZON, INF, LATER, PHASE_END, RECV_LAST, WALLTIME
+from .timers import CALL, DEFERRED, FIRST_SUBMISSION, HORIZON, INF, PHASE_END, WALLTIME
 
 # Answers in a row at one instant after which no job was submitted, registered or ended: time cannot
 # move on while each answer asks for another message at once (a QUERY, a KILL_JOB of an ended job, a
@@ -49,11 +49,6 @@ STALL_LIMIT = 1000
 # How far before the earliest instant an activity could end a timer must be for SimGrid not to be asked,
 # relative to the time: far above the rounding of SimGrid's sums (1e-16), so that a bound met exactly asks
 QUIET_MARGIN = 1e-9
-# SimGrid's timing precision (its precision/timing): what is due within it of an instant ends at that instant
-SIMGRID_PRECISION = 1e-9
-# Rounds of one instant in the timed mode: actors the solver wakes, then actors created then, then transfers
-# that took no time
-ROUND_STAGE = {LATER: 1, RECV_LAST: 2}
 
 
 class Simulation(DecisionHandlers, JobLifecycle, TimedMessages):
@@ -102,6 +97,7 @@ class Simulation(DecisionHandlers, JobLifecycle, TimedMessages):
         self.to_delete = []      # jobs Batsim deletes once the next message went out (their end is in it)
         self.comms_in_flight = 0 # jobs' phases moving bytes now: a message may share their links
         self.round_puts = None   # timed mode: messages put by the actors of the round being run
+        self.zombies = {}        # timed mode: job -> its activities left running past its walltime
 
     # ---- time -----------------------------------------------------------
     def push(self, time, kind, job=None, data=None):
@@ -166,9 +162,6 @@ class Simulation(DecisionHandlers, JobLifecycle, TimedMessages):
     def fire_due(self):
         now = self.now
         heap = self.heap
-        if self.timed:
-            self.fire_window()
-            return
         while heap and heap[0][0] <= now:
             _, kind, _, job, token, data = heapq.heappop(heap)
             if job is not None and job.token != token:
@@ -187,42 +180,6 @@ class Simulation(DecisionHandlers, JobLifecycle, TimedMessages):
             self.next_static += 1
             if self.next_static == len(static):
                 self.emit("NOTIFY", {"type": "no_more_static_job_to_submit"})
-
-    def fire_window(self):
-        """Timed mode: SimGrid ends together whatever is due within its timing precision (1 ns) of now, and runs
-        the actors it wakes as one round, in the order their sleeps or transfers began (the heap's `seq`); the
-        messages they put reach the mailbox after the round (``mailbox``). Actors created at that instant run
-        in a round of their own after it, and transfers that took no time end after all of them."""
-        heap = self.heap
-        limit = self.now + SIMGRID_PRECISION
-        while heap and heap[0][0] <= limit:
-            batch = []
-            while heap and heap[0][0] <= limit:
-                batch.append(heapq.heappop(heap))
-            stage = min(ROUND_STAGE.get(entry[1], 0) for entry in batch)
-            round_ = []
-            for entry in batch:
-                if ROUND_STAGE.get(entry[1], 0) == stage:
-                    round_.append(entry)
-                else:
-                    heapq.heappush(heap, entry)
-            round_.sort(key=lambda entry: entry[2])
-            self.round_puts = []
-            for _, kind, _, job, token, data in round_:
-                if job is not None and job.token != token:
-                    continue
-                self.fire(kind, job, data)
-            self.end_round()
-
-    def fire(self, kind, job, data):
-        if kind == PHASE_END:
-            self.next_phase(job)
-        elif kind == WALLTIME:
-            self.end_job(job, "COMPLETED_WALLTIME_REACHED", -1)
-        elif kind == DEFERRED:   # sent by the request-reply actor on the master at its date
-            self.put(self.platform.master, DECISION, data, None)
-        else:
-            self.fire_timed(kind, job, data)
 
     # ---- protocol ---------------------------------------------------------
     def emit(self, etype, data):
@@ -246,6 +203,9 @@ class Simulation(DecisionHandlers, JobLifecycle, TimedMessages):
         if self.to_delete:
             for job in self.to_delete:
                 job.gone = True
+                zombies = self.zombies.pop(job, None)
+                if zombies:
+                    self.cancel_activities(zombies)
             self.to_delete = []
 
     def check_stall(self, answered):
@@ -294,7 +254,7 @@ class Simulation(DecisionHandlers, JobLifecycle, TimedMessages):
                 self.warn_once("past event", f"{where} dates an event at t={ts:.6f}, in the past: applied now, "
                                              "as Batsim does")
             if self.timed and ts > max(now, self.now) + 1e-9:   # later than the answer's now: Batsim refuses it
-                self.push(ts, DEFERRED, data=event)
+                self.defer(ts, event)
                 continue
             out.append((ts, event))
         return (deque(out) if self.timed else out), now

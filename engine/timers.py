@@ -6,15 +6,12 @@ job's walltime is not scheduled at all: Batsim 4.2.1 kills such a job at its
 walltime), then requested calls, then deferred decisions; `seq` keeps the
 order of insertion among the rest, so runs are deterministic.
 
-The timed mode (``mailbox``) adds Batsim's actors, ordered as SimGrid runs
-them within one instant: a message whose transfer took time is received
-before anything else woken then (RECV_FIRST), sleeping actors wake (WAKE),
-actors created at that instant run (LATER), and a transfer that took no time
-ends after all of them (RECV_LAST).
+The heap times the instant mode; the timed mode (``mailbox``) runs on SimGrid's
+own clock arithmetic instead (``l07_clock``).
 """
 
 INF = float("inf")
-RECV_FIRST, PHASE_END, WALLTIME, CALL, DEFERRED, WAKE, LATER, RECV_LAST = -1, 0, 1, 2, 3, 4, 5, 6
+PHASE_END, WALLTIME, CALL, DEFERRED = 0, 1, 2, 3
 # Jobs submitted at t = 0 are announced at the protocol's first instant after 0
 # (its clock has six decimals): pybatsim 3.2.1's stock schedulers assert that an
 # allocation starts at t > 0, and Batsim 4.2 too delivers them just after 0

@@ -18,7 +18,7 @@ class Job:
         "id", "workload", "local_id", "subtime", "res", "walltime", "profile", "description",
         "state", "start", "finish", "alloc", "alloc_str", "metadata",
         "token", "runner", "activities", "phase_end", "phase_start", "pdata",
-        "return_code", "written", "gone", "kill_asked", "moves_bytes",
+        "return_code", "written", "gone", "kill_asked", "moves_bytes", "remaining", "sleep",
     )
 
     def __init__(self, workload, local_id, description, subtime, res, walltime, profile):
@@ -47,6 +47,8 @@ class Job:
         self.gone = False         # the scheduler was told it ended: Batsim has deleted it (contract §4)
         self.kill_asked = False   # a KILL_JOB named it: Batsim ignores later ones
         self.moves_bytes = False  # its phase in flight moves bytes (a Batsim message may share its links)
+        self.remaining = -1.0     # timed mode: what is left of its walltime, as Batsim counts it
+        self.sleep = None         # timed mode: its sleep (a delay, or its walltime's timeout) on the L07 clock
 
 
 class Workload:

@@ -164,9 +164,9 @@ def bad_platform(tmp_path, old, new, count=1):
     ('id="bandwidth" value="100000000"', 'id="bandwidth" value="fast"',
      ["host 'n000_mem'", "property bandwidth must be a finite number > 0, got 'fast'"]),
     ('<prop id="role" value="storage"/><prop id="node"', '<prop id="role" value="storag"/><prop id="node"',
-     ["host 'n000_mem'", "unknown role 'storag'"]),
+     ["host 'n000_mem'", "has role 'storag': Batsim 4.2.1 knows only master, compute_node and storage"]),
     ('<host id="lustre" speed="1Gf"><prop id="role" value="storage"/>',
-     '<host id="lustre" speed="1Gf"><prop id="role" value="master"/>', ["lustre, master all have role=master"]),
+     '<host id="lustre" speed="1Gf"><prop id="role" value="master"/>', ["hosts lustre, master are all masters"]),
 ])
 def test_bad_platform_values_are_refused_before_the_run(tmp_path, old, new, fragments):
     path = bad_platform(tmp_path, old, new)
