@@ -81,22 +81,23 @@ def test_a_job_starts_after_batsims_messages_reach_the_master_by_name_after_a_bl
 
 
 def test_events_of_one_instant_come_in_two_messages(tmp_path):
-    # Job 1 (0.999 s) starts at 4 ms on h1 and ends at 1.003, when job 2's submission reaches the server
-    # (the submitter slept 1 - 0.001 s from 3 ms, sent at 1.002). The server tells the scheduler of job 2 at
-    # once: job 1's end, put at that very instant, is not in the mailbox yet. It takes 2 ms (1.005), then the
-    # submitter's bye (1.006), then the scheduler's EXECUTE_JOB of job 2 (1.007: the start, on h2, as h1 is
-    # still busy for the scheduler); ready at 1.008 sends job 1's end with the notification.
+    # Job 1 (0.9990004 s) starts at 4 ms on h1 and ends at 1.0030004, 0.4 us after job 2's submission reached
+    # the server (the submitter slept 1 - 0.001 s from 3 ms, sent at 1.002): both at t = 1.003000 as the
+    # protocol prints it. The server tells the scheduler of job 2 at once; then takes the submitter's bye
+    # (1.004), the scheduler's EXECUTE_JOB of job 2 (1.005: the start, on h2, as h1 is still busy for the
+    # scheduler), job 1's end (2 ms: 1.007) and ready (1.008), which sends job 1's end after the notification.
     plat = write(tmp_path, "p.xml", FLAT)
     wl = write(tmp_path, "w.json", workload(
         [{"id": 1, "subtime": 0, "res": 1, "profile": "a"}, {"id": 2, "subtime": 1, "res": 1, "profile": "b"}],
-        {"a": {"type": "delay", "delay": 0.999}, "b": {"type": "delay", "delay": 1}}))
+        {"a": {"type": "delay", "delay": 0.9990004}, "b": {"type": "delay", "delay": 1}}))
     res = run(tmp_path, plat, [wl], Fifo())
     assert res.returncode == 0, res.stderr
     assert times(res) == {"1": (0.004, 1.003, "0", "COMPLETED_SUCCESSFULLY"),
-                          "2": (1.007, 2.007, "1", "COMPLETED_SUCCESSFULLY")}
-    assert nows(res) == [0.0, 0.003, 1.003, 1.008, 2.010, 2.011]
+                          "2": (1.005, 2.005, "1", "COMPLETED_SUCCESSFULLY")}
+    assert nows(res) == [0.0, 0.003, 1.003, 1.008, 2.008, 2.009]
     kinds = [[e["type"] for e in m["events"]] for m in res.messages]
-    assert kinds[2:4] == [["JOB_SUBMITTED"], ["JOB_COMPLETED", "NOTIFY"]]
+    assert kinds[2:4] == [["JOB_SUBMITTED"], ["NOTIFY", "JOB_COMPLETED"]]
+    assert res.messages[3]["events"][1]["timestamp"] == 1.007
 
 
 def test_a_parallel_profile_is_one_l07_task(tmp_path):
@@ -123,13 +124,13 @@ def test_a_cluster_platform_runs_with_its_routes_latencies(tmp_path):
 
 
 def test_a_kill_of_a_job_whose_end_is_still_on_its_way_is_accepted(tmp_path):
-    # As the split above: when told of job 2 (1.003), the scheduler kills job 1, which ended at that instant
-    # but whose end has not reached the server. Batsim kills nothing: JOB_KILLED names it, and its end
-    # (COMPLETED_SUCCESSFULLY) comes as usual.
+    # As the split above: when told of job 2 (1.003), the scheduler kills job 1, which has just ended but whose
+    # end had not reached the server; the kill reaches it after the end (1.008), before the scheduler is told:
+    # Batsim kills nothing, JOB_KILLED names it, and its end (COMPLETED_SUCCESSFULLY) comes as usual.
     plat = write(tmp_path, "p.xml", FLAT)
     wl = write(tmp_path, "w.json", workload(
         [{"id": 1, "subtime": 0, "res": 1, "profile": "a"}, {"id": 2, "subtime": 1, "res": 1, "profile": "b"}],
-        {"a": {"type": "delay", "delay": 0.999}, "b": {"type": "delay", "delay": 1}}))
+        {"a": {"type": "delay", "delay": 0.9990004}, "b": {"type": "delay", "delay": 1}}))
     fifo = Fifo()
 
     def sched(msg):
@@ -141,6 +142,7 @@ def test_a_kill_of_a_job_whose_end_is_still_on_its_way_is_accepted(tmp_path):
     res = run(tmp_path, plat, [wl], sched)
     assert res.returncode == 0, res.stderr
     assert times(res)["1"] == (0.004, 1.003, "0", "COMPLETED_SUCCESSFULLY")
+    assert [m["now"] for m in res.messages if any(e["type"] == "JOB_KILLED" for e in m["events"])] == [1.01]
     assert [e["data"]["job_ids"] for _, e in res.events("JOB_KILLED")] == [["w0!1"]]
     assert [e["data"]["job_state"] for _, e in res.events("JOB_COMPLETED")] == ["COMPLETED_SUCCESSFULLY"] * 2
 
