@@ -7,7 +7,7 @@ the job and the field at fault.
 
 from .checks import integer, number, shown, string, walltime
 from .errors import EngineError
-from .mailbox import WAITER_MIN_SLEEP, refuse_gone
+from .mailbox import refuse_gone
 from .profiles import check_profile, phases
 from .protocol import format_intervals, parse_intervals
 from .timers import CALL, HORIZON, WALLTIME
@@ -182,12 +182,9 @@ class DecisionHandlers:
             self.warn_once("past call", f"{where} asks for t={ts:.6f}, which is not in the future: called now "
                                         "(--lenient-call-me-later; Batsim 4.2.1 refuses it)")
         if self.timed:
-            self.start_waiter(max(ts, self.now))
-        elif ts > self.now:
-            # Batsim's waiter sleeps 10 µs at least (jobs_execution.cpp waiter_process)
-            self.push(self.now + max(ts - self.now, WAITER_MIN_SLEEP), CALL)
+            self.start_waiter(ts)   # Batsim's waiter: 10 µs at least
         else:
-            self.push(self.now, CALL)
+            self.push(max(ts, self.now), CALL)
 
     def on_register_profile(self, data):
         self.require_dynamic("REGISTER_PROFILE")
