@@ -36,8 +36,8 @@ Times are computed, not simulated, where nothing can share a message's route:
 while a job's transfer is in flight is a real SimGrid transfer of 1 byte. A
 platform where every such message takes less than 1 ns (batloc's own layout:
 master_link at 10¹² B/s, no latency) runs in the engine's *instant* mode
-(``server.Simulation``): everything of one instant in one message, which is
-what this model gives when every message takes no time.
+(``server.Simulation``): everything of one instant in one message, at the
+instants this model gives when every message takes no time.
 """
 
 from collections import deque
