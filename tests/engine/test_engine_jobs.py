@@ -163,7 +163,10 @@ def test_kill_job_ends_the_job_and_reports_its_progress(tmp_path, platform):
     row = res.jobs()["1"]
     assert (row["final_state"], row["finish_time"], row["execution_time"]) == (
         "COMPLETED_KILLED", "11.000000", "10.000000")
-    assert not res.events("JOB_COMPLETED")
+    # as Batsim 4.2.1 (server_on_killing_done): the job's JOB_COMPLETED, then JOB_KILLED, in one message
+    kill_message = next(m for m in res.messages if any(e["type"] == "JOB_KILLED" for e in m["events"]))
+    assert [(e["type"], e["data"].get("job_state")) for e in kill_message["events"]] == [
+        ("JOB_COMPLETED", "COMPLETED_KILLED"), ("JOB_KILLED", None)]
 
 
 def _dynamic_scheduler(second_job):
