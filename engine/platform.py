@@ -89,13 +89,22 @@ def _check_numbers(path, engine, hosts, props, role_of):
             raise EngineError(f"{path}: link {link.name!r}: latency must be a finite number >= 0, got {link.latency!r} s")
 
 
-def varies(path):
-    """Whether the platform gives a host or link a profile (`speed_file`, `bandwidth_file`, …, a `<trace>`)."""
+def varies(path, master=None):
+    """Whether the platform gives a host or link a profile (`speed_file`, `bandwidth_file`, …, a `<trace>`).
+
+    With `master`, one pass also checks that Batsim's server can hear from the master itself: in a zone
+    without routing SimGrid has no route from a host to itself and aborts (Batsim 4.2.1 as well)."""
+    found = False
     for element in ET.fromstring(platform_text(path)).iter():
-        if element.tag in ("trace", "trace_connect", "include") or any(
-                k.endswith("_file") for k in element.attrib):
-            return True
-    return False
+        if element.tag in ("trace", "trace_connect", "include") or any(k.endswith("_file") for k in element.attrib):
+            found = True
+        if master is not None and element.tag in ("zone", "AS") and element.get("routing") == "None" and any(
+                child.tag == "host" and child.get("id") == master for child in element):
+            raise EngineError(f"{path}: the master host {master!r} is in zone {element.get('id')!r} with "
+                              "routing=None, where a host has no route to itself: Batsim's messages from the master "
+                              "to its server cannot be sent (SimGrid aborts: \"There can't be route in an Empty "
+                              "zone\", Batsim 4.2.1 too)")
+    return found
 
 
 def check_platform_file(path):
@@ -132,25 +141,13 @@ def load_platform(engine, path, master_host=DEFAULT_MASTER, roles=None, limit=0,
     for name, role in role_of.items():
         if role is not None and role != props[name].get("role"):   # given on the command line, as Batsim does
             props[name]["role"] = role
-    _check_master_route(path, master)
     resources = [Resource(rid, name, hosts[name], kind, props[name]) for rid, name, kind in numbered]
     if not any(r.kind == "compute" for r in resources):
         raise EngineError(f"{path}: the platform has no compute host")
+    profiles = varies(path, master)
     if not quiet:
         _energy_notice(path, hosts, props)
-    return Platform(os.path.abspath(path), resources, hosts[master], varies(path), hosts)
-
-
-def _check_master_route(path, master):
-    """Batsim's server, on the master, hears from the master itself (its request-reply actor, submitters):
-    in a zone without routing SimGrid has no route from a host to itself and aborts (Batsim 4.2.1 as well)."""
-    for zone in ET.fromstring(platform_text(path)).iter():
-        if zone.tag in ("zone", "AS") and zone.get("routing") == "None" and any(
-                child.tag == "host" and child.get("id") == master for child in zone):
-            raise EngineError(f"{path}: the master host {master!r} is in zone {zone.get('id')!r} with routing=None, "
-                              "where a host has no route to itself: Batsim's messages from the master to its server "
-                              "cannot be sent (SimGrid aborts: \"There can't be route in an Empty zone\", Batsim "
-                              "4.2.1 too)")
+    return Platform(os.path.abspath(path), resources, hosts[master], profiles, hosts)
 
 
 def _first_line(error):
