@@ -60,6 +60,7 @@ class Workload:
         self.profiles = {}
         self.jobs = []
         self._ids = None
+        self.too_large = False   # a job asks for more resources than the platform has (warned once)
 
     def holds(self, local_id):
         """Whether `local_id` names one of the workload's own jobs, submitted or not yet."""
@@ -162,8 +163,12 @@ def _job_from(desc, index, path, workload, seen, nb_compute):
             raise EngineError(f"{where}: missing field {key!r}")
     subtime = number(desc["subtime"], "subtime", where, minimum=0, maximum=HORIZON)
     res = integer(desc["res"], "'res'", where, minimum=1)
-    if nb_compute is not None and res > nb_compute:
-        raise EngineError(f"{where}: asks for {res} resources but the platform has only {nb_compute}")
+    if nb_compute is not None and res > nb_compute and not workload.too_large:
+        # Batsim 4.2.1 loads such a job; schedulers reject it (pybatsim's stock ones do)
+        workload.too_large = True
+        print(f"batloc-batsim: warning: {where}: asks for {res} resources but the platform has only {nb_compute} "
+              "compute resources: no allocation can run it, a scheduler can only reject it (further such jobs "
+              "are not named)", file=sys.stderr)
     wall = walltime(desc.get("walltime"), where)
     profile = desc["profile"]
     if not isinstance(profile, str) or profile not in workload.profiles:
