@@ -14,7 +14,7 @@ import sys
 import xml.etree.ElementTree as ET
 
 from batloc.platforms.numbering import DEFAULT_MASTER, STORAGE, RoleError, batsim_roles, kind_of, number_hosts
-from batloc.platforms.reader import platform_text
+from batloc.platforms.xml_text import platform_text
 
 from .errors import EngineError
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from batloc.locality.platform_view import PlatformError, PlatformView
 
 from .numbering import COMPUTE, DEFAULT_MASTER, RoleError, batsim_roles, number_hosts
+from .xml_text import platform_text
 
 __all__ = ["PlatformError", "Resources", "PlatformSummary", "platform_hosts", "platform_text", "read_resources",
            "read_view", "read_platform"]
@@ -38,14 +39,6 @@ def _radical(text):
         lo, _, hi = part.strip().partition("-")
         numbers.extend(range(int(lo), int(hi or lo) + 1))
     return numbers
-
-
-def platform_text(path):
-    """The platform file's text as SimGrid reads it: anything blank before ``<?xml`` is skipped (SimGrid's
-    parser accepts a file starting with an empty line; Python's XML parser does not)."""
-    with open(path, "rb") as f:
-        raw = f.read()
-    return raw.lstrip() if raw.lstrip().startswith(b"<?xml") else raw
 
 
 def platform_hosts(path):
