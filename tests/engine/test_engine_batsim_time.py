@@ -163,3 +163,18 @@ def test_a_kill_of_a_job_the_scheduler_was_told_ended_is_refused_as_batsim_abort
     assert ("KILL_JOB at t=6.000000: job 'w0!1' ended and the scheduler was already told so; Batsim 4.2.1 has "
             "deleted it by then and aborts") in res.stderr
     assert len(res.stderr.strip().splitlines()) == 1
+
+
+def test_batsims_master_host_and_mmax_options(tmp_path):
+    # -m names the master (here "boss", without role), --mmax keeps the first compute hosts by name
+    plat = write(tmp_path, "p.xml", FLAT.replace("master_host", "boss"))
+    wl = write(tmp_path, "w.json", workload([{"id": 1, "subtime": 0, "res": 1, "profile": "d"}],
+                                            {"d": {"type": "delay", "delay": 10}}))
+    res = run(tmp_path, plat, [wl], Fifo(), args=["-m", "boss", "--mmax", "1"])
+    assert res.returncode == 0, res.stderr
+    begins = res.messages[0]["events"][0]["data"]
+    assert [r["name"] for r in begins["compute_resources"]] == ["h1"]
+    assert times(res) == {"1": (0.005, 10.005, "0", "COMPLETED_SUCCESSFULLY")}
+    res = run(tmp_path, plat, [wl], Fifo(), prefix_name="again")
+    assert res.returncode == 1 and "no master host: no host has the property role=master and none is named " \
+        "'master_host'" in res.stderr
