@@ -75,6 +75,25 @@ def parse_args(argv):
     return p.parse_args(argv)
 
 
+def _needs_ptasks(paths):
+    """Whether a workload holds Batsim's compute tasks, which run as one L07 parallel task as on Batsim."""
+    import json
+
+    for path in paths:
+        try:
+            with open(path, "rb") as f:
+                profiles = json.load(f).get("profiles", {})
+        except (OSError, ValueError, AttributeError):
+            continue   # the workload's own reading says what is wrong with it
+        if isinstance(profiles, dict) and any(isinstance(p, dict) and p.get("type") in PTASK_TYPES
+                                              for p in profiles.values()):
+            return True
+    return False
+
+
+PTASK_TYPES = ("parallel", "parallel_homogeneous", "parallel_homogeneous_total")
+
+
 def _machine_limit(args):
     """Batsim's --mmax, or with --mmax-workload the workloads' largest nb_res (0: every compute host)."""
     if args.mmax < 0:
@@ -97,7 +116,7 @@ def _machine_limit(args):
 
 def _load(args):
     """Check and load every input before SimGrid runs or the socket is touched."""
-    from .platform import SIMGRID_CONFIG, check_platform_file, load_platform
+    from .platform import PTASK_MODEL, SIMGRID_CONFIG, check_platform_file, load_platform
     from .simgrid_loader import import_simgrid
     from .workload import load_workload
 
@@ -106,7 +125,10 @@ def _load(args):
         if not os.path.exists(path):
             raise EngineError(f"workload file not found: {path}")
     sg = import_simgrid()
-    engine = sg.Engine(["batloc-batsim"] + SIMGRID_CONFIG)
+    ptasks = _needs_ptasks(args.workload)
+    # L07 times networks and computations itself: SimGrid refuses a network model beside it
+    config = [PTASK_MODEL] + [c for c in SIMGRID_CONFIG if "network/" not in c] if ptasks else SIMGRID_CONFIG
+    engine = sg.Engine(["batloc-batsim"] + config)
     from batloc.platforms.numbering import RoleError, parse_role_maps
 
     try:
@@ -115,6 +137,7 @@ def _load(args):
         raise EngineError(str(e)) from None
     platform = load_platform(engine, args.platform, args.master_host, roles, _machine_limit(args), args.quiet)
     workloads = [load_workload(path, f"w{i}", len(platform.compute)) for i, path in enumerate(args.workload)]
+    args.ptasks = ptasks
     return sg, engine, platform, workloads
 
 
@@ -168,7 +191,7 @@ def _prepare(args, stop, sg, engine, platform, workloads):
     options = SimpleNamespace(
         dynamic_jobs=args.enable_dynamic_jobs, ack_dynamic=args.acknowledge_dynamic_jobs,
         profile_reuse=args.enable_profile_reuse, forward_profiles=args.forward_profiles_on_submission,
-        lenient_calls=args.lenient_call_me_later)
+        lenient_calls=args.lenient_call_me_later, ptasks=args.ptasks)
     nb_static = sum(len(w.jobs) for w in workloads)
     horizon = max((j.subtime for w in workloads for j in w.jobs), default=0.0)
     progress = None

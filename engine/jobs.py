@@ -66,17 +66,22 @@ class JobLifecycle:
             return
         self.sync_simgrid()
         try:
-            act, earliest = self.parallel_task(phase)
+            if self.opt.ptasks:
+                act, end = self.parallel_task(phase)
+                acts, earliest = [act], [end]
+            else:
+                acts, earliest = self.separate_activities(phase)
         except Exception as e:
             raise EngineError(f"job {job.id!r} (profile {job.profile!r}) cannot run on its allocation: {e}") from None
-        job.activities = [act]
+        job.activities = acts
         job.moves_bytes = bool(phase.comms)
         self.comms_in_flight += job.moves_bytes
-        self.acts.push(act)
-        self.act_owner[act] = job
-        self.act_earliest[act] = earliest
-        self.quiet_until = min(self.quiet_until, earliest)
-        self.act_count += 1
+        for a, end in zip(acts, earliest):
+            self.acts.push(a)
+            self.act_owner[a] = job
+            self.act_earliest[a] = end
+        self.quiet_until = min(self.quiet_until, min(earliest))
+        self.act_count += len(acts)
         if self.timed and job.remaining >= 0:   # Batsim waits for it with the walltime as timeout
             token = job.token
             job.sleep = self.clock.sleep(job.remaining, lambda: self.walltime_reached(job, token))
@@ -102,6 +107,20 @@ class JobLifecycle:
         if job.token == token:
             job.sleep = None
             self.end_job(job, "COMPLETED_WALLTIME_REACHED", -1)
+
+    def separate_activities(self, phase):
+        """The phase's computations and transfers as concurrent SimGrid activities (CM02 model: the engine's
+        model when no workload holds Batsim's compute tasks, byte for byte the engine's results before L07)."""
+        acts, earliest, now = [], [], self.now
+        for host, flops in phase.execs:
+            ex = self.sg.this_actor.exec_init(flops)
+            ex.host = host
+            acts.append(ex.start())
+            earliest.append(now if self.platform.varies else now + flops / host.speed)
+        for src, dst, size in phase.comms:
+            acts.append(self.sg.Comm.sendto_async(src, dst, int(size)))
+            earliest.append(now + int(size) / self.bottleneck(src, dst))
+        return acts, earliest
 
     def parallel_task(self, phase):
         """One SimGrid L07 parallel task for the phase's computations and transfers, as Batsim 4.2.1 runs every

@@ -18,11 +18,15 @@ from batloc.platforms.xml_text import platform_text
 
 from .errors import EngineError
 
+# Batsim 4.2.1's model (batsim.cpp), for workloads holding its compute tasks (`parallel`, `parallel_homogeneous`
+# and `_total`): every job is one L07 parallel task; transfers sharing a link progress at the same pace
+PTASK_MODEL = "--cfg=host/model:ptask_L07"
+# batloc's own model otherwise: the paper's, S bytes over B bytes/s take exactly S/B (+ latency), no TCP
+# correction factors, and SimGrid's 5 % acknowledgement cross-traffic on SHARED links off. (Both time a
+# lone load alike; L07's floats differ by an ulp, which would regroup batloc's instants.)
 SIMGRID_CONFIG = [
-    # Batsim 4.2.1's model (batsim.cpp): every job is one L07 parallel task, timed without TCP correction
-    # factors (S bytes alone on a B bytes/s route take latency + S/B, the paper's load model); transfers
-    # sharing a link progress at the same pace (their rates in proportion to their sizes)
-    "--cfg=host/model:ptask_L07",
+    "--cfg=network/model:CM02",
+    "--cfg=network/crosstraffic:0",
     "--log=root.thresh:warning",
     "--log=xbt_cfg.thresh:warning",
 ]
