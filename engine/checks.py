@@ -9,7 +9,6 @@ would freeze the engine's clock, and JSON cannot carry it to the scheduler.
 import math
 
 from .errors import EngineError
-from .timers import HORIZON
 
 
 def shown(value):
@@ -22,8 +21,8 @@ def is_number(value):
     return not isinstance(value, bool) and isinstance(value, (int, float))
 
 
-def number(value, what, where, minimum=None, positive=False, maximum=None):
-    """`value` as a float if it is a finite number (and >= `minimum`, or > 0 if `positive`, and <= `maximum`)."""
+def number(value, what, where, minimum=None, positive=False):
+    """`value` as a float if it is a finite number (and >= `minimum`, or > 0 if `positive`)."""
     if not is_number(value):
         raise EngineError(f"{where}: {what} must be a number, got {shown(value)}")
     try:
@@ -36,13 +35,7 @@ def number(value, what, where, minimum=None, positive=False, maximum=None):
         raise EngineError(f"{where}: {what} must be >= {minimum}, got {shown(value)}")
     if positive and result <= 0:
         raise EngineError(f"{where}: {what} must be > 0, got {shown(value)}")
-    if maximum is not None and result > maximum:
-        raise EngineError(f"{where}: {what} must be <= {maximum:.0f}{horizon_note(maximum)}, got {shown(value)}")
     return result
-
-
-def horizon_note(maximum):
-    return " (the engine's horizon: 2^32 s, about 136 years)" if maximum == HORIZON else ""
 
 
 def integer(value, what, where, minimum=None, maximum=None):
@@ -63,7 +56,7 @@ def string(value, what, where):
 
 
 def walltime(value, where):
-    """A walltime: absent, null or -1 for none (returned as -1.0), else a finite positive number, at most the horizon."""
+    """A walltime: absent, null or -1 for none (returned as -1.0), else a finite positive number."""
     if value is None or (is_number(value) and value == -1):
         return -1.0
     try:
@@ -72,9 +65,6 @@ def walltime(value, where):
         ok = False
     if not ok:
         raise EngineError(f"{where}: walltime must be a finite number > 0 (or -1 for none), got {shown(value)}")
-    if value > HORIZON:
-        raise EngineError(f"{where}: walltime must be <= {HORIZON:.0f}{horizon_note(HORIZON)} (or -1 for none), "
-                          f"got {shown(value)}")
     return float(value)
 
 

@@ -91,7 +91,7 @@ def _needs_ptasks(paths):
     return False
 
 
-PTASK_TYPES = ("parallel", "parallel_homogeneous", "parallel_homogeneous_total")
+PTASK_TYPES = ("parallel", "parallel_homogeneous", "parallel_homogeneous_total", "usage_trace")
 
 
 def _machine_limit(args):

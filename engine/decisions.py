@@ -10,7 +10,7 @@ from .errors import EngineError
 from .mailbox import refuse_gone
 from .profiles import check_profile, phases
 from .protocol import format_intervals, parse_intervals
-from .timers import CALL, HORIZON, WALLTIME
+from .timers import CALL, WALLTIME
 from .workload import Job, Workload
 
 # Allocation texts whose reading is kept (a few MB at most)
@@ -76,7 +76,8 @@ class DecisionHandlers:
         self.out.machine_state(self.now, self.nb_computing)
         job.pdata = profiles[job.profile]
         # Batsim's executors take the allocation in id order (an interval set)
-        job.runner = phases(job.pdata, profiles, [r.host for r in sorted(resources, key=lambda r: r.id)], storage)
+        job.runner = phases(job.pdata, profiles, [r.host for r in sorted(resources, key=lambda r: r.id)], storage,
+                            self.workloads[job.workload].traces)
         if self.timed:
             job.remaining = job.walltime   # Batsim's remaining_time (jobs_execution.cpp): < 0 without walltime
         elif job.walltime > 0:
@@ -172,7 +173,7 @@ class DecisionHandlers:
 
     def on_call_me_later(self, data):
         where = f"CALL_ME_LATER at t={self.now:.6f}"
-        ts = number(data.get("timestamp"), "timestamp", where, maximum=HORIZON)
+        ts = number(data.get("timestamp"), "timestamp", where)
         if ts <= self.now:
             # Batsim 4.2.1 aborts here (server.cpp: "You asked to be awaken in the past!"); a call
             # for now would also let a scheduler loop at one instant.
@@ -193,6 +194,9 @@ class DecisionHandlers:
             raise EngineError(f"REGISTER_PROFILE at t={self.now:.6f} needs workload_name and profile_name")
         workload = self.workloads.setdefault(wname, Workload(wname))
         check_profile(profile, f"REGISTER_PROFILE {wname}!{pname}", workload.profiles)
+        if profile["type"] == "usage_trace":   # Batsim asserts it: its trace is found from a workload file's folder
+            raise EngineError(f"REGISTER_PROFILE {wname}!{pname} at t={self.now:.6f}: a usage_trace profile can only "
+                              "come from a workload file (Batsim 4.2.1 reads its trace relative to that file)")
         if pname in workload.profiles:
             raise EngineError(f"REGISTER_PROFILE: profile {shown(pname)} already exists in workload {wname!r}")
         workload.profiles[pname] = profile

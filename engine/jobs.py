@@ -10,6 +10,7 @@ from .errors import EngineError
 from .mailbox import COMPLETED, Put
 from .profiles import Delay
 from .timers import INF, PHASE_END
+from .usage_trace import Replay, UsageTrace
 
 # Owner of a transfer or computation left running by a job that reached its walltime: Batsim 4.2.1 waits for
 # its parallel task with a timeout, which does not cancel it; it goes on loading its hosts and links until
@@ -50,11 +51,19 @@ class JobLifecycle:
             if self.timed:
                 self.timed_delay(job, phase.seconds)
                 return
-            if job.walltime > 0 and phase.seconds >= job.start + job.walltime - self.now:
+            # what is left of the walltime, as Batsim counts it (not start + walltime - now: past 2^32 s that sum
+            # loses the walltime, and even below it may round a delay equal to the walltime to a success)
+            if job.walltime > 0 and phase.seconds >= job.walltime - (self.now - job.start):
                 return   # Batsim sleeps until the walltime instead (do_delay_task): its timer ends the job
             self.push(job.phase_end, PHASE_END, job)
             return
         job.phase_end = None
+        if type(phase) is UsageTrace:
+            self.sync_simgrid()
+            job.replay = Replay(self, job, phase)
+            job.replay.start()
+            self.walltime_timeout(job)
+            return
         if self.io is not None and not self.io.admit(job, phase):
             return  # waits for exclusive file-system access; the gate resumes it
         if not phase.execs and not phase.comms:
@@ -77,12 +86,20 @@ class JobLifecycle:
         job.moves_bytes = bool(phase.comms)
         self.comms_in_flight += job.moves_bytes
         for a, end in zip(acts, earliest):
-            self.acts.push(a)
-            self.act_owner[a] = job
-            self.act_earliest[a] = end
-        self.quiet_until = min(self.quiet_until, min(earliest))
-        self.act_count += len(acts)
-        if self.timed and job.remaining >= 0:   # Batsim waits for it with the walltime as timeout
+            self.track_activity(job, a, end)
+        self.walltime_timeout(job)
+
+    def track_activity(self, job, act, earliest):
+        """`act` (a SimGrid activity of `job`) is in flight; it cannot end before `earliest`."""
+        self.acts.push(act)
+        self.act_owner[act] = job
+        self.act_earliest[act] = earliest
+        if earliest < self.quiet_until:
+            self.quiet_until = earliest
+        self.act_count += 1
+
+    def walltime_timeout(self, job):
+        if self.timed and job.remaining >= 0:   # Batsim waits for the phase with the walltime as timeout
             token = job.token
             job.sleep = self.clock.sleep(job.remaining, lambda: self.walltime_reached(job, token))
 
@@ -168,16 +185,22 @@ class JobLifecycle:
             return
         if job is ZOMBIE:
             return
-        job.activities.remove(act)
-        if not job.activities:
-            job.activities = None
+        if job.replay is not None:   # a usage trace: a rank's next task, or the next end to cross
+            if not job.replay.finished(act):
+                return
+            job.replay = None
+        else:
+            job.activities.remove(act)
+            if job.activities:
+                return
             self.comms_in_flight -= job.moves_bytes
             job.moves_bytes = False
-            if self.timed and job.sleep is not None:   # done before its walltime: the timeout goes
-                self.clock.cancel(job.sleep)
-                job.sleep = None
-                job.remaining -= self.now - job.phase_start
-            self.next_phase(job)
+        job.activities = None
+        if self.timed and job.sleep is not None:   # done before its walltime: the timeout goes
+            self.clock.cancel(job.sleep)
+            job.sleep = None
+            job.remaining -= self.now - job.phase_start
+        self.next_phase(job)
 
     def progress_of(self, job):
         if job.phase_end is not None and job.phase_end > job.phase_start:
@@ -190,7 +213,7 @@ class JobLifecycle:
         if self.io is not None:
             self.io.forget(job)
         if job.activities:
-            if self.timed and state == "COMPLETED_WALLTIME_REACHED":
+            if self.timed and state == "COMPLETED_WALLTIME_REACHED" and job.replay is None:
                 for a in job.activities:   # left running until Batsim deletes the job (``forget_sent_jobs``)
                     self.act_owner[a] = ZOMBIE
                 self.zombies[job] = job.activities
@@ -199,6 +222,7 @@ class JobLifecycle:
             job.activities = None
             self.comms_in_flight -= job.moves_bytes
             job.moves_bytes = False
+        job.replay = None   # a usage trace's ranks are killed with it (their tasks cancelled above)
         if job.sleep is not None:   # timed mode: a killed job's executor sleeps no more
             self.clock.cancel(job.sleep)
             job.sleep = None

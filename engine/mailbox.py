@@ -44,7 +44,7 @@ from collections import deque
 
 from .errors import EngineError
 from .l07_clock import L07Clock
-from .timers import FIRST_SUBMISSION, HORIZON, INF
+from .timers import FIRST_SUBMISSION, INF
 
 # A message faster than this is instantaneous (SimGrid's own timing precision, precision/timing)
 INSTANT = 1e-9
@@ -310,8 +310,6 @@ class TimedMessages:
             self.run_later()
             delta = clock.next_delta()
             t = INF if delta is None else clock.now + delta
-            if HORIZON < t < INF:
-                raise EngineError(f"the simulation would pass its horizon (2^32 s, about 136 years) at t={t:.6f}")
             if self.act_count and self.activities_until(t):
                 continue
             if delta is None:

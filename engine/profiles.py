@@ -5,9 +5,9 @@ A phase is either a `Delay` (kept in the engine's own timer heap) or `Work`
 through their phases with a generator, so `sequence` nests for free.
 """
 
+from . import usage_trace
 from .checks import integer, number
 from .errors import EngineError
-from .timers import HORIZON
 
 
 class Delay:
@@ -36,13 +36,12 @@ _FIELDS = {
     "data_staging": ("nb_bytes",),
     "sequence": ("seq",),
     "composed": ("seq",),
+    "usage_trace": ("trace",),
 }
 KNOWN_TYPES = tuple(_FIELDS)
 # Batsim 4.2.1's other profile types (profiles.cpp), and why the engine cannot run them
 UNSUPPORTED = {
     "smpi": "it replays MPI traces with SimGrid's SMPI, which SimGrid's Python bindings do not offer",
-    "usage_trace": "it replays per-rank usage traces through SimGrid's replay runner, which the engine does not "
-                   "implement",
     "send": "Batsim's scheduler-message profiles (send, recv) are not implemented",
     "recv": "Batsim's scheduler-message profiles (send, recv) are not implemented",
 }
@@ -65,7 +64,9 @@ def check_profile(profile, where, profiles):
         return
     for field in ("delay", "cpu", "com", "nb_bytes", "bytes_to_read", "bytes_to_write"):
         if field in profile:
-            number(profile[field], field, where, minimum=0, maximum=HORIZON if field == "delay" else None)
+            number(profile[field], field, where, minimum=0)
+    if ptype == "usage_trace" and not isinstance(profile["trace"], str):
+        raise EngineError(f"{where}: trace must be a file name (a string), got {profile['trace']!r}")
     for field in ("from", "to", "storage"):
         if field in profile and not isinstance(profile[field], str):
             raise EngineError(f"{where}: {field} must be a storage label (a string), got {profile[field]!r}")
@@ -112,15 +113,18 @@ def _check_acyclic(profile, where, profiles, path=(), done=None):
         done.add(name)
 
 
-def phases(profile, profiles, hosts, storage):
-    """Yield the phases of `profile` run on `hosts`; `storage(label)` maps a storage label to a host."""
+def phases(profile, profiles, hosts, storage, traces=None):
+    """Yield the phases of `profile` run on `hosts`; `storage(label)` maps a storage label to a host, `traces`
+    a usage trace's `trace` field to its ranks' actions (``usage_trace.read_trace``)."""
     ptype = profile["type"]
     if ptype == "delay":
         yield Delay(float(profile["delay"]))
     elif ptype in ("sequence", "composed"):
         for _ in range(profile.get("repeat", 1)):
             for name in profile["seq"]:
-                yield from phases(profiles[name], profiles, hosts, storage)
+                yield from phases(profiles[name], profiles, hosts, storage, traces)
+    elif ptype == "usage_trace":
+        yield usage_trace.phase(traces[profile["trace"]], hosts)
     elif ptype == "parallel":
         n = len(profile["cpu"])
         if len(hosts) != n:

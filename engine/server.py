@@ -38,7 +38,7 @@ from .jobs import JobLifecycle
 from .checks import number, shown
 from .mailbox import TimedMessages
 from .protocol import decode, encode, simulation_begins
-from .timers import CALL, DEFERRED, FIRST_SUBMISSION, HORIZON, INF, PHASE_END, WALLTIME
+from .timers import CALL, DEFERRED, FIRST_SUBMISSION, INF, MICROSECOND_EXACT, PHASE_END, WALLTIME
 
 # Answers in a row at one instant after which no job was submitted, registered or ended: time cannot
 # move on while each answer asks for another message at once (a QUERY, a KILL_JOB of an ended job, a
@@ -90,6 +90,7 @@ class Simulation(DecisionHandlers, JobLifecycle, TimedMessages):
         self.allocations = {}  # alloc text -> its reading (decisions.DecisionHandlers._allocation)
         self.messages = 0
         self.warned = set()  # kinds of warnings already printed
+        self.exact_until = MICROSECOND_EXACT   # INF once the warning that times are coarser was printed
         self.stall = (None, None, 0)  # (instant, jobs progress, answers in a row without progress)
         self.io = exclusive_io(platform, self.next_phase)  # None unless a storage is pfs_access=exclusive
         self.timed = False       # Batsim's message times (``mailbox``), decided when the run starts
@@ -116,8 +117,6 @@ class Simulation(DecisionHandlers, JobLifecycle, TimedMessages):
 
     def advance(self, t):
         """Move to the next instant at which something happens, and make it happen."""
-        if HORIZON < t < INF:
-            t = self.before_horizon()
         if self.act_count and t + QUIET_MARGIN * (1 + t) >= self.quiet_until:
             clock = self.engine.clock
             if t > clock:
@@ -126,11 +125,6 @@ class Simulation(DecisionHandlers, JobLifecycle, TimedMessages):
                 except self.sg.TimeoutException:
                     done = None
                 if done is not None:
-                    if self.engine.clock > HORIZON:   # the clock stays where it was: outputs hold no such time
-                        job = self.act_owner[done]
-                        raise EngineError(f"the simulation would pass its horizon (2^32 s, about 136 years) at "
-                                          f"t={self.engine.clock:.6g}, when a transfer or computation of job "
-                                          f"{job.id!r} (profile {job.profile!r}) ends")
                     self.now = max(self.now, self.engine.clock)
                     self.activity_done(done)
                     while self.act_count:
@@ -143,21 +137,6 @@ class Simulation(DecisionHandlers, JobLifecycle, TimedMessages):
             return
         self.now = t
         self.fire_due()
-
-    def before_horizon(self):
-        """The next time, if the next thing due beyond the horizon was only a stale timer; else the run stops."""
-        heap = self.heap
-        while heap and heap[0][3] is not None and heap[0][3].token != heap[0][4]:
-            heapq.heappop(heap)   # a walltime or phase end of a job that moved on
-        t = self.next_time()
-        if HORIZON < t < INF:
-            # input times are within the horizon: only a sum (a start plus a delay or a walltime) passes it
-            _, kind, _, job, _, _ = heap[0]
-            cause = (f"a phase of job {job.id!r} would end" if kind == PHASE_END else
-                     f"job {job.id!r} would reach its walltime" if kind == WALLTIME else "a call or decision is due")
-            raise EngineError(f"the simulation would pass its horizon (2^32 s, about 136 years) at t={t:.6f}, "
-                              f"when {cause}")
-        return t
 
     def fire_due(self):
         now = self.now
@@ -184,7 +163,16 @@ class Simulation(DecisionHandlers, JobLifecycle, TimedMessages):
     # ---- protocol ---------------------------------------------------------
     def emit(self, etype, data):
         # Batsim prints times with six decimals; events are always sent at the instant they happen
+        if self.now > self.exact_until:
+            self.past_exact()
         self.events.append({"timestamp": round(self.now, 6), "type": etype, "data": data})
+
+    def past_exact(self):
+        """Once: past 2^32 s the outputs' times are the doubles Batsim's would hold, no longer exact to 1 µs."""
+        self.exact_until = INF
+        print(f"batloc-batsim: warning: the simulation passes 2^32 s (about 136 years) at t={self.now:.6f}: "
+              "times past it are not microsecond-exact in the outputs (a double's spacing there exceeds 1 µs), "
+              "as on Batsim", file=sys.stderr)
 
     def encode_message(self, events):
         return encode({"now": round(self.now, 6), "events": events})
@@ -248,8 +236,8 @@ class Simulation(DecisionHandlers, JobLifecycle, TimedMessages):
         out = []
         for event in events:
             ts = event.get("timestamp", self.now) if isinstance(event, dict) else self.now
-            if not (type(ts) is float and -INF < ts <= HORIZON):   # the common case needs no conversion
-                ts = number(ts, "an event's timestamp", where, maximum=HORIZON)
+            if not (type(ts) is float and -INF < ts < INF):   # the common case needs no conversion
+                ts = number(ts, "an event's timestamp", where)
             if ts < self.now - 1e-6:
                 self.warn_once("past event", f"{where} dates an event at t={ts:.6f}, in the past: applied now, "
                                              "as Batsim does")

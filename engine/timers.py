@@ -17,8 +17,9 @@ PHASE_END, WALLTIME, CALL, DEFERRED = 0, 1, 2, 3
 # allocation starts at t > 0, and Batsim 4.2 too delivers them just after 0
 # (contract §4b). Their subtime, in jobs.csv and JOB_SUBMITTED, stays 0.
 FIRST_SUBMISSION = 1e-6
-# The latest simulated time (2^32 s, about 136 years): up to it a double still
-# tells apart two times one microsecond apart, the resolution every output and
-# message prints (at 1e300 s adding a 5 s delay changes nothing). Input times
-# beyond it are refused, and a run whose clock would pass it stops (contract §4).
-HORIZON = 2.0 ** 32
+# The latest time (2^32 s, about 136 years) a double still tells apart from one
+# a microsecond later, the resolution every output and message prints. Past it
+# the engine goes on with Batsim's doubles, as SimGrid's clock does (at 1e17 s
+# a 20.2 s delay takes 16 s), and says once that times are no longer exact to
+# the microsecond (contract §4, "Times past 2^32 s").
+MICROSECOND_EXACT = 2.0 ** 32

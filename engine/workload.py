@@ -8,7 +8,7 @@ import sys
 from .checks import integer, non_finite_field, non_text_field, number, walltime
 from .errors import EngineError
 from .profiles import check_profile
-from .timers import HORIZON
+from .usage_trace import read_trace
 
 
 class Job:
@@ -18,7 +18,7 @@ class Job:
         "id", "workload", "local_id", "subtime", "res", "walltime", "profile", "description",
         "state", "start", "finish", "alloc", "alloc_str", "metadata",
         "token", "runner", "activities", "phase_end", "phase_start", "pdata",
-        "return_code", "written", "gone", "kill_asked", "moves_bytes", "remaining", "sleep",
+        "return_code", "written", "gone", "kill_asked", "moves_bytes", "remaining", "sleep", "replay",
     )
 
     def __init__(self, workload, local_id, description, subtime, res, walltime, profile):
@@ -49,6 +49,7 @@ class Job:
         self.moves_bytes = False  # its phase in flight moves bytes (a Batsim message may share its links)
         self.remaining = -1.0     # timed mode: what is left of its walltime, as Batsim counts it
         self.sleep = None         # timed mode: its sleep (a delay, or its walltime's timeout) on the L07 clock
+        self.replay = None        # its usage-trace phase in flight (``usage_trace.Replay``)
 
 
 class Workload:
@@ -61,6 +62,7 @@ class Workload:
         self.jobs = []
         self._ids = None
         self.too_large = False   # a job asks for more resources than the platform has (warned once)
+        self.traces = {}         # a usage_trace profile's `trace` -> its ranks' actions (read with the file)
 
     def holds(self, local_id):
         """Whether `local_id` names one of the workload's own jobs, submitted or not yet."""
@@ -118,6 +120,8 @@ def load_workload(path, name, nb_compute):
         field = non_finite_field(profile)
         if field is not None:   # JSON cannot carry it to the scheduler
             raise EngineError(f"{path}: profile {pname!r}: {field} must be a finite number")
+        if profile["type"] == "usage_trace" and profile["trace"] not in workload.traces:
+            workload.traces[profile["trace"]] = read_trace(path, f"{path}: profile {pname!r}", profile["trace"])
     workload.profiles = dict(profiles)
     jobs = data.get("jobs")
     if not isinstance(jobs, list):
@@ -161,7 +165,7 @@ def _job_from(desc, index, path, workload, seen, nb_compute):
     for key in ("subtime", "res", "profile"):
         if key not in desc:
             raise EngineError(f"{where}: missing field {key!r}")
-    subtime = number(desc["subtime"], "subtime", where, minimum=0, maximum=HORIZON)
+    subtime = number(desc["subtime"], "subtime", where, minimum=0)
     res = integer(desc["res"], "'res'", where, minimum=1)
     if nb_compute is not None and res > nb_compute and not workload.too_large:
         # Batsim 4.2.1 loads such a job; schedulers reject it (pybatsim's stock ones do)

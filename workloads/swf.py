@@ -8,7 +8,7 @@ corrupt), MaxNodes (recorded). Everything in the header is kept in provenance.
 
 import math
 
-from batloc.engine.timers import HORIZON
+from batloc.engine.timers import MICROSECOND_EXACT
 
 from .errors import IssueLog
 from .source import is_number, read_lines
@@ -62,8 +62,8 @@ def read_swf(path, strict=False, default_walltime=None):
         if bad is not None:
             log.drop(number, "malformed", f"{_NAMES[bad]} is not a number: {fields[bad]!r}")
             continue
-        bad = next((i for i in (SUBMIT, RUN, REQ_TIME) if values[i] > HORIZON), None)
-        if bad is not None:   # the engine could not tell its times apart to the microsecond
+        bad = next((i for i in (SUBMIT, RUN, REQ_TIME) if values[i] > MICROSECOND_EXACT), None)
+        if bad is not None:   # a trace's time past 136 years is corrupt (and no output tells it to the µs)
             log.drop(number, "malformed", f"{_NAMES[bad]} {fields[bad]} beyond 2^32 s (about 136 years)")
             continue
         bad = next((i for i, v in values.items() if v < 0 and v != -1), None)

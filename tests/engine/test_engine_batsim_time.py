@@ -178,3 +178,22 @@ def test_batsims_master_host_and_mmax_options(tmp_path):
     res = run(tmp_path, plat, [wl], Fifo(), prefix_name="again")
     assert res.returncode == 1 and "no master host: no host has the property role=master and none is named " \
         "'master_host'" in res.stderr
+
+
+def test_times_past_2_32_s_follow_simgrids_doubles(tmp_path):
+    # Batsim's test_long_workload.json at 1e17 s, where doubles are 16 apart: every message's milliseconds are
+    # lost in the sums (the submitter's sleep from 1 ms to 1e17 ends at 1e17, so do its message and the
+    # decision's), a 20.2 s delay ends 16 s later and a 5 s one at once; one warning says so
+    plat = write(tmp_path, "p.xml", FLAT)
+    wl = write(tmp_path, "w.json", workload(
+        [{"id": 2, "subtime": 1e17, "res": 1, "profile": "d20", "walltime": 30},
+         {"id": 3, "subtime": 1e17, "res": 1, "profile": "d5"}],
+        {"d20": {"type": "delay", "delay": 20.2}, "d5": {"type": "delay", "delay": 5}}))
+    res = run(tmp_path, plat, [wl], Fifo())
+    assert res.returncode == 0, res.stderr
+    assert times(res) == {"2": (1e17, 1e17 + 16, "0", "COMPLETED_SUCCESSFULLY"),
+                          "3": (1e17, 1e17, "1", "COMPLETED_SUCCESSFULLY")}
+    assert res.jobs()["2"]["finish_time"] == "100000000000000016.000000"
+    assert res.stderr.strip().splitlines() == [
+        "batloc-batsim: warning: the simulation passes 2^32 s (about 136 years) at t=100000000000000000.000000: "
+        "times past it are not microsecond-exact in the outputs (a double's spacing there exceeds 1 µs), as on Batsim"]
