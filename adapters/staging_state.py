@@ -253,6 +253,12 @@ class StagingState:
                 if st is not None and job_id in st.waiters:
                     st.waiters.remove(job_id)
 
+    def held_event(self, job_id):
+        """The EXECUTE_JOB (engine ids) of a job still waiting for room or for its file, else None."""
+        if job_id in self.held:
+            return self.held[job_id].event
+        return next((w.event for w in self.waiting if w.job_id == job_id), None)
+
     def is_held(self, job_id):
         """Executed by its scheduler but not (yet) by the engine: waiting for room or for its file."""
         return job_id in self.held or any(w.job_id == job_id for w in self.waiting)
