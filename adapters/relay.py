@@ -303,7 +303,7 @@ class Relay:
             self.windows.kill(job_id, self.inner_allocs.get(job_id, ""))
             event = self.state.held_event(job_id)
             if event is not None:
-                self.state.ended(job_id, now)   # its room and its wait for a load are given up now
+                self.state.given_up(job_id, now)   # its room and its wait for a load are given up now
                 out.append(dict(event, timestamp=now))
             out.append({"timestamp": now, "type": "KILL_JOB", "data": {"job_ids": [job_id]}})
         return out
