@@ -98,8 +98,10 @@ def _child_setup():
 
 def start_child(command):
     if command[0] == "pybatsim":
-        # the one found beside this Python when no `pybatsim` is on PATH (an unactivated virtualenv)
-        command = pybatsim_command() + command[1:]
+        # the one found beside this Python when no `pybatsim` is on PATH (an unactivated virtualenv),
+        # at warning unless the command says otherwise (pybatsim logs every message at info)
+        verbose = any(w.startswith(("-v", "--verbosity")) for w in command[1:])
+        command = pybatsim_command() + command[1:] + ([] if verbose else ["-v", "warning"])
     try:
         return subprocess.Popen(command, stdin=subprocess.DEVNULL, preexec_fn=_child_setup)
     except OSError as e:

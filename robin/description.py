@@ -421,6 +421,16 @@ def checked_policy(policy: str) -> str:
     return policy
 
 
+def policy_named(name: str) -> tuple[Path, dict] | None:
+    """A scheduler name as robin reads it (lea, lea-bf, fcfs_bf): (its batloc policy file, the options its
+    name implies), or None when no batloc policy has that name (a pybatsim stock scheduler, say)."""
+    policy = _policy_of(name)
+    path = schedulers_dir() / f"{policy}.py"
+    if not SAFE_NAME.fullmatch(policy) or not path.is_file() or policy.startswith("_"):
+        return None
+    return path, _options_of(name)
+
+
 def _policy_of(name: str) -> str:
     # "lea-bf" → policy lea with backfilling, the paper's naming
     return name.lower().removesuffix("-bf")
