@@ -63,7 +63,7 @@ def _cell(metric: Metric, run: compare.RunResult, base: compare.RunResult | None
     text = html.escape(metric.column.show(value))
     if key == "jobs_killed" and run.summary.get(key):
         text += (f" ({html.escape(number(run.summary.get('jobs_killed_by_load'), integer=True))})"
-                 f" · {html.escape(fixed(run.summary.get('killed_pct'), 1))} %")
+                 f"<br>{html.escape(fixed(run.summary.get('killed_pct'), 1))} %")
     if base is None:
         return text
     delta = change(value, base.summary.get(key), counts=metric.counts)
@@ -91,8 +91,8 @@ def table(group_rows: list[Row], baseline: str):
         if row.base is not None and row.run.against:
             against += "<br><span class='same'>declared</span>"
         if compare.crosses(row.run, row.base):
-            against += ("<br><span class='worse'>" + ("without" if row.run.backfilling else "with")
-                        + " backfilling</span>")
+            against += ("<br><span class='worse'>" + ("does not backfill" if row.run.backfilling else "backfills")
+                        + "</span>")
         if row.base is None and row.run.backfilling and not row.run.against and row.run.scheduler != baseline:
             against = "–<br><span class='same'>no backfilling baseline</span>"
         rec = {"variant": variant, "against": against}

@@ -33,8 +33,6 @@ COLUMNS = [
     Column("memory_waits_multi_node", "of them spanning nodes", integer=True),
     Column("total_memory_wait", "wait for room, total (h)", 1 / HOUR),
     Column("max_memory_wait", "longest wait for room (h)", 1 / HOUR),
-    Column("total_load_time", "time waiting for files, total (h)", 1 / HOUR),
-    Column("loads", "file loads, evaluated jobs", integer=True),
 ]
 
 
