@@ -426,7 +426,11 @@ def policy_named(name: str) -> tuple[Path, dict] | None:
     name implies), or None when no batloc policy has that name (a pybatsim stock scheduler, say)."""
     policy = _policy_of(name)
     path = schedulers_dir() / f"{policy}.py"
-    if not SAFE_NAME.fullmatch(policy) or not path.is_file() or policy.startswith("_"):
+    if not SAFE_NAME.fullmatch(policy) or not path.is_file():
+        return None
+    # an entry file defines the class pybatsim loads, named after it (lea.py: Lea); base.py and the
+    # other plumbing beside them do not
+    if f"class {policy[:1].upper()}{policy[1:]}(" not in path.read_text(encoding="utf-8"):
         return None
     return path, _options_of(name)
 
