@@ -125,7 +125,7 @@ def block_kills(data: dict) -> str:
 
 
 def block_verdicts(data: dict) -> str:
-    return "\n".join(f"- **{table}** {text}" for table, text in data["default"]["verdicts"])
+    return "\n".join(f"- **{table}**: {text}" for table, text in data["default"]["verdicts"])
 
 
 def block_setups(data: dict) -> str:

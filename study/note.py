@@ -200,7 +200,7 @@ def render(prepared: Prepared, comp: compare.Comparison, report_html, seconds: f
     out += ["", "## Verdict", "", "Per paper table, by a stated rule: *reproduces* when batloc orders the "
             "policies as the paper does and each reduction is within a factor of "
             f"{FACTOR:g} of the paper's; *the order reproduces* when only the order holds.", ""]
-    out += [f"- **{table}** {text}" for table, text in verdicts(comp, prepared)]
+    out += [f"- **{table}**: {text}" for table, text in verdicts(comp, prepared)]
     out += ["", "## Setup", ""]
     out.append(f"- trace: `{prepared.trace}`; files by the `{study.sharing}` rule (same user and core count within "
                f"{study.sharing_window:g} s share a file of cores/20 × 128 GB); user sessions of 5 min;")
