@@ -104,7 +104,7 @@ def test_bad_platform_and_bad_arguments(tmp_path, capsys):
     assert validate.main([str(tmp_path / "out"), "--workload", "w.json", "--platform", PLATFORM,
                           "--cache", "bogus"]) == 2
     err = capsys.readouterr().err
-    assert "required: --platform" in err and "invalid choice" in err and "Traceback" not in err
+    assert "give --platform" in err and "invalid choice" in err and "Traceback" not in err
 
 
 @pytest.mark.parametrize("finish, state, late", [
