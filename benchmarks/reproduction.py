@@ -110,7 +110,8 @@ def block_table2(data: dict) -> str:
 
 def block_kills(data: dict) -> str:
     names = [n for n in ("default", "default-load-free", "full", "full-load-free") if n in data]
-    variants = list(data[names[0]]["kills"])
+    order = {v: i for i, v in enumerate(("fcfs",) + VARIANTS)}
+    variants = sorted(data[names[0]]["kills"], key=lambda v: (v.endswith("-bf"), order.get(v.removesuffix("-bf"), 9), v))
     head = "| variant | " + " | ".join(f"{SETUPS[n][0]}: killed (by their load)" for n in names) + " |"
     rows = [head, "|---|" + "---|" * len(names)]
     for v in variants:

@@ -24,7 +24,7 @@ def _pct(value, digits=1) -> str:
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return "–"
     text = f"{value:.{digits}f}"
-    return ("0." + "0" * digits if float(text) == 0 else text) + " %"   # never -0.0 %
+    return ("0." + "0" * digits if float(text) == 0 else text.replace("-", "−")) + " %"   # never −0.0 %
 
 
 def _row(table: pd.DataFrame, index, schedulers) -> list:
