@@ -37,7 +37,6 @@ import pandas as pd
 
 from batloc.locality.staging import STAGE_WORKLOAD
 
-from .load import Workload
 
 # Usual bounded-slowdown threshold (Feitelson): jobs shorter than 10 s count as 10 s.
 BSLD_THRESHOLD = 10.0
@@ -60,7 +59,7 @@ def served_job(staging_id: str) -> str:
     return served.split("-", 1)[1] if "-" in served else served
 
 
-def per_job(jobs: pd.DataFrame, workload: Workload, decisions: pd.DataFrame | None, bandwidth: float,
+def per_job(jobs: pd.DataFrame, workload: "load.Workload", decisions: pd.DataFrame | None, bandwidth: float,
             node_of: dict | None = None) -> pd.DataFrame:
     """One row per workload job (staging jobs excluded), indexed like the workload.
 

@@ -19,7 +19,7 @@ import os
 import socket
 import sys
 
-from batloc.shipped import packaged
+from batloc.shipped import packaged, policy_named, policy_of
 
 PROG = "batloc scheduler"
 DEFAULT_ENDPOINT = "tcp://127.0.0.1:28000"
@@ -77,8 +77,6 @@ def load(name, options):
         if not path.is_file():
             raise LaunchError(f"no scheduler file {name}")
         return instanciate_scheduler(str(path), options=options)
-    from batloc.robin.description import policy_named
-
     named = policy_named(name)
     if named is not None:    # robin's names: lea, lea-bf
         path, implied = named
@@ -154,9 +152,8 @@ def _compile_first(name):
     import threading
 
     from batloc.robin import kernel
-    from batloc.robin.description import _policy_of
 
-    policy = _policy_of(os.path.basename(name).removesuffix(".py"))
+    policy = policy_of(os.path.basename(name).removesuffix(".py"))
     say = lambda text: print(text.replace("robin:", f"{PROG}:"), file=sys.stderr, flush=True)  # noqa: E731
     kernel.prepare([{"policy": policy}], say, say, threading.Event())
 

@@ -57,7 +57,7 @@ from pathlib import Path
 import yaml
 
 from batloc.processes import LOOPBACK, scheduler_command
-from batloc.shipped import package_root, packaged
+from batloc.shipped import options_of, package_root, packaged, policy_of
 
 from .process import Timeouts
 
@@ -315,8 +315,8 @@ def scheduler_address(desc: dict) -> str:
 
 def parse_scheduler(entry) -> SchedulerSpec:
     if isinstance(entry, str):
-        return SchedulerSpec(name=checked_name(entry), policy=checked_policy(_policy_of(entry)),
-                             options=_options_of(entry))
+        return SchedulerSpec(name=checked_name(entry), policy=checked_policy(policy_of(entry)),
+                             options=options_of(entry))
     if not isinstance(entry, dict):
         raise DescriptionError(f"a scheduler is a name or a mapping, not {entry!r}")
     unknown = set(entry) - {"name", "policy", "options", "command", "staging", "one-node", "against", "backfilling"}
@@ -346,14 +346,14 @@ def parse_scheduler(entry) -> SchedulerSpec:
         if key in entry:
             raise DescriptionError(f"scheduler {entry.get('name') or entry.get('policy')!r}: {key} is for a command "
                                    "(a policy's backfilling is its option)")
-    policy = entry.get("policy") or _policy_of(str(entry.get("name", "")))
+    policy = entry.get("policy") or policy_of(str(entry.get("name", "")))
     if not policy:
         raise DescriptionError(f"scheduler {entry!r} needs a policy or a command")
     policy = checked_policy(str(policy))
     given = entry.get("options") or {}
     if not isinstance(given, dict):
         raise DescriptionError(f"scheduler {entry.get('name', policy)!r}: options must be a mapping, not {given!r}")
-    options = {**_options_of(str(entry.get("name", policy))), **given}
+    options = {**options_of(str(entry.get("name", policy))), **given}
     name = entry.get("name") or (policy + ("-bf" if options.get("backfilling") else ""))
     return SchedulerSpec(name=checked_name(name), policy=str(policy), options=dict(options), against=against)
 
@@ -421,27 +421,6 @@ def checked_policy(policy: str) -> str:
     return policy
 
 
-def policy_named(name: str) -> tuple[Path, dict] | None:
-    """A scheduler name as robin reads it (lea, lea-bf, fcfs_bf): (its batloc policy file, the options its
-    name implies), or None when no batloc policy has that name (a pybatsim stock scheduler, say)."""
-    policy = _policy_of(name)
-    path = schedulers_dir() / f"{policy}.py"
-    if not SAFE_NAME.fullmatch(policy) or not path.is_file():
-        return None
-    # an entry file defines the class pybatsim loads, named after it (lea.py: Lea); base.py and the
-    # other plumbing beside them do not
-    if f"class {policy[:1].upper()}{policy[1:]}(" not in path.read_text(encoding="utf-8"):
-        return None
-    return path, _options_of(name)
-
-
-def _policy_of(name: str) -> str:
-    # "lea-bf" → policy lea with backfilling, the paper's naming
-    return name.lower().removesuffix("-bf")
-
-
-def _options_of(name: str) -> dict:
-    return {"backfilling": True} if name.lower().endswith("-bf") else {}
 
 
 def engine_args(desc: dict) -> list[str]:

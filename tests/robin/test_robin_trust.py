@@ -213,7 +213,7 @@ def test_outputs_the_validator_cannot_read_fail_the_run_not_robin(tmp_path):
 
 def test_robins_scheduler_names_reach_batloc_scheduler():
     # `batloc scheduler lea-bf` starts what robin's `lea-bf` runs: schedulers/lea.py with backfilling
-    from batloc.robin.description import policy_named
+    from batloc.shipped import policy_named
 
     path, options = policy_named("lea-bf")
     assert (path.name, options) == ("lea.py", {"backfilling": True})
