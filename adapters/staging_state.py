@@ -253,6 +253,24 @@ class StagingState:
                 if st is not None and job_id in st.waiters:
                     st.waiters.remove(job_id)
 
+    def given_up(self, job_id, now):
+        """A job ends while waiting for room (killed at its window's end): its wait is logged (``full`` rows,
+        from when its scheduler decided; it never claimed memory), then it ends."""
+        w = next((w for w in self.waiting if w.job_id == job_id), None)
+        if w is not None and self.log is not None:
+            info = self.info[job_id]
+            alloc = w.event["data"].get("alloc", "")
+            for k in sorted(w.full) or w.nodes[:1]:
+                self.log.write(w.since, job_id, POLICY, self.platform.nodes[k].name, alloc, 0, now,
+                               info.file, info.size, "full", None, None)
+        self.ended(job_id, now)
+
+    def held_event(self, job_id):
+        """The EXECUTE_JOB (engine ids) of a job still waiting for room or for its file, else None."""
+        if job_id in self.held:
+            return self.held[job_id].event
+        return next((w.event for w in self.waiting if w.job_id == job_id), None)
+
     def is_held(self, job_id):
         """Executed by its scheduler but not (yet) by the engine: waiting for room or for its file."""
         return job_id in self.held or any(w.job_id == job_id for w in self.waiting)

@@ -5,8 +5,11 @@ before any batloc code runs, so a malformed ``-o`` or a port already taken ends
 in its tracebacks; and it listens on every interface (``tcp://*:28000``) by
 default. This command reads the same arguments, says what is wrong in one line
 (exit status 2), listens on 127.0.0.1 unless told otherwise, then hands the
-scheduler to pybatsim's loop. SCHEDULER is a file (``schedulers/lea.py``) or
-the name of one of pybatsim's stock schedulers (``schedFcfs``).
+scheduler to pybatsim's loop. SCHEDULER is a file (``schedulers/lea.py``), a
+name robin takes (``lea``, ``lea-bf``: batloc's policy, with backfilling for
+``-bf``) or the name of one of pybatsim's stock schedulers (``schedFcfs``).
+Logs at warning, as every batloc launch path (``-v info`` for pybatsim's
+line per message).
 """
 
 import argparse
@@ -16,7 +19,7 @@ import os
 import socket
 import sys
 
-from batloc.shipped import packaged
+from batloc.shipped import packaged, policy_named, policy_of
 
 PROG = "batloc scheduler"
 DEFAULT_ENDPOINT = "tcp://127.0.0.1:28000"
@@ -25,7 +28,8 @@ BAD_INPUT = 2
 
 def parse_args(argv):
     p = argparse.ArgumentParser(prog=PROG, description=__doc__.splitlines()[0].split(": ", 1)[1])
-    p.add_argument("scheduler", help="a scheduler file (schedulers/lea.py) or a pybatsim stock scheduler (schedFcfs)")
+    p.add_argument("scheduler", help="a scheduler file (schedulers/lea.py), a name robin takes (lea, lea-bf) or a "
+                                     "pybatsim stock scheduler (schedFcfs)")
     p.add_argument("-s", "--socket-endpoint", default=DEFAULT_ENDPOINT,
                    help=f"where to listen for the engine (default: {DEFAULT_ENDPOINT}; pybatsim's is tcp://*:28000)")
     options = p.add_mutually_exclusive_group()
@@ -33,8 +37,8 @@ def parse_args(argv):
     options.add_argument("-O", "--options-file", help="a file holding the options as JSON")
     p.add_argument("-t", "--timeout", type=int, default=2000,
                    help="milliseconds between two looks at a silent engine (pybatsim's default: 2000)")
-    p.add_argument("-v", "--verbosity", default="info", choices=("debug", "info", "warning", "error", "critical"),
-                   help="pybatsim's log level (default: info, which logs every message)")
+    p.add_argument("-v", "--verbosity", default="warning", choices=("debug", "info", "warning", "error", "critical"),
+                   help="pybatsim's log level (default: warning; info logs every message, megabytes a run)")
     return p.parse_args(argv)
 
 
@@ -73,6 +77,10 @@ def load(name, options):
         if not path.is_file():
             raise LaunchError(f"no scheduler file {name}")
         return instanciate_scheduler(str(path), options=options)
+    named = policy_named(name)
+    if named is not None:    # robin's names: lea, lea-bf
+        path, implied = named
+        return instanciate_scheduler(str(path), options={**implied, **options})
     # A stock name is imported from pybatsim's package `schedulers`: a folder of that name in the
     # current directory (this repository's root) must not stand in for it.
     here = {"", os.getcwd()}
@@ -121,10 +129,15 @@ def launch(args):
     import zmq
     from batsim.tools.launcher import launch_scheduler
 
+    from batloc.robin.pybatsim_launcher import LEVELS, stderr_handlers_at
+
+    # pybatsim's loggers add their own handlers at info: every stream handler keeps to the level asked
+    stderr_handlers_at(LEVELS[args.verbosity])
     logging.basicConfig(format="[pybatsim - %(asctime)s - %(name)s - %(levelname)s] %(message)s",
                         level=logging.getLevelName(args.verbosity.upper()))
     options = read_options(args)
     check_endpoint(args.socket_endpoint)
+    _compile_first(args.scheduler)
     scheduler = load(args.scheduler, options)
     try:
         return launch_scheduler(scheduler, args.socket_endpoint, None, options, args.timeout, False)
@@ -132,6 +145,17 @@ def launch(args):
         if e.errno != errno.EADDRINUSE:
             raise
         raise LaunchError(_bind_error(args.socket_endpoint, e)) from None
+
+
+def _compile_first(name):
+    """The planning core's first compile, said on stderr before the scheduler listens (robin.kernel)."""
+    import threading
+
+    from batloc.robin import kernel
+
+    policy = policy_of(os.path.basename(name).removesuffix(".py"))
+    say = lambda text: print(text.replace("robin:", f"{PROG}:"), file=sys.stderr, flush=True)  # noqa: E731
+    kernel.prepare([{"policy": policy}], say, say, threading.Event())
 
 
 def main(argv=None) -> int:

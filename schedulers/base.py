@@ -25,7 +25,10 @@ the protocol around them, once for all:
   future). There, a job computing is killed; a job still waiting for its file
   is executed and killed in the same answer, so it ends COMPLETED_KILLED at its
   window's end, its cores freed, as the paper's schedule has it (Batsim 4.2.1
-  runs the execution, then the kill, at that instant).
+  runs the execution, then the kill, at that instant). The option
+  ``walltime_includes_load: false`` sets no timer: the engine's walltime,
+  counted from the execution, is then the only kill (as the staging proxy's
+  ``--walltime-excludes-load``), so both groups of a sweep follow one rule.
 - **Held jobs**: ``Held``, a job holding cores, and ``HeldJobs``, the held
   jobs and stagings in flight that the families' states are built on and
   these timers read (``self.state.held``, ``self.state.stagings``).
@@ -281,6 +284,8 @@ class SchedulerBase(BatlocScheduler):
         in the past."""
         if held.computing or not math.isfinite(held.deadline):
             return
+        if not getattr(self.opts, "walltime_includes_load", True):
+            return      # the engine's own walltime, from the execution on, is the only kill
         if held.deadline not in self.kill_at:
             self.kill_at[held.deadline] = []
             heapq.heappush(self.kill_times, held.deadline)

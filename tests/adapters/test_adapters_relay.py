@@ -2,7 +2,9 @@
 
 Resource ids in the engine: lustre 0, n000 cores 1 2, n000_mem 3, n001 cores 4 5,
 n001_mem 6 (not Batsim 4.2's order, so that the proxy's translation shows): the
-wrapped scheduler sees the cores alone, as 0 1 (n000) and 2 3 (n001).
+wrapped scheduler sees the cores alone, as 0 1 (n000) and 2 3 (n001). Where a test
+lists every event, the walltime rule is off (its window-end calls would join the
+list): test_adapters_window_ends.py tests it.
 """
 
 
@@ -56,7 +58,7 @@ def types(reply):
 
 
 def test_config_rewritten_unknown_events_passed_and_staging_only_instants_answered_alone():
-    relay = Relay()
+    relay = Relay(walltime_includes_load=False)
     fwd = relay.from_engine(begins())
     cfg = fwd["events"][0]["data"]["config"]
     assert cfg["dynamic-jobs-enabled"] is False and cfg["dynamic-jobs-acknowledged"] is False
@@ -116,7 +118,7 @@ def test_killing_a_held_job_rejects_it_in_the_engine_and_reports_the_kill_itself
 
 
 def test_future_dated_execute_waits_for_its_own_call():
-    relay = started(Relay())
+    relay = started(Relay(walltime_includes_load=False))
     relay.from_engine(msg(1.0, submitted(1.0, 1, file=None)))
     late = execute(5.0, 1, "0")
     reply = relay.to_engine(msg(1.0, late, ev(1.0, "CALL_ME_LATER", timestamp=5.0)))

@@ -178,6 +178,17 @@ def test_a_job_that_waited_for_its_file_is_killed_at_the_window_end():
     assert (s["1"]["start"], s["1"]["finish"], s["1"]["state"]) == (11.0, 31.0, "COMPLETED_KILLED")
 
 
+def test_with_the_load_off_the_walltime_only_the_engines_walltime_kills():
+    # Same job, option walltime_includes_load false: no kill at 31; its 25 s fit its walltime of 30
+    # counted from its execution at 11, so it completes at 36. A 35 s one is killed by the engine at
+    # 11 + 30 = 41, as on Batsim: its own run outgrew its walltime.
+    off = {"walltime_includes_load": False}
+    s, _, _ = run(Fcfs, {"n000": 1}, [job(1, 1, 1, 30, 25, "A", 10)], off)
+    assert (s["1"]["start"], s["1"]["finish"], s["1"]["state"]) == (11.0, 36.0, "COMPLETED_SUCCESSFULLY")
+    s, _, _ = run(Fcfs, {"n000": 1}, [job(1, 1, 1, 30, 35, "A", 10)], off)
+    assert (s["1"]["start"], s["1"]["finish"], s["1"]["state"]) == (11.0, 41.0, "COMPLETED_WALLTIME_REACHED")
+
+
 def test_a_job_whose_load_outlasts_its_window_ends_at_the_window_end():
     # J1 (2 cores, walltime 5): window [1, 6), but its 10 GB load takes [1, 11): at 6 it is
     # executed and killed (a final state, its cores freed), while the staging goes on to 11.
