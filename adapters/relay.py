@@ -92,6 +92,9 @@ class Relay:
                 elif not self.ids.identity and "alloc" in data:
                     e = dict(e, data=dict(data, alloc=self.ids.to_inner(data["alloc"])))
                     touched = True
+                if job_id in self.windows.killed:
+                    e = self.windows.completed(e)
+                    touched = True
             elif etype == "JOB_SUBMITTED":
                 job_id = data.get("job_id")
                 if is_staging_job(job_id):       # acknowledged registration of our own staging

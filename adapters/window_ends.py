@@ -29,6 +29,7 @@ class WindowEnds:
         self.walltimes = {}     # job id -> walltime (s), submitted jobs with a positive one
         self.ends = []          # heap of (time key of the window's end, job id)
         self.killed = {}        # job id -> its allocation in the wrapped scheduler's ids: killed by the proxy
+        self.told = set()       # proxy-killed jobs whose engine JOB_COMPLETED was shown as a walltime end
 
     def submitted(self, job_id, walltime):
         if (self.includes_load and isinstance(walltime, (int, float)) and not isinstance(walltime, bool)
@@ -55,10 +56,33 @@ class WindowEnds:
         """The proxy ends `job_id` at its window's end (its engine JOB_KILLED becomes a walltime end)."""
         self.killed[job_id] = inner_alloc
 
+    def completed(self, event):
+        """An engine JOB_COMPLETED as the wrapped scheduler sees it: a window-end kill as a walltime end.
+
+        Batsim 4.2.1 tells a job really killed twice, JOB_COMPLETED (COMPLETED_KILLED) then JOB_KILLED;
+        the wrapped scheduler, which asked for no kill, must hear of its job's end once."""
+        data = event.get("data") or {}
+        job_id = data.get("job_id")
+        if job_id not in self.killed:
+            return event
+        alloc = self.killed.pop(job_id)
+        self.told.add(job_id)
+        return dict(event, data=dict(data, job_state="COMPLETED_WALLTIME_REACHED", return_code=-1,
+                                     alloc=alloc if alloc else data.get("alloc", "")))
+
     def shown(self, event, now):
         """An engine JOB_KILLED as the wrapped scheduler sees it: its window-end kills as walltime ends."""
         ids = (event.get("data") or {}).get("job_ids") or []
+        told = [j for j in ids if j in self.told]
+        self.told.difference_update(told)
         ours = [j for j in ids if j in self.killed]
+        if told and not ours and len(told) == len(ids):
+            return []
+        if told:
+            data = event["data"]
+            ids = [j for j in ids if j not in told]
+            event = dict(event, data=dict(data, job_ids=ids, job_progress={
+                j: p for j, p in (data.get("job_progress") or {}).items() if j in ids}))
         if not ours:
             return [event]
         out = [{"timestamp": now, "type": "JOB_COMPLETED", "data": {

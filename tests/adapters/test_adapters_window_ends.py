@@ -35,6 +35,21 @@ def test_a_job_is_killed_at_its_schedulers_decision_plus_its_walltime_its_load_i
         ("JOB_COMPLETED", "COMPLETED_WALLTIME_REACHED", "2")]
 
 
+def test_batsims_two_messages_for_a_really_killed_job_reach_the_scheduler_as_one_walltime_end():
+    # Batsim 4.2.1 (server_on_killing_done): JOB_COMPLETED (COMPLETED_KILLED) first, then JOB_KILLED;
+    # a stock pybatsim scheduler told of one end twice dies with a KeyError
+    relay = started(Relay())
+    submit(relay, 1.0, 1, walltime=10, file=None)
+    relay.to_engine(msg(1.0, execute(1.0, 1, "2")))
+    assert relay.from_engine(msg(11.0, ev(11.0, "REQUESTED_CALL"))) is None
+    assert types(relay.to_engine(None)) == [("KILL_JOB", None)]
+    shown = relay.from_engine(msg(11.0, ev(11.0, "JOB_COMPLETED", job_id="w0!1", job_state="COMPLETED_KILLED",
+                                           return_code=-1, alloc="4"),
+                                  ev(11.0, "JOB_KILLED", job_ids=["w0!1"], job_progress={"w0!1": {}})))
+    assert [(e["type"], e["data"].get("job_state"), e["data"].get("alloc")) for e in shown["events"]] == [
+        ("JOB_COMPLETED", "COMPLETED_WALLTIME_REACHED", "2")]
+
+
 def test_a_job_still_loading_at_its_windows_end_is_executed_and_killed_in_one_answer():
     relay = started(Relay())
     submit(relay, 1.0, 1, walltime=1.5)

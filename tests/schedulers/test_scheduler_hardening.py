@@ -106,8 +106,9 @@ CONTRACT_HINT = ("the batloc contract (docs/contract.md §1 and §6) expects, fo
 
 
 def without_memories(xml):
-    xml = re.sub(r'\s*<host id="n000_mem".*?</host>', "", xml)
-    return re.sub(r'\s*<zoneRoute [^>]*"n000_mem".*?</zoneRoute>', "", xml)
+    # renamed, not removed: the host is the node zone's gateway, and a platform without a route from the
+    # master to the node is one SimGrid itself aborts on (Batsim's messages take that route)
+    return xml.replace('"n000_mem"', '"n000_disk"')
 
 
 def without_memory_sizes(xml):
