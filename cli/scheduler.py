@@ -12,11 +12,10 @@ the name of one of pybatsim's stock schedulers (``schedFcfs``).
 import argparse
 import errno
 import json
-import os
 import socket
 import sys
 
-from batloc.shipped import packaged
+from batloc.schedulers.loading import LOG_FORMAT
 
 PROG = "batloc scheduler"
 DEFAULT_ENDPOINT = "tcp://127.0.0.1:28000"
@@ -66,22 +65,14 @@ def read_options(args):
 
 
 def load(name, options):
-    from batsim.tools.launcher import instanciate_scheduler
+    """The scheduler, loaded as pybatsim's launcher does, each failure one line (``schedulers.loading``)."""
+    from batloc.schedulers.loading import LoadError
+    from batloc.schedulers.loading import load as load_scheduler
 
-    if "/" in name or "." in name:
-        path = packaged(name)    # schedulers/lea.py from any folder: an installed batloc's own
-        if not path.is_file():
-            raise LaunchError(f"no scheduler file {name}")
-        return instanciate_scheduler(str(path), options=options)
-    # A stock name is imported from pybatsim's package `schedulers`: a folder of that name in the
-    # current directory (this repository's root) must not stand in for it.
-    here = {"", os.getcwd()}
-    kept = [p for p in sys.path if p in here]
-    sys.path[:] = [p for p in sys.path if p not in here]
     try:
-        return instanciate_scheduler(name, options=options)
-    finally:
-        sys.path[:0] = kept
+        return load_scheduler(name, options)
+    except LoadError as e:
+        raise LaunchError(str(e)) from None
 
 
 def check_endpoint(endpoint):
@@ -121,8 +112,7 @@ def launch(args):
     import zmq
     from batsim.tools.launcher import launch_scheduler
 
-    logging.basicConfig(format="[pybatsim - %(asctime)s - %(name)s - %(levelname)s] %(message)s",
-                        level=logging.getLevelName(args.verbosity.upper()))
+    logging.basicConfig(format=LOG_FORMAT, level=logging.getLevelName(args.verbosity.upper()))
     options = read_options(args)
     check_endpoint(args.socket_endpoint)
     scheduler = load(args.scheduler, options)
