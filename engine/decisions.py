@@ -72,7 +72,7 @@ class DecisionHandlers:
                 busy[r.id] = job.id
                 computing += 1
         self.nb_computing += computing
-        self.out.machine_state(self.now, self.nb_computing)
+        self.out.started(job, self.now, self.nb_computing)
         job.pdata = profiles[job.profile]
         job.runner = phases(job.pdata, profiles, [r.host for r in resources], storage)
         if job.walltime > 0:
@@ -191,6 +191,7 @@ class DecisionHandlers:
         desc.setdefault("subtime", self.now)
         job = Job(wname, local, desc, self.now, res, wall, pname)
         self.submit(job, announce=self.opt.ack_dynamic)
+        self.out.registered(job, self.next_static)
 
     def on_notify(self, data):
         kind = data.get("type")
@@ -204,6 +205,7 @@ class DecisionHandlers:
     def on_set_metadata(self, data):
         job = self.job_named(data.get("job_id"), "set metadata of")
         job.metadata = string(data.get("metadata", ""), "metadata", f"SET_JOB_METADATA of {job.id!r}")
+        self.out.metadata_set(job)
 
     def on_change_job_state(self, data):
         job = self.job_named(data.get("job_id"), "change the state of")

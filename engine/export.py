@@ -5,6 +5,11 @@ only by `close`, so a run that fails before it simulated anything (`discard`)
 or is killed leaves the outputs of an earlier run with the same prefix intact;
 a run whose outputs cannot be written (a full disk) leaves no temporary file.
 Columns and quoting: ``batloc.outputs``.
+
+Meanwhile every event that shapes a row goes to the run's journal
+(``journal``), so that a killed run's outputs can be rebuilt (``recovery``):
+the simulation tells the exporter of each start, end, registration and
+metadata change, and checkpoints before each message to its scheduler.
 """
 
 import os
@@ -12,6 +17,7 @@ import os
 from batloc.outputs import JOBS_HEADER, MACHINE_STATES_HEADER, open_for_writing, quoted, text
 
 from .errors import EngineError
+from .journal import Journal, path_of
 
 
 def f6(x):
@@ -44,10 +50,12 @@ SUFFIXES = ("_jobs.csv", "_machine_states.csv", "_schedule.csv")
 class Exporter:
     """Writes rows as jobs end (completion order, like Batsim) and the summaries at the end."""
 
-    def __init__(self, prefix, nb_compute, version, record_wallclock=False):
+    def __init__(self, prefix, nb_compute, version, record_wallclock=False, journal=None):
+        """`journal`: what the run's journal records of its inputs (a dict), or None for no journal."""
         self.prefix = prefix
         self.temp = {s: f"{prefix}{s}.{os.getpid()}.tmp" for s in SUFFIXES}
         self.broken = None  # why the outputs cannot be written, once a write failed
+        self.journal = None
         parent = os.path.dirname(prefix)
         try:
             if parent:
@@ -55,6 +63,13 @@ class Exporter:
             self.jobs_file = open_for_writing(self.temp["_jobs.csv"], buffering=1 << 20)
         except OSError as e:
             raise EngineError(f"cannot write outputs with prefix {prefix!r}: {e.strerror}") from None
+        if journal is not None:
+            try:
+                self.journal = Journal(path_of(prefix, os.getpid()), dict(journal, nb_compute=nb_compute,
+                                       version=version, record_wallclock=record_wallclock))
+            except EngineError:
+                self.discard()
+                raise
         self._write(JOBS_HEADER + "\n")
         self.nb_compute = nb_compute
         self.version = version
@@ -75,8 +90,34 @@ class Exporter:
             self.broken = f"cannot write outputs with prefix {self.prefix!r}: {e.strerror or e}"
             raise EngineError(self.broken) from None
 
+    def started(self, job, time, nb_computing):
+        """`job` started at `time`, `nb_computing` compute resources now busy."""
+        self.machine_state(time, nb_computing)
+        if self.journal is not None:
+            self.journal.pending.append(("s", job))
+
+    def registered(self, job, nb_submitted):
+        """The scheduler registered `job` after `nb_submitted` workload jobs were submitted (journal only)."""
+        if self.journal is not None:
+            self.journal.pending.append(("d", job, nb_submitted))
+
+    def metadata_set(self, job):
+        if self.journal is not None:
+            self.journal.pending.append(("m", job, job.metadata))
+
+    def checkpoint(self, now, nb_submitted):
+        """Before a message to the scheduler: the journal holds everything up to here."""
+        if self.journal is not None and self.broken is None:
+            try:
+                self.journal.checkpoint(now, nb_submitted, self.states)
+            except OSError as e:
+                self.broken = f"cannot write the run's journal {self.journal.path}: {e.strerror or e}"
+                raise EngineError(self.broken) from None
+
     def job(self, job):
         """Append one finished (or rejected) job's row."""
+        if self.journal is not None:
+            self.journal.pending.append(("e", job))
         c = self.counts
         c["nb_jobs"] += 1
         rejected = job.state == "REJECTED"
@@ -149,6 +190,8 @@ class Exporter:
         self._write_schedule(end_time, scheduling_time, simulation_time)
         for suffix, temp in self.temp.items():
             os.replace(temp, self.prefix + suffix)
+        if self.journal is not None:
+            self.journal.close(remove=True)
 
     def discard(self):
         """Remove the temporary files, keep whatever the prefix held (nothing simulated, or a failed write)."""
@@ -161,6 +204,8 @@ class Exporter:
                 os.remove(temp)
             except OSError:
                 pass   # never created
+        if self.journal is not None:
+            self.journal.close(remove=True)
 
     def _write_schedule(self, end_time, scheduling_time, simulation_time):
         computing = 0.0

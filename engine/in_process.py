@@ -117,8 +117,9 @@ class InProcessLink:
                 if self.stop is not None and now is not None:
                     self.stop.check(now)
                 if limit is not None and time.monotonic() - started > limit:
-                    what = "load" if now is None else f"answer at simulated time {now:.6f}"
-                    raise EngineError(f"the in-process scheduler {self.name} did not {what} within {limit:g} s "
+                    what = "load" if now is None else "answer"
+                    when = "" if now is None else f" at simulated time {now:.6f}"
+                    raise EngineError(f"the in-process scheduler {self.name} did not {what} within {limit:g} s{when} "
                                       "(see --reply-timeout)")
 
         return wait

@@ -173,6 +173,7 @@ class Simulation(DecisionHandlers, JobLifecycle):
         while self.events:
             events, self.events = self.events, []
             now = round(self.now, 6)
+            self.out.checkpoint(self.now, self.next_static)   # the journal holds all up to here
             reply = self.link.exchange(encode({"now": now, "events": events}), self.now)
             self.messages += 1
             answered = self.apply_reply(reply)

@@ -1,0 +1,154 @@
+"""The run's journal: what a killed engine leaves behind to rebuild its outputs from (``recovery``).
+
+The outputs are written at the end of a run (``export``); a run killed with
+-9, by the OOM killer, or with its machine's power left on but its process
+gone, would leave nothing but temporary files. So, as the run goes, the
+engine appends to ``<prefix>_journal.<pid>.tmp`` every event that shapes a
+row of its outputs — a job started, a job ended (or was rejected), a job
+registered, a job's metadata set, the machine states since the last entry —
+and, before each message to its scheduler, a checkpoint with the simulated
+time and how many workload jobs were submitted. Each checkpoint's batch goes
+out in one ``write`` (no ``fsync``: the kernel keeps it once written, whatever
+happens to the process); records are JSON lines, and only records followed
+by a checkpoint count, so a line cut short by a kill is ignored.
+
+Replayed on the workloads it names, the journal gives the state the engine
+had at that checkpoint, from which ``recovery`` writes the very files the
+engine would have written had it been stopped there (by SIGTERM, say):
+every job that had ended, byte for byte as in a run left to finish, and
+every other job with its last state. The engine holds a lock on the file
+while it runs: a journal whose lock is free belongs to a dead run.
+"""
+
+import fcntl
+import glob
+import json
+import os
+import time
+
+import orjson
+
+from .errors import EngineError
+
+FORMAT = 1
+SUFFIX = "_journal"
+
+
+def path_of(prefix, pid):
+    return f"{prefix}{SUFFIX}.{pid}.tmp"
+
+
+def left_behind(prefix):
+    """The journals of runs with this prefix that died (their lock is free), oldest first."""
+    found = []
+    for path in glob.glob(glob.escape(prefix) + SUFFIX + ".*.tmp"):
+        pid = path[len(prefix) + len(SUFFIX) + 1:-len(".tmp")]
+        if not pid.isdigit():
+            continue
+        try:
+            fd = os.open(path, os.O_RDONLY)
+        except OSError:
+            continue
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except OSError:
+            continue   # its engine still runs
+        finally:
+            os.close(fd)
+        found.append(path)
+    return sorted(found, key=lambda p: os.path.getmtime(p) if os.path.exists(p) else 0.0)
+
+
+class Journal:
+    """The writing end: the engine's `Exporter` hands it events; `checkpoint` writes them out."""
+
+    def __init__(self, path, header):
+        self.path = path
+        try:
+            self.fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND, 0o644)
+        except OSError as e:
+            raise EngineError(f"cannot write the run's journal {path}: {e.strerror}") from None
+        fcntl.flock(self.fd, fcntl.LOCK_EX)   # released by the kernel however the engine ends
+        self.pending = []      # (kind, job[, value]) since the last checkpoint
+        self.states_from = 0   # the first machine-state entry not yet written, or rewritten since
+        self.mark = None       # (now, next_static) of the last checkpoint
+        self._write(orjson.dumps({"journal": FORMAT, "pid": os.getpid(), "started": time.time(), **header}) + b"\n")
+
+    def _write(self, data):
+        view = memoryview(data)
+        while view:
+            view = view[os.write(self.fd, view):]
+
+    def checkpoint(self, now, next_static, states):
+        """Write the events since the last checkpoint, the machine states since then, and this checkpoint."""
+        pending = self.pending
+        fresh = states[self.states_from:]
+        mark = (now, next_static)
+        if not pending and mark == self.mark and len(fresh) <= 1 and fresh == self.last_state:
+            return
+        dumps = orjson.dumps
+        lines = []
+        for entry in pending:
+            kind, job = entry[0], entry[1]
+            if kind == "e":
+                lines.append(dumps(("e", job.id, job.state, job.finish)))
+            elif kind == "s":
+                lines.append(dumps(("s", job.id, job.start, job.alloc_str)))
+            elif kind == "m":
+                lines.append(dumps(("m", job.id, entry[2])))
+            else:   # "d": a job registered by the scheduler, after `entry[2]` workload jobs were submitted
+                lines.append(dumps(("d", entry[2], job.workload, job.local_id, job.profile, job.subtime, job.res,
+                                    job.walltime)))
+        lines.append(dumps(("b", fresh)))
+        lines.append(dumps(("@", now, next_static)))
+        lines.append(b"")
+        self._write(b"\n".join(lines))
+        pending.clear()
+        self.states_from = len(states) - 1   # the last entry may still change at this instant
+        self.last_state = states[-1:]
+        self.mark = mark
+
+    last_state = None
+
+    def close(self, remove):
+        if self.fd is None:
+            return
+        os.close(self.fd)
+        self.fd = None
+        if remove:
+            try:
+                os.remove(self.path)
+            except OSError:
+                pass
+
+
+class Unreadable(Exception):
+    """A journal that cannot be replayed; the message says why, in one line."""
+
+
+def read(path):
+    """(header, records up to the last checkpoint, the number of checkpoints) of a journal."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError as e:
+        raise Unreadable(f"cannot read {path}: {e.strerror}") from None
+    lines = data.split(b"\n")
+    try:
+        header = json.loads(lines[0])
+    except ValueError:
+        raise Unreadable(f"{path}: not a batloc-batsim journal (its first line is not one)") from None
+    if not isinstance(header, dict) or header.get("journal") != FORMAT:
+        raise Unreadable(f"{path}: not a batloc-batsim journal of format {FORMAT}")
+    records, batch, checkpoints = [], [], 0
+    for number, line in enumerate(lines[1:], start=2):
+        try:
+            record = orjson.loads(line)
+        except orjson.JSONDecodeError:
+            break   # cut short by the kill (or empty: the end): what follows no checkpoint does not count
+        batch.append(record)
+        if record[0] == "@":
+            records.extend(batch)
+            batch = []
+            checkpoints += 1
+    return header, records, checkpoints

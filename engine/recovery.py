@@ -1,0 +1,129 @@
+"""`batloc-batsim --recover PREFIX` (and every start with that prefix): a killed run's outputs, from its journal.
+
+A run whose engine was killed (-9, the OOM killer, an in-process scheduler
+that took it down) leaves ``<prefix>_journal.<pid>.tmp`` (``journal``). Its
+events are replayed here on the run's workloads, read again, through the
+engine's own exporter: the files come out exactly as the engine would have
+written them had it been stopped at the journal's last checkpoint — every
+job that had ended with the row it has in a run left to finish, every other
+job with its last state (``RUNNING`` with its start and allocation,
+``SUBMITTED``, ``NOT_SUBMITTED``), the machine states and the summary.
+"""
+
+import os
+
+from .errors import EngineError
+from .export import SUFFIXES, Exporter
+from .journal import Unreadable, left_behind, read
+from .workload import Job, load_workload
+
+
+def recover(prefix):
+    """Rebuild the outputs of every dead run with `prefix`; one line per journal (what became of it)."""
+    return [recover_one(prefix, path) for path in left_behind(prefix)]
+
+
+def recover_one(prefix, path):
+    header, records, checkpoints = read(path)
+    pid = header.get("pid")
+    if checkpoints == 0:
+        _clean(prefix, path, pid)
+        return f"the run of pid {pid} left a journal ({path}) but had simulated nothing: removed, no output written"
+    newer = [prefix + s for s in SUFFIXES if os.path.exists(prefix + s) and
+             os.path.getmtime(prefix + s) > os.path.getmtime(path)]
+    if newer:
+        _clean(prefix, path, pid)
+        return (f"the run of pid {pid} was killed, but {newer[0]} is newer than its journal ({path}): "
+                "kept, the journal removed")
+    exporter, now, left = _replay(prefix, header, records)
+    try:
+        exporter.close(now, scheduling_time=0.0, simulation_time=os.path.getmtime(path) - header["started"])
+    except EngineError as e:
+        raise Unreadable(f"{path}: {e}") from None
+    _clean(prefix, path, pid)
+    return (f"recovered the run of pid {pid}, killed after t={now:.6f}, from its journal: outputs written to "
+            f"{prefix}_*.csv, {left} job(s) unfinished")
+
+
+def _replay(prefix, header, records):
+    static = _static_jobs(header)
+    by_id = {job.id: job for job in static}
+    exporter = Exporter(prefix, header["nb_compute"], header["version"], header["record_wallclock"])
+    jobs = {}            # as the engine's Simulation.jobs: every job submitted or registered, in that order
+    submitted = 0
+    now = 0.0
+
+    def submit_up_to(n):
+        nonlocal submitted
+        while submitted < n:
+            job = static[submitted]
+            job.state = "SUBMITTED"
+            jobs[job.id] = job
+            submitted += 1
+
+    try:
+        for record in records:
+            kind = record[0]
+            if kind == "@":
+                _, now, nb_submitted = record
+                submit_up_to(nb_submitted)
+            elif kind == "b":
+                for time, busy in record[1]:
+                    exporter.machine_state(time, busy)
+            elif kind == "s":
+                _, job_id, start, alloc = record
+                job = jobs.get(job_id) or by_id[job_id]
+                job.state, job.start, job.alloc_str = "RUNNING", start, alloc
+            elif kind == "e":
+                _, job_id, state, finish = record
+                job = jobs.get(job_id) or by_id[job_id]
+                job.state, job.finish = state, finish
+                exporter.job(job)
+            elif kind == "m":
+                _, job_id, metadata = record
+                (jobs.get(job_id) or by_id[job_id]).metadata = metadata
+            elif kind == "d":
+                _, position, workload, local_id, profile, subtime, res, walltime = record
+                submit_up_to(position)
+                job = Job(workload, local_id, None, subtime, res, walltime, profile)
+                job.state = "SUBMITTED"
+                jobs[job.id] = job
+            else:
+                raise KeyError(kind)
+        left = [job for job in jobs.values() if job.state in ("SUBMITTED", "RUNNING")] + static[submitted:]
+        for job in left:
+            exporter.unfinished(job)
+    except (KeyError, ValueError, TypeError) as e:
+        exporter.discard()
+        raise Unreadable(f"the journal does not fit the workloads it names ({type(e).__name__}: {e})") from None
+    except BaseException:
+        exporter.discard()
+        raise
+    return exporter, now, len(left)
+
+
+def _static_jobs(header):
+    """The run's workload jobs in the order the engine submits them (Simulation.static)."""
+    workloads = []
+    for i, (path, stamp) in enumerate(zip(header["workloads"], header["stamps"])):
+        try:
+            st = os.stat(path)
+        except OSError as e:
+            raise Unreadable(f"cannot read the run's workload {path}: {e.strerror}") from None
+        if [st.st_size, st.st_mtime_ns] != stamp:
+            raise Unreadable(f"the run's workload {path} changed since the run started")
+        try:
+            workloads.append(load_workload(path, f"w{i}", None))
+        except EngineError as e:
+            raise Unreadable(str(e)) from None
+    order = ((j.subtime, wi, ji, j) for wi, w in enumerate(workloads) for ji, j in enumerate(w.jobs))
+    return [t[3] for t in sorted(order, key=lambda t: t[:3])]
+
+
+def _clean(prefix, path, pid):
+    """The dead run's journal and temporary files go."""
+    for leftover in [path] + [f"{prefix}{s}.{pid}.tmp" for s in SUFFIXES]:
+        try:
+            os.remove(leftover)
+        except OSError:
+            pass
