@@ -1,0 +1,211 @@
+"""A run killed with -9 keeps its rows: the engine's journal, replayed by `batloc-batsim --recover PREFIX` (or by
+the next run with that prefix), gives exactly the files the engine writes when stopped at the same point by
+SIGTERM — every job that had ended with the row it has in the run left to finish (and those rows are that run's
+first ones: nothing in between is lost), every other job with its last state — in process and over ZeroMQ, with
+stagings, registered jobs and metadata. Before: a killed run left a temporary jobs.csv and nothing else.
+
+Each run hangs its scheduler at one job's submission (a file `hang-at` names it), so that SIGTERM and SIGKILL
+meet the engine at the same point."""
+
+import json
+import os
+import signal
+import subprocess
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from batloc.outputs import read_rows
+from engine_harness import ENGINE, Fifo, platform_xml, serve, write
+from test_engine_in_process import TWO_NODES, files_workload
+
+pytestmark = pytest.mark.needs_engine
+
+FILES = ("jobs", "schedule", "machine_states")
+FINAL = ("SUBMITTED", "RUNNING", "NOT_SUBMITTED")
+
+FCFS_HANG = """
+import os, time
+from batloc.schedulers.fcfs import Fcfs
+
+
+class Fcfs_hang(Fcfs):
+    def onJobSubmission(self, job):
+        if os.path.exists("hang-at") and job.id == "w0!" + open("hang-at").read().strip():
+            open("reached", "w").close()
+            time.sleep(3600)
+        super().onJobSubmission(job)
+"""
+
+
+def wait_for(path, timeout=120):
+    deadline = time.monotonic() + timeout
+    while not path.exists():
+        assert time.monotonic() < deadline, f"{path} never appeared"
+        time.sleep(0.05)
+
+
+def outputs(prefix):
+    return {name: Path(f"{prefix}_{name}.csv").read_bytes() for name in FILES}
+
+
+def ended_rows(prefix):
+    return [r for r in read_rows(f"{prefix}_jobs.csv")[1] if r["final_state"] not in FINAL]
+
+
+def check_against_full_run(recovered, full):
+    """Every ended row is the full run's row for that job, and they are the full run's first rows."""
+    ended = ended_rows(recovered)
+    rows = read_rows(f"{full}_jobs.csv")[1]
+    assert 0 < len(ended) < len(rows)
+    assert ended == rows[:len(ended)]
+    lines = Path(f"{recovered}_jobs.csv").read_text().splitlines()
+    assert lines[:len(ended) + 1] == Path(f"{full}_jobs.csv").read_text().splitlines()[:len(ended) + 1]
+
+
+class InProcess:
+    """FCFS in the engine's process, stagings and all, on the two-node platform."""
+
+    hang = 17   # submitted at t = 34: jobs run, wait and are yet to come
+
+    def __init__(self, tmp_path):
+        self.folder = tmp_path
+        self.workload = write(tmp_path, "w.json", files_workload())
+        self.scheduler = write(tmp_path, "fcfs_hang.py", FCFS_HANG)
+
+    def start(self, prefix, hang_at=None, extra=()):
+        marker = self.folder / "hang-at"
+        if hang_at is None:
+            marker.unlink(missing_ok=True)
+        else:
+            marker.write_text(str(hang_at))
+        (self.folder / "reached").unlink(missing_ok=True)
+        return subprocess.Popen(
+            ENGINE + ["-p", str(TWO_NODES), "-w", self.workload, "-e", prefix, "-q", "--enable-dynamic-jobs",
+                      "--in-process", self.scheduler, "--scheduler-options", json.dumps({"export_prefix": prefix}),
+                      *extra],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=self.folder)
+
+    def hung(self):
+        wait_for(self.folder / "reached")
+
+
+class OverZeroMQ:
+    """A scripted scheduler over ZeroMQ that registers a job and sets metadata (with a comma and a quote)."""
+
+    hang = 24   # submitted at t = 48: the registered job runs
+
+    def __init__(self, tmp_path):
+        self.folder = tmp_path
+        self.platform = write(tmp_path, "p.xml", platform_xml(nodes=2, cores=2))
+        jobs = [{"id": i, "subtime": 2 * i, "res": 1 + i % 3, "walltime": 60 if i != 4 else 5,
+                 "profile": f"d{i % 4}"} for i in range(30)]
+        profiles = {f"d{k}": {"type": "delay", "delay": 7.5 + 4 * k} for k in range(4)}
+        self.workload = write(tmp_path, "w.json", {"nb_res": 4, "jobs": jobs, "profiles": profiles})
+        self.release = threading.Event()
+        self.reached = threading.Event()
+
+    def start(self, prefix, hang_at=None):
+        fifo = Fifo(dynamic=True)
+        self.reached.clear()
+        release = self.release
+
+        def scheduler(msg):
+            extra = []
+            for e in msg["events"]:
+                if e["type"] == "JOB_SUBMITTED" and e["data"]["job_id"] == f"w0!{hang_at}":
+                    self.reached.set()
+                    release.wait(120)
+                if e["type"] == "JOB_SUBMITTED" and e["data"]["job_id"] == "w0!6":
+                    extra += [{"type": "REGISTER_PROFILE", "data": {"workload_name": "dyn", "profile_name": "p",
+                                                                     "profile": {"type": "delay", "delay": 3}}},
+                              {"type": "REGISTER_JOB", "data": {"job_id": "dyn!a,1", "job": {"res": 1, "profile": "p",
+                                                                                             "walltime": 20}}},
+                              {"type": "SET_JOB_METADATA", "data": {"job_id": "w0!2", "metadata": 'tag,"x"'}}]
+            return extra + fifo(msg)
+
+        _, port = serve(scheduler, "tcp://127.0.0.1", timeout=30)
+        return subprocess.Popen(
+            ENGINE + ["-p", self.platform, "-w", self.workload, "-e", prefix, "-q", "-s", f"tcp://127.0.0.1:{port}",
+                      "--enable-dynamic-jobs", "--acknowledge-dynamic-jobs"],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=self.folder)
+
+    def hung(self):
+        assert self.reached.wait(120)
+
+
+@pytest.mark.parametrize("mode", [InProcess, OverZeroMQ])
+def test_kill_9_then_recover_gives_the_files_of_a_sigterm_at_the_same_point(tmp_path, mode):
+    run = mode(tmp_path)
+    full = str(tmp_path / "full")
+    proc = run.start(full)
+    assert proc.wait(120) == 0, proc.stderr.read()
+
+    stopped = str(tmp_path / "stopped" / "out")
+    proc = run.start(stopped, hang_at=run.hang)
+    run.hung()
+    proc.send_signal(signal.SIGTERM)
+    assert proc.wait(60) == 128 + signal.SIGTERM
+    stopped_files = outputs(stopped)
+
+    killed = str(tmp_path / "killed" / "out")
+    proc = run.start(killed, hang_at=run.hang)
+    run.hung()
+    proc.kill()
+    proc.wait(60)
+    if isinstance(run, OverZeroMQ):
+        run.release.set()
+    assert not Path(f"{killed}_jobs.csv").exists()
+    left = sorted(p.name for p in Path(killed).parent.iterdir() if p.name.endswith(".tmp"))
+    assert left == [f"out_jobs.csv.{proc.pid}.tmp", f"out_journal.{proc.pid}.tmp"], left
+
+    res = subprocess.run(ENGINE + ["--recover", killed], capture_output=True, text=True, timeout=120)
+    assert res.returncode == 0, res.stderr
+    unfinished = sum(1 for r in read_rows(f"{killed}_jobs.csv")[1] if r["final_state"] in FINAL)
+    assert res.stderr.strip().splitlines() == [
+        f"batloc-batsim: recovered the run of pid {proc.pid}, killed after t={2 * run.hang}.000000, from its journal: "
+        f"outputs written to {killed}_*.csv, {unfinished} job(s) unfinished"]
+    assert outputs(killed) == stopped_files           # all three files, byte for byte
+    assert not list(Path(killed).parent.glob("*.tmp"))
+    check_against_full_run(killed, full)
+    states = {r["final_state"] for r in read_rows(f"{killed}_jobs.csv")[1]}
+    assert {"RUNNING", "SUBMITTED", "NOT_SUBMITTED", "COMPLETED_SUCCESSFULLY"} <= states, states
+    if isinstance(run, OverZeroMQ):
+        rows = {r["job_id"]: r for r in read_rows(f"{killed}_jobs.csv")[1]}
+        assert rows["a,1"]["workload_name"] == "dyn" and rows["2"]["metadata"] == 'tag,"x"'
+    else:
+        assert any(r["workload_name"] == "batloc-stage" for r in ended_rows(killed))
+
+
+def test_the_next_run_with_the_prefix_recovers_a_killed_one_and_a_live_one_is_left_alone(tmp_path):
+    run = InProcess(tmp_path)
+    prefix = str(tmp_path / "out" / "run")
+    proc = run.start(prefix, hang_at=17)
+    run.hung()
+    # the engine still runs: its journal is not a dead run's
+    res = subprocess.run(ENGINE + ["--recover", prefix], capture_output=True, text=True, timeout=60)
+    assert res.returncode == 1 and "no journal of a killed run" in res.stderr
+    proc.kill()
+    proc.wait(60)
+    # the next start with that prefix recovers it first, whatever becomes of its own run
+    res = subprocess.run(ENGINE + ["-p", str(TWO_NODES), "-w", str(tmp_path / "missing.json"), "-e", prefix],
+                         capture_output=True, text=True, timeout=120)
+    lines = res.stderr.strip().splitlines()
+    assert res.returncode == 1 and len(lines) == 2, lines
+    assert lines[0].startswith(f"batloc-batsim: recovered the run of pid {proc.pid}, killed after t=34.000000")
+    assert lines[1] == f"batloc-batsim: error: workload file not found: {tmp_path / 'missing.json'}"
+    assert len(ended_rows(prefix)) > 0 and not list(Path(prefix).parent.glob("*.tmp"))
+
+
+def test_without_a_journal_a_killed_run_leaves_nothing_to_recover(tmp_path):
+    run = InProcess(tmp_path)
+    prefix = str(tmp_path / "out" / "run")
+    proc = run.start(prefix, hang_at=17, extra=["--no-journal"])
+    run.hung()
+    proc.kill()
+    proc.wait(60)
+    assert [f for f in sorted(os.listdir(tmp_path / "out")) if f.endswith(".tmp")] == [f"run_jobs.csv.{proc.pid}.tmp"]
+    res = subprocess.run(ENGINE + ["--recover", prefix], capture_output=True, text=True, timeout=60)
+    assert res.returncode == 1 and "no journal of a killed run" in res.stderr
