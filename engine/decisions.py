@@ -77,7 +77,11 @@ class DecisionHandlers:
         job.runner = phases(job.pdata, profiles, [r.host for r in resources], storage)
         if job.walltime > 0:
             self.push(self.now + job.walltime, WALLTIME, job)
-        self.next_phase(job)
+        try:
+            self.next_phase(job)
+        except EngineError:
+            self.unstart(job)   # refused before it ran: its row says SUBMITTED, not RUNNING on an allocation
+            raise
 
     def _allocation(self, alloc, job):
         """(resource ids, Batsim's text of them, whether an id repeats) of an EXECUTE_JOB's alloc.

@@ -132,6 +132,16 @@ class JobLifecycle:
             self.workloads[job.workload].profiles.pop(job.profile, None)
             self.dynamic_profiles.discard(key)
 
+    def unstart(self, job):
+        """Undo `job`'s start, refused as its first phase began (the run then stops): it never ran."""
+        for r in job.alloc:
+            if r.kind == "compute":
+                del self.busy[r.id]
+                self.nb_computing -= 1
+        self.out.machine_state(self.now, self.nb_computing)
+        job.token += 1
+        job.state, job.start, job.alloc, job.alloc_str, job.runner = "SUBMITTED", None, None, "", None
+
     def finish_bookkeeping(self, job):
         self.unfinished -= 1
         self.out.job(job)
