@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from batloc.locality.cache import MODELS
+from batloc.engine.timers import HORIZON
 from batloc.schedulers.boundary import FileOutputs, OptionsError, finite_number
 
 
@@ -161,6 +162,9 @@ class SchedulerOptions(FileOutputs):
             value = getattr(self, name)
             if not finite_number(value) or value < 0:
                 raise OptionsError(f"option {name!r} must be a finite number >= 0, got {value!r}")
+        if self.scheduling_period > HORIZON:   # its first pass would come after the engine's clock stops
+            raise OptionsError(f"option 'scheduling_period' must be at most {HORIZON:.0f} s (2^32 s, about 136 "
+                               f"years: the horizon of the engine's clock), got {self.scheduling_period!r}")
         if not 0 < self.saturation <= 1:
             raise OptionsError(f"option 'saturation' is a share of nodes in (0, 1], got {self.saturation!r}")
         if self.bandwidth is not None and (not finite_number(self.bandwidth) or self.bandwidth <= 0):
