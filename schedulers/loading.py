@@ -148,6 +148,10 @@ def _instantiate(module, class_name, name, options):
                             "its high-level API calls at each scheduling step") from None
         from batsim.sched import as_scheduler
 
+        if "/" in name or "." in name:   # pybatsim's stock schedFcfs is such a function; a file's rarely is
+            print(f"batloc scheduler: warning: {name}: {class_name} is a function, run as pybatsim's high-level API "
+                  f"runs one: {class_name}(scheduler) at each scheduling step (a scheduler file usually holds a class "
+                  f"{class_name}(BatsimScheduler))", file=sys.stderr, flush=True)
         make = as_scheduler()(found)
     elif isinstance(found, type):
         make = found

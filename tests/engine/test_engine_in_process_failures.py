@@ -206,6 +206,17 @@ def test_every_loading_failure_is_one_line(tmp_path, name):
     assert not list(tmp_path.glob("out/*"))   # not even a temporary file
 
 
+def test_a_function_named_like_the_class_is_run_as_pybatsim_runs_one_and_said_so(tmp_path):
+    # before: a do-nothing scheduler until the deadlock, without a word on why
+    path = write(tmp_path, "idle.py", "def Idle(scheduler):\n    pass\n")
+    code, lines = finished(engine(tmp_path, path))
+    assert code == 1 and len(lines) == 2, lines
+    assert lines[0] == (f"batloc scheduler: warning: {path}: Idle is a function, run as pybatsim's high-level API runs "
+                        "one: Idle(scheduler) at each scheduling step (a scheduler file usually holds a class "
+                        "Idle(BatsimScheduler))")
+    assert lines[1].startswith("batloc-batsim: error: deadlock at t=")
+
+
 def test_a_file_that_is_not_python_is_refused_in_one_line(tmp_path):
     # before: "'NoneType' object has no attribute 'loader'", in process and from `batloc scheduler`
     platform = write(tmp_path, "p.xml", platform_xml(nodes=2, cores=2))
