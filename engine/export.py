@@ -94,16 +94,17 @@ class Exporter:
         """`job` started at `time`, `nb_computing` compute resources now busy."""
         self.machine_state(time, nb_computing)
         if self.journal is not None:
-            self.journal.pending.append(("s", job))
+            self.journal.pending.append(("s", job.id, job.start, job.alloc_str))
 
     def registered(self, job, nb_submitted):
         """The scheduler registered `job` after `nb_submitted` workload jobs were submitted (journal only)."""
         if self.journal is not None:
-            self.journal.pending.append(("d", job, nb_submitted))
+            self.journal.pending.append(("d", nb_submitted, job.workload, job.local_id, job.profile, job.subtime,
+                                         job.res, job.walltime))
 
     def metadata_set(self, job):
         if self.journal is not None:
-            self.journal.pending.append(("m", job, job.metadata))
+            self.journal.pending.append(("m", job.id, job.metadata))
 
     def checkpoint(self, now, nb_submitted):
         """Before a message to the scheduler: the journal holds everything up to here."""
@@ -117,7 +118,7 @@ class Exporter:
     def job(self, job):
         """Append one finished (or rejected) job's row."""
         if self.journal is not None:
-            self.journal.pending.append(("e", job))
+            self.journal.pending.append(("e", job.id, job.state, job.finish))
         c = self.counts
         c["nb_jobs"] += 1
         rejected = job.state == "REJECTED"

@@ -7,10 +7,10 @@ engine appends to ``<prefix>_journal.<pid>.tmp`` every event that shapes a
 row of its outputs — a job started, a job ended (or was rejected), a job
 registered, a job's metadata set, the machine states since the last entry —
 and, before each message to its scheduler, a checkpoint with the simulated
-time and how many workload jobs were submitted. Each checkpoint's batch goes
-out in one ``write`` (no ``fsync``: the kernel keeps it once written, whatever
-happens to the process); records are JSON lines, and only records followed
-by a checkpoint count, so a line cut short by a kill is ignored.
+time and how many workload jobs were submitted. Each checkpoint's batch is
+one JSON line, written in one ``write`` (no ``fsync``: the kernel keeps it
+once written, whatever happens to the process); a line cut short by a kill is
+ignored, so the journal always replays to a checkpoint.
 
 Replayed on the workloads it names, the journal gives the state the engine
 had at that checkpoint, from which ``recovery`` writes the very files the
@@ -69,7 +69,7 @@ class Journal:
         except OSError as e:
             raise EngineError(f"cannot write the run's journal {path}: {e.strerror}") from None
         fcntl.flock(self.fd, fcntl.LOCK_EX)   # released by the kernel however the engine ends
-        self.pending = []      # (kind, job[, value]) since the last checkpoint
+        self.pending = []      # the records since the last checkpoint (the exporter adds them)
         self.states_from = 0   # the first machine-state entry not yet written, or rewritten since
         self.mark = None       # (now, next_static) of the last checkpoint
         self._write(orjson.dumps({"journal": FORMAT, "pid": os.getpid(), "started": time.time(), **header}) + b"\n")
@@ -84,25 +84,14 @@ class Journal:
         pending = self.pending
         fresh = states[self.states_from:]
         mark = (now, next_static)
-        if not pending and mark == self.mark and len(fresh) <= 1 and fresh == self.last_state:
+        if not pending and mark == self.mark and fresh == self.last_state:
             return
-        dumps = orjson.dumps
-        lines = []
-        for entry in pending:
-            kind, job = entry[0], entry[1]
-            if kind == "e":
-                lines.append(dumps(("e", job.id, job.state, job.finish)))
-            elif kind == "s":
-                lines.append(dumps(("s", job.id, job.start, job.alloc_str)))
-            elif kind == "m":
-                lines.append(dumps(("m", job.id, entry[2])))
-            else:   # "d": a job registered by the scheduler, after `entry[2]` workload jobs were submitted
-                lines.append(dumps(("d", entry[2], job.workload, job.local_id, job.profile, job.subtime, job.res,
-                                    job.walltime)))
-        lines.append(dumps(("b", fresh)))
-        lines.append(dumps(("@", now, next_static)))
-        lines.append(b"")
-        self._write(b"\n".join(lines))
+        pending.append(("b", fresh))
+        pending.append(("@", now, next_static))
+        data = orjson.dumps(pending, option=orjson.OPT_APPEND_NEWLINE)   # one line, one write: the whole batch
+        written = os.write(self.fd, data)
+        if written < len(data):   # a regular file takes it all at once but for a full disk, which then raises
+            self._write(data[written:])
         pending.clear()
         self.states_from = len(states) - 1   # the last entry may still change at this instant
         self.last_state = states[-1:]
@@ -140,15 +129,14 @@ def read(path):
         raise Unreadable(f"{path}: not a batloc-batsim journal (its first line is not one)") from None
     if not isinstance(header, dict) or header.get("journal") != FORMAT:
         raise Unreadable(f"{path}: not a batloc-batsim journal of format {FORMAT}")
-    records, batch, checkpoints = [], [], 0
-    for number, line in enumerate(lines[1:], start=2):
+    records, checkpoints = [], 0
+    for line in lines[1:]:
         try:
-            record = orjson.loads(line)
+            batch = orjson.loads(line)
         except orjson.JSONDecodeError:
-            break   # cut short by the kill (or empty: the end): what follows no checkpoint does not count
-        batch.append(record)
-        if record[0] == "@":
-            records.extend(batch)
-            batch = []
-            checkpoints += 1
+            break   # cut short by the kill (or empty: the end): a batch not written whole does not count
+        if not (isinstance(batch, list) and batch and batch[-1][0] == "@"):
+            raise Unreadable(f"{path}: line {checkpoints + 2} is not a batch of records ending in a checkpoint")
+        records.extend(batch)
+        checkpoints += 1
     return header, records, checkpoints
