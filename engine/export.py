@@ -94,7 +94,7 @@ class Exporter:
         """`job` started at `time`, `nb_computing` compute resources now busy."""
         self.machine_state(time, nb_computing)
         if self.journal is not None:
-            self.journal.pending.append(("s", job.id, job.start, job.alloc_str))
+            self.journal.pending.append(("s", job.id, job.start, job.alloc_str, nb_computing))
 
     def registered(self, job, nb_submitted):
         """The scheduler registered `job` after `nb_submitted` workload jobs were submitted (journal only)."""
@@ -110,7 +110,7 @@ class Exporter:
         """Before a message to the scheduler: the journal holds everything up to here."""
         if self.journal is not None and self.broken is None:
             try:
-                self.journal.checkpoint(now, nb_submitted, self.states)
+                self.journal.checkpoint(now, nb_submitted)
             except OSError as e:
                 self.broken = f"cannot write the run's journal {self.journal.path}: {e.strerror or e}"
                 raise EngineError(self.broken) from None
@@ -118,7 +118,9 @@ class Exporter:
     def job(self, job):
         """Append one finished (or rejected) job's row."""
         if self.journal is not None:
-            self.journal.pending.append(("e", job.id, job.state, job.finish))
+            # an ended job's machine state was set just before (jobs.end_job); a rejected one sets none
+            busy = None if job.state == "REJECTED" else self.states[-1][1]
+            self.journal.pending.append(("e", job.id, job.state, job.finish, busy))
         c = self.counts
         c["nb_jobs"] += 1
         rejected = job.state == "REJECTED"

@@ -5,8 +5,9 @@ The outputs are written at the end of a run (``export``); a run killed with
 gone, would leave nothing but temporary files. So, as the run goes, the
 engine appends to ``<prefix>_journal.<pid>.tmp`` every event that shapes a
 row of its outputs — a job started, a job ended (or was rejected), a job
-registered, a job's metadata set, the machine states since the last entry —
-and, before each message to its scheduler, a checkpoint with the simulated
+registered, a job's metadata set (a start or an end with the number of
+compute resources then busy: the machine states) — and, before each message
+to its scheduler, a checkpoint with the simulated
 time and how many workload jobs were submitted. Each checkpoint's batch is
 one JSON line, written in one ``write`` (no ``fsync``: the kernel keeps it
 once written, whatever happens to the process); a line cut short by a kill is
@@ -70,8 +71,7 @@ class Journal:
             raise EngineError(f"cannot write the run's journal {path}: {e.strerror}") from None
         fcntl.flock(self.fd, fcntl.LOCK_EX)   # released by the kernel however the engine ends
         self.pending = []      # the records since the last checkpoint (the exporter adds them)
-        self.states_from = 0   # the first machine-state entry not yet written, or rewritten since
-        self.mark = None       # (now, next_static) of the last checkpoint
+        self.now = self.next_static = None   # the last checkpoint's
         self._write(orjson.dumps({"journal": FORMAT, "pid": os.getpid(), "started": time.time(), **header}) + b"\n")
 
     def _write(self, data):
@@ -79,25 +79,18 @@ class Journal:
         while view:
             view = view[os.write(self.fd, view):]
 
-    def checkpoint(self, now, next_static, states):
-        """Write the events since the last checkpoint, the machine states since then, and this checkpoint."""
+    def checkpoint(self, now, next_static):
+        """Write the events since the last checkpoint and this checkpoint, in one line and one write."""
         pending = self.pending
-        fresh = states[self.states_from:]
-        mark = (now, next_static)
-        if not pending and mark == self.mark and fresh == self.last_state:
+        if not pending and now == self.now and next_static == self.next_static:
             return
-        pending.append(("b", fresh))
         pending.append(("@", now, next_static))
-        data = orjson.dumps(pending, option=orjson.OPT_APPEND_NEWLINE)   # one line, one write: the whole batch
+        data = orjson.dumps(pending, option=orjson.OPT_APPEND_NEWLINE)
         written = os.write(self.fd, data)
         if written < len(data):   # a regular file takes it all at once but for a full disk, which then raises
             self._write(data[written:])
         pending.clear()
-        self.states_from = len(states) - 1   # the last entry may still change at this instant
-        self.last_state = states[-1:]
-        self.mark = mark
-
-    last_state = None
+        self.now, self.next_static = now, next_static
 
     def close(self, remove):
         if self.fd is None:

@@ -67,17 +67,17 @@ def _replay(prefix, header, records):
             if kind == "@":
                 _, now, nb_submitted = record
                 submit_up_to(nb_submitted)
-            elif kind == "b":
-                for time, busy in record[1]:
-                    exporter.machine_state(time, busy)
             elif kind == "s":
-                _, job_id, start, alloc = record
+                _, job_id, start, alloc, busy = record
                 job = jobs.get(job_id) or by_id[job_id]
                 job.state, job.start, job.alloc_str = "RUNNING", start, alloc
+                exporter.machine_state(start, busy)
             elif kind == "e":
-                _, job_id, state, finish = record
+                _, job_id, state, finish, busy = record
                 job = jobs.get(job_id) or by_id[job_id]
                 job.state, job.finish = state, finish
+                if busy is not None:
+                    exporter.machine_state(finish, busy)
                 exporter.job(job)
             elif kind == "m":
                 _, job_id, metadata = record
