@@ -80,8 +80,11 @@ def parse_args(argv):
 
 
 # flags that mean something only with --in-process, and those that mean nothing with it
-IN_PROCESS_ONLY = (("scheduler_options", "--scheduler-options"), ("scheduler_verbosity", "--scheduler-verbosity"),
-                   ("time_scheduler", "--time-scheduler"))
+OWN_COMMAND_LINE = "a scheduler over ZeroMQ takes its options and verbosity from its own command line"
+IN_PROCESS_ONLY = (("scheduler_options", "--scheduler-options", OWN_COMMAND_LINE),
+                   ("scheduler_verbosity", "--scheduler-verbosity", OWN_COMMAND_LINE),
+                   ("time_scheduler", "--time-scheduler", "over ZeroMQ the scheduler is a process of its own: time "
+                                                          "that process"))
 ZEROMQ_ONLY = (("socket_endpoint", "--socket-endpoint"), ("ready_timeout", "--ready-timeout"))
 
 
@@ -108,10 +111,9 @@ def checked(args):
                 raise UsageError(f"{flag} is for a scheduler over ZeroMQ: with --in-process the engine starts the "
                                  "scheduler itself (its answers are bounded by --reply-timeout)")
     else:
-        for attr, flag in IN_PROCESS_ONLY:
+        for attr, flag, why in IN_PROCESS_ONLY:
             if getattr(args, attr) not in (None, False):
-                raise UsageError(f"{flag} needs --in-process (a scheduler over ZeroMQ takes its options and "
-                                 "verbosity from its own command line)")
+                raise UsageError(f"{flag} needs --in-process ({why})")
     defaults = dict(socket_endpoint=SOCKET_ENDPOINT, ready_timeout=READY_TIMEOUT, scheduler_options="{}",
                     scheduler_verbosity="warning")
     for attr, value in defaults.items():
