@@ -175,12 +175,19 @@ def recover_runs(prefix, alone=False):
 def run(args):
     from .signals import StopOnSignal
 
+    recover_runs(args.export)   # a killed run with this prefix: its outputs first (this run then replaces them)
+    stamp = None
+    if args.in_process is not None:
+        from .supervisor import supervise
+
+        status, stamp = supervise(args)   # this process goes on as the engine, or as its supervisor
+        if status is not None:
+            return status
     # Before any thread exists, so that SimGrid's and ZeroMQ's threads inherit the blocked signals.
     stop = StopOnSignal()
-    recover_runs(args.export)   # a killed run with this prefix: its outputs first (this run then replaces them)
     try:
         sg, engine, platform, workloads = _load(args)
-        exporter, link, sim, outcome = _prepare(args, stop, sg, engine, platform, workloads)
+        exporter, link, sim, outcome = _prepare(args, stop, sg, engine, platform, workloads, stamp)
     except Interrupted as e:
         e.args = (f"{e}; no output written",)
         raise
@@ -193,7 +200,7 @@ def run(args):
     return _finish(args, sim, exporter, link, outcome.get("error"), time.monotonic() - wall_start)
 
 
-def _prepare(args, stop, sg, engine, platform, workloads):
+def _prepare(args, stop, sg, engine, platform, workloads, stamp=None):
     from .export import Exporter
     from .network import SchedulerLink
     from .progress import Progress
@@ -211,8 +218,10 @@ def _prepare(args, stop, sg, engine, platform, workloads):
     nb_static = sum(len(w.jobs) for w in workloads)
     horizon = max((j.subtime for w in workloads for j in w.jobs), default=0.0)
     progress = None
+    # paths taken whole before a scheduler in this process can change directory
+    progress_file = os.path.abspath(args.progress_file) if args.progress_file else None
     if args.progress or args.progress_file:
-        progress = Progress(horizon, nb_static, sys.stderr if args.progress else None, args.progress_file)
+        progress = Progress(horizon, nb_static, sys.stderr if args.progress else None, progress_file)
     journal = None if args.no_journal else journal_header(args, workloads)
     exporter = Exporter(args.export, len(platform.compute), VERSION, args.record_wallclock, journal)
     link = None
@@ -221,7 +230,7 @@ def _prepare(args, stop, sg, engine, platform, workloads):
             from .in_process import InProcessLink
 
             link = InProcessLink(args.in_process, args.scheduler_options, args.scheduler_verbosity,
-                                 args.time_scheduler, args.reply_timeout, stop)
+                                 args.time_scheduler, stamp)
         else:
             link = SchedulerLink(args.socket_endpoint, args.ready_timeout, args.reply_timeout, stop)
         sim = Simulation(sg, engine, platform, workloads, link, exporter, options, progress, stop)

@@ -47,16 +47,23 @@ def stretch(turnaround, run):
 SUFFIXES = ("_jobs.csv", "_machine_states.csv", "_schedule.csv")
 
 
+def absolute(prefix):
+    """`prefix` from the root, its last part kept as is (`out/` names files in out/, not beside it)."""
+    folder, name = os.path.split(prefix)
+    return os.path.join(os.path.abspath(folder or "."), name)
+
+
 class Exporter:
     """Writes rows as jobs end (completion order, like Batsim) and the summaries at the end."""
 
     def __init__(self, prefix, nb_compute, version, record_wallclock=False, journal=None):
         """`journal`: what the run's journal records of its inputs (a dict), or None for no journal."""
-        self.prefix = prefix
-        self.temp = {s: f"{prefix}{s}.{os.getpid()}.tmp" for s in SUFFIXES}
+        self.prefix = prefix                  # as the user gave it, for messages
+        self.path = absolute(prefix)          # taken whole before a scheduler in this process can change directory
+        self.temp = {s: f"{self.path}{s}.{os.getpid()}.tmp" for s in SUFFIXES}
         self.broken = None  # why the outputs cannot be written, once a write failed
         self.journal = None
-        parent = os.path.dirname(prefix)
+        parent = os.path.dirname(self.path)
         try:
             if parent:
                 os.makedirs(parent, exist_ok=True)
@@ -65,7 +72,7 @@ class Exporter:
             raise EngineError(f"cannot write outputs with prefix {prefix!r}: {e.strerror}") from None
         if journal is not None:
             try:
-                self.journal = Journal(path_of(prefix, os.getpid()), dict(journal, nb_compute=nb_compute,
+                self.journal = Journal(path_of(self.path, os.getpid()), dict(journal, nb_compute=nb_compute,
                                        version=version, record_wallclock=record_wallclock))
             except EngineError:
                 self.discard()
@@ -192,7 +199,7 @@ class Exporter:
                 f.write(f"{f6(time)},0,0,0,{self.nb_compute - busy},{busy}\n")
         self._write_schedule(end_time, scheduling_time, simulation_time)
         for suffix, temp in self.temp.items():
-            os.replace(temp, self.prefix + suffix)
+            os.replace(temp, self.path + suffix)
         if self.journal is not None:
             self.journal.close(remove=True)
 

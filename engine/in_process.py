@@ -1,183 +1,128 @@
-"""The engine's end of the link when it runs the decision process itself (``--in-process``).
+"""The engine's end of the link when the decision process runs inside the engine (``--in-process``).
 
-Batsim 5 can load a decision component as a library; here the engine starts
-a pybatsim scheduler, unchanged, as its own child
-(``schedulers/in_process.py``: no ZeroMQ, no port, no second command) and
-exchanges each message's bytes with it over a pair of pipes. The bytes are
-those of a ZeroMQ run (same encoder and decoder on both ends), so the outputs
-are too.
+Batsim 5 can load a decision component as a library and call it; here a
+pybatsim scheduler, unchanged, is loaded into the engine's process
+(``schedulers.loading``) and called at each message, without ZeroMQ and
+without a thread: pybatsim's ``Batsim`` object gets
+``schedulers.link.LocalNetwork`` instead of its socket, the engine delivers
+each message's bytes to it and runs pybatsim's own handler for one message
+(``do_next_event``), and takes the answer's bytes back. The bytes are those of
+a ZeroMQ run (same encoder and decoder on both ends), so the outputs are too.
 
-The child is a process and not a call in the engine's thread so that the
-engine keeps every guarantee of the ZeroMQ mode whatever the scheduler does:
-while it waits for an answer it acts on SIGTERM, SIGINT and SIGHUP and on the
-reply timeout (``--reply-timeout``, loading included), and a scheduler that
-raises, exits, segfaults or is killed for its memory ends the run with the
-engine's one line at that simulated time, outputs written, as a scheduler
-that died over ZeroMQ does. Its traceback, if any, is printed first by the
-scheduler's own ``sys.excepthook``, as its process would; the engine then
-ends the child (SIGKILL if it is inside a call, else the closed pipe tells it).
+A call costs what the scheduler's work costs: no second process or thread to
+wake (measured: a scheduler in a child process over a pipe cost 20 % more
+CPU on a saturated slice, ZeroMQ 36 %; ``docs/performance.md``). What a call
+cannot do by itself — give up on a scheduler that hangs, act on a signal in
+the middle of one, survive a scheduler that segfaults, exits or exhausts the
+memory — the engine's supervisor does (``supervisor``): each call is stamped
+in memory it shares (`stamp`), and the supervisor ends a call that outlives
+the reply timeout or a signal, or an engine that died in one, and rebuilds
+the outputs from the run's journal. A scheduler that raises (anything but
+SystemExit: KeyboardInterrupt and other BaseExceptions too) or stops
+(``SystemExit``: it printed its one line) ends the run here, as a scheduler
+that died over ZeroMQ does: an EngineError at that simulated time, the
+outputs written; its traceback, if any, is printed first by the scheduler's
+own ``sys.excepthook``, as its process would.
 """
 
 import json
-import os
-import select
-import signal
-import subprocess
 import sys
 import time
 
-from batloc.schedulers.pipes import ANSWER, FAILED, LOAD_ERROR, MESSAGE, READY, Frames, PeerGone
-
-from .errors import EngineError
-from .network import REPLY_TIMEOUT
-from .watched_socket import POLL_MS
-
-# How long a scheduler told that the run is over (its pipe closed) may take to leave (flushing its files)
-LEAVE_GRACE = 10.0
+from .errors import EngineError, Interrupted
 
 
 class InProcessLink:
-    def __init__(self, scheduler, options_text="{}", verbosity="warning", timed=False, reply_timeout=REPLY_TIMEOUT,
-                 stop=None):
+    def __init__(self, scheduler, options_text="{}", verbosity="warning", timed=False, stamp=None):
+        from batloc.schedulers.loading import LoadError, load, pybatsim_logging
+
         self.name = scheduler
-        self.reply_timeout = reply_timeout
-        self.stop = stop
-        self.timed = timed
-        self.cpu = None          # CPU seconds of the scheduler's process, known once it ended (--time-scheduler)
-        self.reached = False     # whether the scheduler took the engine's first message
-        self.busy = False        # inside a call: a scheduler told to leave then may never read it
-        self.end_error = None    # what the scheduler did wrong after the simulation ended, if anything
+        self.stamp = stamp   # supervisor.Stamp: when the current call began (None outside calls)
         try:
-            json.loads(options_text)
+            options = json.loads(options_text)
         except json.JSONDecodeError as e:
             raise EngineError(f"--scheduler-options is not JSON ({e.msg} at column {e.colno}): {options_text!r}; "
                               "options are a JSON object such as '{\"cache\": \"lru\"}'") from None
-        to_child, to_engine = os.pipe(), os.pipe()
-        sys.stdout.flush()
-        sys.stderr.flush()
+        # pybatsim's launcher sets up logging before it loads a scheduler: so do we, at its -v level
+        pybatsim_logging(verbosity)
+        started = time.thread_time()
+        if stamp is not None:
+            stamp.loading()
         try:
-            self.proc = subprocess.Popen(
-                [sys.executable, "-m", "batloc.schedulers.in_process", str(to_child[0]), str(to_engine[1]),
-                 str(os.getpid()), scheduler, options_text, verbosity],
-                pass_fds=(to_child[0], to_engine[1]), stdin=subprocess.DEVNULL)
-        except OSError as e:
-            for fd in (*to_child, *to_engine):
-                os.close(fd)
-            raise EngineError(f"cannot start the in-process scheduler {scheduler}: {e.strerror or e}") from None
-        os.close(to_child[0])
-        os.close(to_engine[1])
-        self.frames = Frames(to_engine[0], to_child[1])
-        self.poller = select.poll()
-        self.poller.register(to_engine[0], select.POLLIN)
-        try:
-            self._loaded()
-        except BaseException:
-            self.close()
-            raise
-
-    def _loaded(self):
-        self.busy = True     # a scheduler hung while loading is killed at once
-        try:
-            kind, raw = self.frames.read(self._waiter(None))
-        except PeerGone:
-            status = self._reap()
-            raise EngineError(f"the in-process scheduler {self.name} did not start ({_status(status)})") from None
-        if kind == LOAD_ERROR:
-            raise EngineError(f"--in-process: {raw.decode(errors='replace')}")
-        if kind != READY:
-            raise EngineError(f"the in-process scheduler {self.name} did not start (it sent {kind!r})")
-        self.busy = False
+            self.scheduler = load(scheduler, options)
+        except LoadError as e:
+            raise EngineError(f"--in-process: {e}") from None
+        except SystemExit as e:   # the scheduler refused its options (it printed its line)
+            raise EngineError(f"the in-process scheduler {scheduler} did not start (exit status {e.code})") from None
+        except Interrupted:
+            raise                 # a signal to the engine while the scheduler loads
+        except BaseException as e:  # noqa: BLE001  (its own KeyboardInterrupt, say: ours are Interrupted)
+            raise EngineError(f"--in-process: {scheduler} raised {type(e).__name__} while loading") from None
+        finally:
+            if stamp is not None:
+                stamp.idle()
+        self.bs = None            # pybatsim's Batsim, made at the first message (its constructor reads it)
+        self.network = None
+        self.ended = False
+        # CPU seconds spent in the scheduler: loading it, then pybatsim's handler and its callbacks; only
+        # when asked (`timed`): two reads of the thread's clock per message cost 1-2 % of a saturated run
+        self.cpu = time.thread_time() - started if timed else None
+        self.clock = time.thread_time if timed else _no_clock
 
     def exchange(self, payload, now):
         """Run the scheduler over the message `payload` (bytes); return its answer's bytes, or raise EngineError."""
-        self.busy = True
+        if self.ended:
+            raise EngineError(f"the engine sent a message at t={now:.6f} after SIMULATION_ENDS")
+        started = self.clock()
+        stamp = self.stamp
+        if stamp is not None:
+            stamp.call(now)
         try:
-            self.frames.write(MESSAGE, payload)
-            self.reached = True
-            kind, raw = self.frames.read(self._waiter(now))
-        except PeerGone:
-            raise EngineError(self._gone(now)) from None
-        if kind == ANSWER:
-            self.busy = False
-            return raw
-        if kind == FAILED:
+            if self.bs is None:
+                self._start(payload)
+            else:
+                self.network.deliver(payload)
+                self.ended = not self.bs.do_next_event()
+        except SystemExit as e:
+            raise EngineError(f"the in-process scheduler {self.name} stopped at simulated time {now:.6f} "
+                              f"(exit status {e.code})") from None
+        except BaseException as e:  # noqa: BLE001  (whatever the scheduler raises ends the run, in one line)
+            sys.excepthook(type(e), e, e.__traceback__)
             raise EngineError(f"the in-process scheduler {self.name} failed at simulated time {now:.6f}: "
-                              f"{raw.decode(errors='replace')} (see above)")
-        raise EngineError(f"the in-process scheduler {self.name} sent a frame of kind {kind!r} at simulated time "
-                          f"{now:.6f}")
+                              f"{type(e).__name__} (see above)") from None
+        finally:
+            if stamp is not None:
+                stamp.idle()
+            if self.cpu is not None:
+                self.cpu += self.clock() - started
+        answer = self.network.answer
+        if answer is None:
+            raise EngineError(f"the in-process scheduler {self.name} did not answer at simulated time {now:.6f}")
+        return answer
 
-    def _waiter(self, now):
-        """What the pipe's reader calls before a read that would block: wait for the answer, polling, and give up
-        on a signal (`now` None: while loading, the main thread's signal handler acts) or the reply timeout."""
-        started = time.monotonic()
-        limit = self.reply_timeout or None
+    def _start(self, payload):
+        """pybatsim's Batsim on a LocalNetwork: its constructor reads and answers the first message."""
+        import batsim.batsim as pybatsim
+        from batloc.schedulers.link import LocalNetwork
 
-        def wait():
-            while not self.poller.poll(POLL_MS):
-                if self.stop is not None and now is not None:
-                    self.stop.check(now)
-                if limit is not None and time.monotonic() - started > limit:
-                    what = "load" if now is None else "answer"
-                    when = "" if now is None else f" at simulated time {now:.6f}"
-                    raise EngineError(f"the in-process scheduler {self.name} did not {what} within {limit:g} s{when} "
-                                      "(see --reply-timeout)")
+        network = self.network = LocalNetwork()
+        network.deliver(payload)
+        # Batsim's constructor makes its own handler by this module-level name: it gets ours
+        real = pybatsim.NetworkHandler
+        pybatsim.NetworkHandler = lambda endpoint, timeout=None: network
+        try:
+            self.bs = pybatsim.Batsim(self.scheduler, "in-process", None)
+        finally:
+            pybatsim.NetworkHandler = real
 
-        return wait
-
-    def _gone(self, now):
-        """Why the scheduler's end of the pipe closed during a call: it exited or was killed."""
-        status = self._reap()
-        if status is not None and status < 0:
-            return f"the in-process scheduler {self.name} died at simulated time {now:.6f} ({_status(status)})"
-        return f"the in-process scheduler {self.name} stopped at simulated time {now:.6f} ({_status(status)})"
-
-    def _reap(self, grace=LEAVE_GRACE):
-        """Wait (up to `grace` s, then SIGKILL) for the child to end; its exit code (negative: the signal)."""
-        proc = self.proc
-        if proc is None:
-            return None
-        if proc.returncode is not None:
-            return proc.returncode
-        deadline = time.monotonic() + grace
-        while True:
-            pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
-            if pid:
-                break
-            if time.monotonic() > deadline:
-                proc.kill()
-                pid, status, usage = os.wait4(proc.pid, 0)
-                break
-            time.sleep(0.01)
-        proc.returncode = os.waitstatus_to_exitcode(status)
-        if self.timed:
-            self.cpu = usage.ru_utime + usage.ru_stime
-        return proc.returncode
+    @property
+    def reached(self):
+        """Whether the scheduler took the engine's first message."""
+        return self.bs is not None or self.network is not None
 
     def close(self):
-        """End the child: at once if it is inside a call (hung, or the run stopped under it), else by closing its
-        pipe, which it reads as the end of the run."""
-        if self.proc is None:
-            return
-        if self.busy and self.proc.returncode is None:
-            try:
-                self.proc.send_signal(signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-        self.frames.close()
-        code = self._reap()
-        if code and not self.busy and self.end_error is None:
-            self.end_error = EngineError(f"the in-process scheduler {self.name} ended with {_status(code)} after "
-                                         "the simulation (see above)")
-        self.proc = None
+        pass
 
 
-def _status(code):
-    if code is None:
-        return "its end unknown"
-    if code < 0:
-        try:
-            name = signal.Signals(-code).name
-        except ValueError:
-            name = f"signal {-code}"
-        return f"killed by {name}" + (": out of memory?" if -code == signal.SIGKILL else "")
-    return f"exit status {code}"
+def _no_clock():
+    return 0.0

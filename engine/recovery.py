@@ -1,16 +1,18 @@
 """`batloc-batsim --recover PREFIX` (and every start with that prefix): a killed run's outputs, from its journal.
 
-A run whose engine was killed (-9, the OOM killer, an in-process scheduler
-that took it down) leaves ``<prefix>_journal.<pid>.tmp`` (``journal``). Its
-events are replayed here on the run's workloads, read again, through the
-engine's own exporter: the files come out exactly as the engine would have
-written them had it been stopped at the journal's last checkpoint — every
-job that had ended with the row it has in a run left to finish, every other
-job with its last state (``RUNNING`` with its start and allocation,
-``SUBMITTED``, ``NOT_SUBMITTED``), the machine states and the summary.
+A run whose engine was killed (-9, the OOM killer, a scheduler in its process
+that took it down, its supervisor ending a hung call) leaves
+``<prefix>_journal.<pid>.tmp`` (``journal``). Its events are replayed here on
+the run's workloads, read again, through the engine's own exporter: the files
+come out exactly as the engine would have written them had it been stopped at
+the journal's last checkpoint — every job that had ended with the row it has
+in a run left to finish, every other job with its last state (``RUNNING``
+with its start and allocation, ``SUBMITTED``, ``NOT_SUBMITTED``), the machine
+states and the summary.
 """
 
 import os
+from dataclasses import dataclass
 
 from .errors import EngineError
 from .export import SUFFIXES, Exporter
@@ -18,31 +20,46 @@ from .journal import Unreadable, left_behind, read
 from .workload import Job, load_workload
 
 
+@dataclass
+class Recovered:
+    pid: int
+    path: str
+    written: bool          # the outputs were rebuilt
+    now: float = 0.0       # the last checkpoint's simulated time
+    unfinished: int = 0
+    why_not: str = ""      # when not written
+
+    def line(self, prefix):
+        if self.written:
+            return (f"recovered the run of pid {self.pid}, killed after t={self.now:.6f}, from its journal: outputs "
+                    f"written to {prefix}_*.csv, {self.unfinished} job(s) unfinished")
+        return f"the run of pid {self.pid} left a journal ({self.path}) {self.why_not}"
+
+
 def recover(prefix):
     """Rebuild the outputs of every dead run with `prefix`; one line per journal (what became of it)."""
-    return [recover_one(prefix, path) for path in left_behind(prefix)]
+    return [recover_one(prefix, path).line(prefix) for path in left_behind(prefix)]
 
 
-def recover_one(prefix, path):
+def recover_one(prefix, path, force=False):
+    """Replay the journal at `path`; `force`: even over outputs newer than it (its own engine's, cut short)."""
     header, records, checkpoints = read(path)
     pid = header.get("pid")
     if checkpoints == 0:
         _clean(prefix, path, pid)
-        return f"the run of pid {pid} left a journal ({path}) but had simulated nothing: removed, no output written"
+        return Recovered(pid, path, False, why_not="but had simulated nothing: removed, no output written")
     newer = [prefix + s for s in SUFFIXES if os.path.exists(prefix + s) and
              os.path.getmtime(prefix + s) > os.path.getmtime(path)]
-    if newer:
+    if newer and not force:
         _clean(prefix, path, pid)
-        return (f"the run of pid {pid} was killed, but {newer[0]} is newer than its journal ({path}): "
-                "kept, the journal removed")
+        return Recovered(pid, path, False, why_not=f"older than {newer[0]}: removed, the outputs kept")
     exporter, now, left = _replay(prefix, header, records)
     try:
         exporter.close(now, scheduling_time=0.0, simulation_time=os.path.getmtime(path) - header["started"])
     except EngineError as e:
         raise Unreadable(f"{path}: {e}") from None
     _clean(prefix, path, pid)
-    return (f"recovered the run of pid {pid}, killed after t={now:.6f}, from its journal: outputs written to "
-            f"{prefix}_*.csv, {left} job(s) unfinished")
+    return Recovered(pid, path, True, now, left)
 
 
 def _replay(prefix, header, records):

@@ -17,11 +17,11 @@ refuses), is written by ``json.dumps``. A received message is a dict whose
 formatting into pybatsim's INFO line is deferred to when that line is shown;
 a sent one loses its events once sent, when that line is not shown.
 
-``PipeNetwork`` stands in for the socket when the engine runs the scheduler
-as its own child (``batloc-batsim --in-process``, ``in_process``): it reads the
-engine's bytes from a pipe and writes pybatsim's answer to another, with the
-same two functions, so that both modes exchange the same bytes and the
-scheduler sees the same values.
+``LocalNetwork`` stands in for the socket when the engine runs the scheduler
+inside its own process (``batloc-batsim --in-process``): the engine hands it
+the bytes it would have sent and takes back the bytes pybatsim answers, read
+and written by the same two functions, so that both modes exchange the same
+bytes and the scheduler sees the same values.
 """
 
 import json
@@ -31,8 +31,6 @@ import re
 import orjson
 import zmq
 from batsim.network import NetworkHandler
-
-from batloc.schedulers.pipes import ANSWER, MESSAGE
 
 # 20 digits in a row: perhaps an integer beyond 64 bits (or a long fraction), read by the standard library
 LONG_NUMBER = re.compile(rb"[0-9]{20}")
@@ -123,41 +121,48 @@ def use_quick_network(bs):
         bs.network.__class__ = QuickNetwork
 
 
-class PipeNetwork:
-    """pybatsim's ``NetworkHandler`` over the pipes of ``batloc-batsim --in-process`` (``in_process.Frames``).
+class LocalNetwork:
+    """pybatsim's ``NetworkHandler`` without a socket: one message in (``deliver``), its answer out.
 
-    pybatsim's ``Batsim`` pulls each message (``recv``) and pushes its answer
-    (``send``), as over its REP socket, reading and writing the same bytes;
-    there is no socket for a scheduler to watch (``boundary.EngineWatch``): the
-    engine ending the run closes the pipe (``pipes.PeerGone``)."""
+    pybatsim's ``Batsim`` pulls each message from its handler (``recv``) and
+    pushes its answer (``send``); here the engine drives instead, so ``recv``
+    returns the message the engine delivered and ``send`` keeps the answer for
+    the engine to take. A scheduler that asks for a message the engine has not
+    delivered (pybatsim waiting for a second one) is a LocalNetworkError."""
 
     in_process = True
-    connection = None      # no socket
+    connection = None      # no socket: nothing for a scheduler to watch (boundary.EngineWatch)
 
-    def __init__(self, frames, socket_endpoint="in-process", timeout=None):
-        self.frames = frames
+    def __init__(self, socket_endpoint="in-process", timeout=None, type=None):
         self.socket_endpoint = socket_endpoint
         self.timeout = timeout
         self.logger = logging.getLogger("batsim.network")
+        self.inbox = None
+        self.answer = None
 
-    def recv_string(self, blocking=False):
-        return self._message().decode()
+    def deliver(self, raw):
+        """The engine's message `raw` (bytes) is the next one pybatsim reads."""
+        self.inbox = raw
+        self.answer = None
 
     def recv(self, blocking=False):
-        return decode(self._message())
+        raw, self.inbox = self.inbox, None
+        if raw is None:
+            raise LocalNetworkError("the scheduler waited for a message the engine had not sent")
+        return decode(raw)
 
-    def _message(self):
-        kind, raw = self.frames.read()
-        if kind != MESSAGE:
-            raise PipeError(f"the engine sent a frame of kind {kind!r} where a message was due")
-        return raw
+    def recv_string(self, blocking=False):
+        raw, self.inbox = self.inbox, None
+        if raw is None:
+            raise LocalNetworkError("the scheduler waited for a message the engine had not sent")
+        return raw.decode()
 
     def send(self, msg):
-        self.frames.write(ANSWER, encode(msg))
+        self.answer = encode(msg)
         sent(msg)
 
     def send_string(self, msg):
-        self.frames.write(ANSWER, msg.encode())
+        self.answer = msg.encode()
 
     def bind(self):
         pass
@@ -165,5 +170,5 @@ class PipeNetwork:
     connect = close = bind
 
 
-class PipeError(RuntimeError):
-    """The engine's end of the pipes spoke out of turn."""
+class LocalNetworkError(RuntimeError):
+    """pybatsim used the in-process link out of turn."""

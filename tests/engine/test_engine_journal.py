@@ -36,8 +36,20 @@ class Fcfs_hang(Fcfs):
         if os.path.exists("hang-at") and job.id == "w0!" + open("hang-at").read().strip():
             open("reached", "w").close()
             time.sleep(3600)
+        if os.path.exists("raise-at") and job.id == "w0!" + open("raise-at").read().strip():
+            raise RuntimeError("stop here")
         super().onJobSubmission(job)
 """
+
+
+def engine_pid(prefix):
+    """The pid of the engine whose journal is left beside `prefix`."""
+    for _ in range(100):   # in process, the engine dies with its supervisor, a moment after it
+        found = list(Path(prefix).parent.glob(Path(prefix).name + "_journal.*.tmp"))
+        if found and not any(Path(f"/proc/{f.name.split('.')[1]}").exists() for f in found):
+            return int(found[0].name.split(".")[1])
+        time.sleep(0.05)
+    raise AssertionError(f"no dead run's journal beside {prefix}")
 
 
 def wait_for(path, timeout=120):
@@ -66,21 +78,24 @@ def check_against_full_run(recovered, full):
 
 
 class InProcess:
-    """FCFS in the engine's process, stagings and all, on the two-node platform."""
+    """FCFS in the engine's process, stagings and all, on the two-node platform. The engine's own stop at the
+    point is its scheduler raising there (its supervisor would end a hung call with the journal: no test)."""
 
     hang = 17   # submitted at t = 34: jobs run, wait and are yet to come
+    stop_code = 1
 
     def __init__(self, tmp_path):
         self.folder = tmp_path
         self.workload = write(tmp_path, "w.json", files_workload())
         self.scheduler = write(tmp_path, "fcfs_hang.py", FCFS_HANG)
 
-    def start(self, prefix, hang_at=None, extra=()):
-        marker = self.folder / "hang-at"
-        if hang_at is None:
-            marker.unlink(missing_ok=True)
-        else:
-            marker.write_text(str(hang_at))
+    def start(self, prefix, hang_at=None, extra=(), raise_at=None):
+        for name, at in (("hang-at", hang_at), ("raise-at", raise_at)):
+            marker = self.folder / name
+            if at is None:
+                marker.unlink(missing_ok=True)
+            else:
+                marker.write_text(str(at))
         (self.folder / "reached").unlink(missing_ok=True)
         return subprocess.Popen(
             ENGINE + ["-p", str(TWO_NODES), "-w", self.workload, "-e", prefix, "-q", "--enable-dynamic-jobs",
@@ -90,6 +105,9 @@ class InProcess:
 
     def hung(self):
         wait_for(self.folder / "reached")
+
+    def stop_there(self, prefix):
+        return self.start(prefix, raise_at=self.hang)
 
 
 class OverZeroMQ:
@@ -132,8 +150,16 @@ class OverZeroMQ:
                       "--enable-dynamic-jobs", "--acknowledge-dynamic-jobs"],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=self.folder)
 
+    stop_code = 128 + signal.SIGTERM
+
     def hung(self):
         assert self.reached.wait(120)
+
+    def stop_there(self, prefix):
+        proc = self.start(prefix, hang_at=self.hang)
+        self.hung()
+        proc.send_signal(signal.SIGTERM)   # the engine waits for the answer: it writes its outputs itself
+        return proc
 
 
 @pytest.mark.parametrize("mode", [InProcess, OverZeroMQ])
@@ -144,10 +170,8 @@ def test_kill_9_then_recover_gives_the_files_of_a_sigterm_at_the_same_point(tmp_
     assert proc.wait(120) == 0, proc.stderr.read()
 
     stopped = str(tmp_path / "stopped" / "out")
-    proc = run.start(stopped, hang_at=run.hang)
-    run.hung()
-    proc.send_signal(signal.SIGTERM)
-    assert proc.wait(60) == 128 + signal.SIGTERM
+    proc = run.stop_there(stopped)
+    assert proc.wait(60) == run.stop_code
     stopped_files = outputs(stopped)
 
     killed = str(tmp_path / "killed" / "out")
@@ -158,14 +182,15 @@ def test_kill_9_then_recover_gives_the_files_of_a_sigterm_at_the_same_point(tmp_
     if isinstance(run, OverZeroMQ):
         run.release.set()
     assert not Path(f"{killed}_jobs.csv").exists()
+    engine = engine_pid(killed)                       # in process: the supervisor's child, killed with it
     left = sorted(p.name for p in Path(killed).parent.iterdir() if p.name.endswith(".tmp"))
-    assert left == [f"out_jobs.csv.{proc.pid}.tmp", f"out_journal.{proc.pid}.tmp"], left
+    assert left == [f"out_jobs.csv.{engine}.tmp", f"out_journal.{engine}.tmp"], left
 
     res = subprocess.run(ENGINE + ["--recover", killed], capture_output=True, text=True, timeout=120)
     assert res.returncode == 0, res.stderr
     unfinished = sum(1 for r in read_rows(f"{killed}_jobs.csv")[1] if r["final_state"] in FINAL)
     assert res.stderr.strip().splitlines() == [
-        f"batloc-batsim: recovered the run of pid {proc.pid}, killed after t={2 * run.hang}.000000, from its journal: "
+        f"batloc-batsim: recovered the run of pid {engine}, killed after t={2 * run.hang}.000000, from its journal: "
         f"outputs written to {killed}_*.csv, {unfinished} job(s) unfinished"]
     assert outputs(killed) == stopped_files           # all three files, byte for byte
     assert not list(Path(killed).parent.glob("*.tmp"))
@@ -189,12 +214,13 @@ def test_the_next_run_with_the_prefix_recovers_a_killed_one_and_a_live_one_is_le
     assert res.returncode == 1 and "no journal of a killed run" in res.stderr
     proc.kill()
     proc.wait(60)
+    engine = engine_pid(prefix)
     # the next start with that prefix recovers it first, whatever becomes of its own run
     res = subprocess.run(ENGINE + ["-p", str(TWO_NODES), "-w", str(tmp_path / "missing.json"), "-e", prefix],
                          capture_output=True, text=True, timeout=120)
     lines = res.stderr.strip().splitlines()
     assert res.returncode == 1 and len(lines) == 2, lines
-    assert lines[0].startswith(f"batloc-batsim: recovered the run of pid {proc.pid}, killed after t=34.000000")
+    assert lines[0].startswith(f"batloc-batsim: recovered the run of pid {engine}, killed after t=34.000000")
     assert lines[1] == f"batloc-batsim: error: workload file not found: {tmp_path / 'missing.json'}"
     assert len(ended_rows(prefix)) > 0 and not list(Path(prefix).parent.glob("*.tmp"))
 
@@ -206,6 +232,25 @@ def test_without_a_journal_a_killed_run_leaves_nothing_to_recover(tmp_path):
     run.hung()
     proc.kill()
     proc.wait(60)
-    assert [f for f in sorted(os.listdir(tmp_path / "out")) if f.endswith(".tmp")] == [f"run_jobs.csv.{proc.pid}.tmp"]
+    time.sleep(0.5)   # the engine dies with its supervisor
+    left = [f for f in sorted(os.listdir(tmp_path / "out")) if f.endswith(".tmp")]
+    assert len(left) == 1 and left[0].startswith("run_jobs.csv."), left
     res = subprocess.run(ENGINE + ["--recover", prefix], capture_output=True, text=True, timeout=60)
     assert res.returncode == 1 and "no journal of a killed run" in res.stderr
+
+
+def test_an_in_process_engine_killed_for_its_memory_is_recovered_by_its_supervisor(tmp_path):
+    # as the OOM killer would: the engine (the scheduler in it) gets SIGKILL; the command writes every row at once
+    run = InProcess(tmp_path)
+    prefix = str(tmp_path / "out" / "run")
+    proc = run.start(prefix, hang_at=17)
+    run.hung()
+    engine = int(Path(f"/proc/{proc.pid}/task/{proc.pid}/children").read_text().split()[0])
+    os.kill(engine, signal.SIGKILL)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 1
+    unfinished = sum(1 for r in read_rows(f"{prefix}_jobs.csv")[1] if r["final_state"] in FINAL)
+    assert err.strip().splitlines()[-1] == (
+        f"batloc-batsim: error: the in-process scheduler {run.scheduler} died at simulated time 34.000000 (killed by "
+        f"SIGKILL: out of memory?); outputs written to {prefix}_*.csv, {unfinished} job(s) unfinished")
+    assert len(ended_rows(prefix)) > 0 and not list(Path(prefix).parent.glob("*.tmp"))
