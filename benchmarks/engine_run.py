@@ -4,11 +4,10 @@ scheduler's CPU time (os.wait4: every thread of each process, ZeroMQ's
 included), the scheduler's peak RSS, and its own statistics (passes, jobs
 scanned, pass time).
 
-`in_process`: the engine runs the scheduler itself (--in-process), as its
-child over a pipe; the scheduler's CPU is then the child's, which the engine
-prints in its end line (--time-scheduler), the engine's the rest of what
-os.wait4 counts for the engine (its reaped child included), and the peak
-RSS the larger of the two processes'."""
+`in_process`: the engine runs the scheduler inside itself (--in-process),
+one process; the scheduler's CPU is then the engine's count of the time
+spent in it (its end line), the engine's the rest of the process's, and
+the peak RSS that of the one process."""
 
 import json
 import os

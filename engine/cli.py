@@ -53,15 +53,15 @@ def parse_args(argv):
                         "0: no limit)")
     p.add_argument("--in-process", metavar="SCHEDULER",
                    help="run the pybatsim scheduler SCHEDULER (a file such as schedulers/lea.py, or a stock "
-                        "name such as schedFcfs) as this engine's own child over a pipe instead of talking to one "
-                        "over ZeroMQ; same outputs, less time per message")
+                        "name such as schedFcfs) inside this process instead of talking to one over ZeroMQ, under "
+                        "a supervisor that ends a hung or dead run; same outputs, less time per message")
     p.add_argument("--scheduler-options", metavar="JSON",
                    help="with --in-process: the scheduler's options, as pybatsim's -o takes them (default: {})")
     p.add_argument("--scheduler-verbosity", choices=("debug", "info", "warning", "error", "critical"),
                    help="with --in-process: pybatsim's log level, as its -v (default: warning)")
     p.add_argument("--time-scheduler", action="store_true",
-                   help="with --in-process: print the CPU time of the scheduler's process in the last line "
-                        "(for benchmarks)")
+                   help="with --in-process: count the CPU time spent in the scheduler and print it in the last "
+                        "line (for benchmarks; costs 1-2 %% of a run)")
     p.add_argument("--recover", metavar="PREFIX",
                    help="write the outputs of a run with export prefix PREFIX that was killed (-9, out of memory), "
                         "from the journal it left, and exit (a later run with that prefix does it too)")

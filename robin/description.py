@@ -13,8 +13,8 @@ plus batloc additions used when `batcmd` is absent (the embedded engine runs):
     pybatsim-verbosity       log level of the pybatsim schedulers robin starts (debug,
                              info, warning, error, critical; default warning: pybatsim
                              logs every message at info, megabytes per simulated week)
-    in-process               true: the engine runs the scheduler itself, as its child over a
-                             pipe (batloc-batsim --in-process: no ZeroMQ, same outputs) when it
+    in-process               true: the engine runs the scheduler inside its own process
+                             (batloc-batsim --in-process: no ZeroMQ, same outputs) when it
                              can: a batloc policy, or a command `pybatsim SCHEDULER [-o …]`;
                              any other command (and a staged one) still runs over ZeroMQ
 
