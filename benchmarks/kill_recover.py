@@ -142,6 +142,7 @@ def main():
     rng = random.Random(args.seed)
     cpu = min(os.sched_getaffinity(0))
     tmp = args.keep or tempfile.mkdtemp(prefix="batloc-kill-")
+    os.makedirs(tmp, exist_ok=True)
     workload = os.path.join(tmp, "slice.json")
     subprocess.run([sys.executable, "-m", "batloc.cli.main", "workload", "synth", "-o", workload, "--platform",
                     PLATFORM, "--duration", args.duration, "--load", "1.2", "--jobs-per-file", "8", "--seed", "7"],
