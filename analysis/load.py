@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from batloc.locality.workflow import DEPENDENT_KEY, job_files
 from batloc.outputs import ENCODING, JOBS_COLUMNS
 from batloc.platforms.reader import read_resources
 
@@ -87,7 +88,13 @@ def read_workload(path) -> Workload:
     """Batsim JSON workload with batloc's custom job fields (contract §2, §6)."""
     with open(path, encoding=ENCODING) as f:
         data = json.load(f)
-    jobs = pd.DataFrame.from_records(data.get("jobs", []))
+    records = data.get("jobs", [])
+    dependent = data.get(DEPENDENT_KEY) or []
+    if dependent or any("inputs" in j for j in records):
+        # workflows (contract §2b): dependent jobs are workload jobs too; a job's input_size is
+        # the bytes of every file it reads (its ReferenceFlow loads them all)
+        records = [_with_files(j) for j in records + dependent]
+    jobs = pd.DataFrame.from_records(records)
     if jobs.empty:
         jobs = pd.DataFrame(columns=["id", "subtime", "res"])
     jobs = jobs.rename(columns={"id": "job_id"})
@@ -101,6 +108,13 @@ def read_workload(path) -> Workload:
     jobs["user"] = jobs["user"].fillna("").astype(str)
     return Workload(jobs=jobs, provenance=data.get("batloc", {}) or {}, nb_res=data.get("nb_res"),
                     profiles=data.get("profiles") or {})
+
+
+def _with_files(job):
+    if "inputs" not in job:
+        return job
+    files = job_files(job, f"job {job.get('id')}")
+    return {**job, "input_file": ";".join(f for f, _ in files), "input_size": sum(s for _, s in files)}
 
 
 def read_platform_bandwidths(path) -> dict[str, float]:

@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from . import compare, figures, gantt, job_table, khanna, load, predictions, seed_metrics, usage
+from . import compare, figures, gantt, job_table, khanna, load, predictions, seed_metrics, usage, workflows
 from .checks import RunLeftOut, check_validation
 from .report_html import render
 from .runs import Inputs, analyse_run
@@ -62,13 +62,15 @@ def build_report(output_dir, baseline: str = "fcfs", inputs: Inputs | None = Non
         figs.update(seed_figs)
         captions.update(_seed_captions(seed_figs))
         per_job = _per_job_tables(results, raw, work / "per_job")
+        workflows_html, wf_figs = workflows.report_section(results, raw, fig_dir)
+        figs.update(wf_figs)
 
         summary = _summary_frame(results, comp)
         summary.to_csv(work / "summary.csv", index=False, float_format="%.6f")
 
         (work / "report.html").write_text(render(work, results, comp, summary, figs, failed, baseline,
                                                  captions=captions, palette=palette, per_job=per_job,
-                                                 shown_as=output_dir))
+                                                 workflows_html=workflows_html, shown_as=output_dir))
 
     def placed(path):
         return output_dir / path.relative_to(work)
@@ -112,6 +114,8 @@ def _analyse(run: load.RunFiles, inputs: Inputs | None, workload_cache: dict):
         raise RunLeftOut(f"{run.directory / 'run.json'}: robin: {run.meta.get('reason', 'failed')}")
     result, jobs_csv = analyse_run(run, inputs, workload_cache)
     predictions.add_to_run(result, run.predictions_csv)
+    workflows.add_to_run(result, run.input_path("workload") or (inputs.workload if inputs else None), jobs_csv,
+                         run.decisions_csv if run.decisions_csv.exists() else None)
     seed_metrics.extend_summary(result, run.input_path("workload") or (inputs.workload if inputs else None), jobs_csv)
     return result, jobs_csv
 

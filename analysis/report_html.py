@@ -172,7 +172,8 @@ _SESSION_COLUMNS = [
 
 
 def render(output_dir: Path, results, comp, summary: pd.DataFrame, figs: dict, failed: dict, baseline: str,
-           captions: dict | None = None, palette=None, per_job: dict | None = None, shown_as: Path | None = None) -> str:
+           captions: dict | None = None, palette=None, per_job: dict | None = None, workflows_html: str = "",
+           shown_as: Path | None = None) -> str:
     """The page, its links relative to `output_dir`, where it is written; `shown_as`: the folder it names (the
     report is written aside, then moved there: analysis/swap.py)."""
     captions = captions or {}
@@ -229,6 +230,9 @@ def render(output_dir: Path, results, comp, summary: pd.DataFrame, figs: dict, f
     out.append(predictions.html_section(
         results, order, {r.group: figure(f"predictions:{group_label(r.group)}") for r in results
                          if f"predictions:{group_label(r.group)}" in figs}))
+
+    if workflows_html:       # analysis.workflows: runs whose workloads hold workflows (contract §2b)
+        out.append(workflows_html)
 
     out.append("<h2>Per-run details</h2>")
     out += _details(summary)

@@ -75,6 +75,17 @@ def parse_args(argv):
     p.add_argument("--progress-file", metavar="FILE",
                    help="rewrite FILE about once a second with one line 'now horizon jobs_done jobs_total' "
                         "(simulated seconds, last submission time in seconds, counts), for robin")
+    # Batsim 4.2.1's options that change which hosts compute (batsim.cpp's usage text)
+    batsim = p.add_argument_group("platform options, as Batsim 4.2.1's")
+    batsim.add_argument("-m", "--master-host", default="master_host", metavar="NAME",
+                        help="the host that runs no job when none has role=master (default: master_host)")
+    batsim.add_argument("-r", "--add-role-to-hosts", action="append", default=[], metavar="HOSTS:ROLE",
+                        help="give ROLE (master, storage or compute_node) to each of HOSTS (comma-separated); "
+                             "repeatable")
+    batsim.add_argument("--mmax", type=int, default=0, metavar="N",
+                        help="keep only the first N compute hosts by name (default: 0, all)")
+    batsim.add_argument("--mmax-workload", action="store_true",
+                        help="keep only as many compute hosts as the workloads' largest nb_res")
     p.add_argument("--version", action="version", version=VERSION)
     return checked(p.parse_args(argv))
 
@@ -122,9 +133,48 @@ def checked(args):
     return args
 
 
+def _needs_ptasks(paths):
+    """Whether a workload holds Batsim's compute tasks, which run as one L07 parallel task as on Batsim."""
+    import json
+
+    for path in paths:
+        try:
+            with open(path, "rb") as f:
+                profiles = json.load(f).get("profiles", {})
+        except (OSError, ValueError, AttributeError):
+            continue   # the workload's own reading says what is wrong with it
+        if isinstance(profiles, dict) and any(isinstance(p, dict) and p.get("type") in PTASK_TYPES
+                                              for p in profiles.values()):
+            return True
+    return False
+
+
+PTASK_TYPES = ("parallel", "parallel_homogeneous", "parallel_homogeneous_total")
+
+
+def _machine_limit(args):
+    """Batsim's --mmax, or with --mmax-workload the workloads' largest nb_res (0: every compute host)."""
+    if args.mmax < 0:
+        raise EngineError(f"--mmax must be >= 0, got {args.mmax}")
+    if not args.mmax_workload:
+        return args.mmax
+    import json
+
+    sizes = []
+    for path in args.workload:
+        try:
+            with open(path, "rb") as f:
+                nb_res = json.load(f).get("nb_res")
+        except (OSError, ValueError, AttributeError):
+            nb_res = None   # the workload's own reading says what is wrong with it
+        if isinstance(nb_res, int) and not isinstance(nb_res, bool) and nb_res > 0:
+            sizes.append(nb_res)
+    return max(sizes, default=0)
+
+
 def _load(args):
     """Check and load every input before SimGrid runs or the socket is touched."""
-    from .platform import SIMGRID_CONFIG, check_platform_file, load_platform
+    from .platform import PTASK_MODEL, SIMGRID_CONFIG, check_platform_file, load_platform
     from .simgrid_loader import import_simgrid
     from .workload import load_workload
 
@@ -133,9 +183,19 @@ def _load(args):
         if not os.path.exists(path):
             raise EngineError(f"workload file not found: {path}")
     sg = import_simgrid()
-    engine = sg.Engine(["batloc-batsim"] + SIMGRID_CONFIG)
-    platform = load_platform(engine, args.platform)
+    ptasks = _needs_ptasks(args.workload)
+    # L07 times networks and computations itself: SimGrid refuses a network model beside it
+    config = [PTASK_MODEL] + [c for c in SIMGRID_CONFIG if "network/" not in c] if ptasks else SIMGRID_CONFIG
+    engine = sg.Engine(["batloc-batsim"] + config)
+    from batloc.platforms.numbering import RoleError, parse_role_maps
+
+    try:
+        roles = parse_role_maps(args.add_role_to_hosts)
+    except RoleError as e:
+        raise EngineError(str(e)) from None
+    platform = load_platform(engine, args.platform, args.master_host, roles, _machine_limit(args), args.quiet)
     workloads = [load_workload(path, f"w{i}", len(platform.compute)) for i, path in enumerate(args.workload)]
+    args.ptasks = ptasks
     return sg, engine, platform, workloads
 
 
@@ -214,7 +274,7 @@ def _prepare(args, stop, sg, engine, platform, workloads, stamp=None):
     options = SimpleNamespace(
         dynamic_jobs=args.enable_dynamic_jobs, ack_dynamic=args.acknowledge_dynamic_jobs,
         profile_reuse=args.enable_profile_reuse, forward_profiles=args.forward_profiles_on_submission,
-        lenient_calls=args.lenient_call_me_later)
+        lenient_calls=args.lenient_call_me_later, ptasks=args.ptasks)
     nb_static = sum(len(w.jobs) for w in workloads)
     horizon = max((j.subtime for w in workloads for j in w.jobs), default=0.0)
     progress = None

@@ -97,27 +97,38 @@ class Exporter:
             self.broken = f"cannot write outputs with prefix {self.prefix!r}: {e.strerror or e}"
             raise EngineError(self.broken) from None
 
+    # ---- what the journal records (each hook costs a tuple when it is kept, a test when not) ------------
+    def submitted(self, job):
+        """`job` is submitted: a workload's, or one the scheduler registered (`registered` first)."""
+        if self.journal is not None:
+            self.journal.pending.append(("j", job.id))
+
+    def registered(self, job):
+        if self.journal is not None:
+            self.journal.pending.append(("d", job.workload, job.local_id, job.profile, job.subtime, job.res,
+                                         job.walltime))
+
     def started(self, job, time, nb_computing):
         """`job` started at `time`, `nb_computing` compute resources now busy."""
         self.machine_state(time, nb_computing)
         if self.journal is not None:
             self.journal.pending.append(("s", job.id, job.start, job.alloc_str, nb_computing))
 
-    def registered(self, job, nb_submitted):
-        """The scheduler registered `job` after `nb_submitted` workload jobs were submitted (journal only)."""
+    def ended(self, job, time, nb_computing):
+        """`job` ended where it ran (its row comes when the server hears of it: at once, or by its message)."""
+        self.machine_state(time, nb_computing)
         if self.journal is not None:
-            self.journal.pending.append(("d", nb_submitted, job.workload, job.local_id, job.profile, job.subtime,
-                                         job.res, job.walltime))
+            self.journal.pending.append(("f", job.id, job.state, job.finish, nb_computing))
 
     def metadata_set(self, job):
         if self.journal is not None:
             self.journal.pending.append(("m", job.id, job.metadata))
 
-    def checkpoint(self, now, nb_submitted):
+    def checkpoint(self, now):
         """Before a message to the scheduler: the journal holds everything up to here."""
         if self.journal is not None and self.broken is None:
             try:
-                self.journal.checkpoint(now, nb_submitted)
+                self.journal.checkpoint(now)
             except OSError as e:
                 self.broken = f"cannot write the run's journal {self.journal.path}: {e.strerror or e}"
                 raise EngineError(self.broken) from None
@@ -125,9 +136,7 @@ class Exporter:
     def job(self, job):
         """Append one finished (or rejected) job's row."""
         if self.journal is not None:
-            # an ended job's machine state was set just before (jobs.end_job); a rejected one sets none
-            busy = None if job.state == "REJECTED" else self.states[-1][1]
-            self.journal.pending.append(("e", job.id, job.state, job.finish, busy))
+            self.journal.pending.append(("e", job.id, job.state, job.finish))
         c = self.counts
         c["nb_jobs"] += 1
         rejected = job.state == "REJECTED"

@@ -4,14 +4,14 @@ The outputs are written at the end of a run (``export``); a run killed with
 -9, by the OOM killer, or with its machine's power left on but its process
 gone, would leave nothing but temporary files. So, as the run goes, the
 engine appends to ``<prefix>_journal.<pid>.tmp`` every event that shapes a
-row of its outputs — a job started, a job ended (or was rejected), a job
-registered, a job's metadata set (a start or an end with the number of
-compute resources then busy: the machine states) — and, before each message
-to its scheduler, a checkpoint with the simulated
-time and how many workload jobs were submitted. Each checkpoint's batch is
-one JSON line, written in one ``write`` (no ``fsync``: the kernel keeps it
-once written, whatever happens to the process); a line cut short by a kill is
-ignored, so the journal always replays to a checkpoint.
+row of its outputs — a job submitted (a registered one with its fields), a
+job started, a job ended where it ran (both with the number of compute
+resources then busy: the machine states), a row written (an end the server
+heard of, or a rejection), a job's metadata set — and, before each message
+to its scheduler, a checkpoint with the simulated time. Each checkpoint's
+batch is one JSON line, written in one ``write`` (no ``fsync``: the kernel
+keeps it once written, whatever happens to the process); a line cut short by
+a kill is ignored, so the journal always replays to a checkpoint.
 
 Replayed on the workloads it names, the journal gives the state the engine
 had at that checkpoint, from which ``recovery`` writes the very files the
@@ -71,7 +71,7 @@ class Journal:
             raise EngineError(f"cannot write the run's journal {path}: {e.strerror}") from None
         fcntl.flock(self.fd, fcntl.LOCK_EX)   # released by the kernel however the engine ends
         self.pending = []      # the records since the last checkpoint (the exporter adds them)
-        self.now = self.next_static = None   # the last checkpoint's
+        self.now = None        # the last checkpoint's simulated time
         self._write(orjson.dumps({"journal": FORMAT, "pid": os.getpid(), "started": time.time(), **header}) + b"\n")
 
     def _write(self, data):
@@ -79,18 +79,18 @@ class Journal:
         while view:
             view = view[os.write(self.fd, view):]
 
-    def checkpoint(self, now, next_static):
+    def checkpoint(self, now):
         """Write the events since the last checkpoint and this checkpoint, in one line and one write."""
         pending = self.pending
-        if not pending and now == self.now and next_static == self.next_static:
+        if not pending and now == self.now:
             return
-        pending.append(("@", now, next_static))
+        pending.append(("@", now))
         data = orjson.dumps(pending, option=orjson.OPT_APPEND_NEWLINE)
         written = os.write(self.fd, data)
         if written < len(data):   # a regular file takes it all at once but for a full disk, which then raises
             self._write(data[written:])
         pending.clear()
-        self.now, self.next_static = now, next_static
+        self.now = now
 
     def close(self, remove):
         if self.fd is None:

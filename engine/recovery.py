@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from .errors import EngineError
 from .export import SUFFIXES, Exporter
 from .journal import Unreadable, left_behind, read
+from .server import submission_order
 from .workload import Job, load_workload
 
 
@@ -63,51 +64,51 @@ def recover_one(prefix, path, force=False):
 
 
 def _replay(prefix, header, records):
+    """The engine's state at the journal's last checkpoint, written as its `write_unfinished` and `close` would."""
     static = _static_jobs(header)
-    by_id = {job.id: job for job in static}
+    known = {job.id: job for job in static}   # and the registered ones, as they come
     exporter = Exporter(prefix, header["nb_compute"], header["version"], header["record_wallclock"])
     jobs = {}            # as the engine's Simulation.jobs: every job submitted or registered, in that order
-    submitted = 0
     now = 0.0
-
-    def submit_up_to(n):
-        nonlocal submitted
-        while submitted < n:
-            job = static[submitted]
-            job.state = "SUBMITTED"
-            jobs[job.id] = job
-            submitted += 1
-
     try:
         for record in records:
             kind = record[0]
             if kind == "@":
-                _, now, nb_submitted = record
-                submit_up_to(nb_submitted)
-            elif kind == "s":
-                _, job_id, start, alloc, busy = record
-                job = jobs.get(job_id) or by_id[job_id]
-                job.state, job.start, job.alloc_str = "RUNNING", start, alloc
-                exporter.machine_state(start, busy)
-            elif kind == "e":
-                _, job_id, state, finish, busy = record
-                job = jobs.get(job_id) or by_id[job_id]
-                job.state, job.finish = state, finish
-                if busy is not None:
-                    exporter.machine_state(finish, busy)
-                exporter.job(job)
-            elif kind == "m":
-                _, job_id, metadata = record
-                (jobs.get(job_id) or by_id[job_id]).metadata = metadata
-            elif kind == "d":
-                _, position, workload, local_id, profile, subtime, res, walltime = record
-                submit_up_to(position)
-                job = Job(workload, local_id, None, subtime, res, walltime, profile)
+                now = record[1]
+            elif kind == "j":
+                job = known[record[1]]
                 job.state = "SUBMITTED"
                 jobs[job.id] = job
+            elif kind == "s":
+                _, job_id, start, alloc, busy = record
+                job = jobs[job_id]
+                job.state, job.start, job.alloc_str = "RUNNING", start, alloc
+                exporter.machine_state(start, busy)
+            elif kind == "f":
+                _, job_id, state, finish, busy = record
+                job = jobs[job_id]
+                job.state, job.finish = state, finish
+                exporter.machine_state(finish, busy)
+            elif kind == "e":
+                _, job_id, state, finish = record
+                job = jobs[job_id]
+                job.state, job.finish = state, finish
+                exporter.job(job)
+                job.written = True
+            elif kind == "m":
+                jobs[record[1]].metadata = record[2]
+            elif kind == "d":
+                _, workload, local_id, profile, subtime, res, walltime = record
+                job = Job(workload, local_id, None, subtime, res, walltime, profile)
+                known[job.id] = job
             else:
                 raise KeyError(kind)
-        left = [job for job in jobs.values() if job.state in ("SUBMITTED", "RUNNING")] + static[submitted:]
+        # as jobs.write_unfinished: ended jobs whose end the server had not heard of yet, then the others
+        for job in jobs.values():
+            if job.finish is not None and not job.written and job.state != "REJECTED":
+                exporter.job(job)
+        left = [job for job in jobs.values() if job.state in ("SUBMITTED", "RUNNING")]
+        left += [job for job in static if job.state == "NOT_SUBMITTED"]
         for job in left:
             exporter.unfinished(job)
     except (KeyError, ValueError, TypeError) as e:
@@ -133,8 +134,7 @@ def _static_jobs(header):
             workloads.append(load_workload(path, f"w{i}", None))
         except EngineError as e:
             raise Unreadable(str(e)) from None
-    order = ((j.subtime, wi, ji, j) for wi, w in enumerate(workloads) for ji, j in enumerate(w.jobs))
-    return [t[3] for t in sorted(order, key=lambda t: t[:3])]
+    return submission_order(workloads)
 
 
 def _clean(prefix, path, pid):

@@ -44,6 +44,7 @@ class PlatformView:
         self.max_cores = max(len(n.core_ids) for n in self.nodes)
         self.bandwidth = np.array([n.bandwidth for n in self.nodes], dtype=float)
         self.memory = np.array([n.memory_bytes for n in self.nodes], dtype=float)
+        self.mem_ids = [n.mem_id for n in self.nodes]
 
     def __len__(self):
         return len(self.nodes)

@@ -50,6 +50,9 @@ def _parser():
     gen.add_argument("--io-routes", action="store_true",
                      help="for jobs doing I/O phases: lustre carries the backbone bandwidth the I/O-aware "
                           "schedulers share out (docs/contract.md §7; lustre reaches every core in any case)")
+    gen.add_argument("--node-routes", action="store_true",
+                     help="routes between nodes' memories, over both nodes' links (workflows' outputs read from "
+                          "their producer's node, write_back: staged); nodes^2/2 routes")
     gen.add_argument("--pfs-access", default="shared", choices=PFS_ACCESS,
                      help="shared: concurrent I/O shares the links; exclusive: one job's I/O at a time, FIFO")
 
@@ -74,7 +77,7 @@ def _generate(args):
     spec = PlatformSpec(memory_mix=mix, cores=args.cores, node_bandwidth=node_bw,
                         backbone_bandwidth=backbone, latency=parse_duration(args.latency),
                         sharing=args.sharing, name=args.name, io_routes=args.io_routes,
-                        pfs_access=args.pfs_access)
+                        pfs_access=args.pfs_access, node_routes=args.node_routes)
     write(spec, args.output)
     print(f"wrote {args.output}: {spec.nodes} nodes x {spec.cores} cores")
 

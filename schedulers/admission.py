@@ -11,6 +11,7 @@ import math
 from dataclasses import dataclass
 from typing import Optional
 
+from batloc.locality.workflow import WorkflowError, job_files, job_outputs
 from batloc.schedulers.boundary import finite_number, warn
 
 
@@ -24,6 +25,10 @@ class Submission:
     walltime: float            # +inf when the job has none
     file: Optional[str]
     size: float                # bytes; 0 without a file
+    # A job reading several files (a workflow's task, contract §2b): all of them,
+    # ``file`` being the largest; () for a job of one file or none.
+    files: tuple = ()
+    outputs: tuple = ()        # (file, size) it writes, in its node's memory at its end
 
 
 class Admission:
@@ -54,9 +59,11 @@ class Admission:
             walltime = math.inf
             self._once("walltime", self.no_walltime_note and f"job {job.id} has no walltime: {self.no_walltime_note}")
         data = job.json_dict or {}
-        file, size = data.get("input_file"), data.get("input_size")
         if self.ignore_files:
             return Submission(cores, walltime, None, 0.0)
+        if "inputs" in data or "outputs" in data:
+            return self._workflow_task(job, data, cores, walltime)
+        file, size = data.get("input_file"), data.get("input_size")
         if file is None or size is None:
             self._once("file", f"job {job.id} has no input_file/input_size fields (contract §2): jobs without "
                                "them are scheduled with no loads")
@@ -67,6 +74,22 @@ class Admission:
         if misfit is not None:
             raise Rejected(misfit)
         return Submission(cores, walltime, str(file), float(size))
+
+    def _workflow_task(self, job, data, cores, walltime):
+        """A job declaring the files it reads and writes (contract §2b)."""
+        try:
+            files = job_files(data, f"job {job.id}")
+            outputs = tuple(job_outputs(data, f"job {job.id}"))
+        except WorkflowError as exc:
+            raise Rejected(f"{exc}: rejected") from None
+        total = sum(s for _, s in files)
+        misfit = self.platform.misfit(job.id, "+".join(f for f, _ in files), total)
+        if misfit is not None:
+            raise Rejected(misfit)
+        if not files:
+            return Submission(cores, walltime, None, 0.0, (), outputs)
+        file, size = max(files, key=lambda fs: fs[1])      # the first of the largest
+        return Submission(cores, walltime, file, size, tuple(files) if len(files) > 1 else (), outputs)
 
     def _once(self, kind, message):
         if message and kind not in self.warned:

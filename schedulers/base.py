@@ -44,7 +44,7 @@ from procset import ProcInt, ProcSet
 
 from batloc.locality.decision_log import DecisionLog
 from batloc.locality.platform_view import PlatformError, PlatformView
-from batloc.locality.staging import STAGE_WORKLOAD, StagingBook, is_staging_job, staging_profile, storage_mapping
+from batloc.locality.staging import STAGE_WORKLOAD, StagingBook, is_staging_job
 from batloc.schedulers.boundary import PREFIX, TICK, BatlocScheduler, OptionsError, options_or_exit
 
 log = logging.getLogger("batloc.schedulers")
@@ -82,6 +82,17 @@ class Held:
     staging: Optional[str]
     computing: bool
     alloc: Optional[ProcSet] = None
+    # A job reading several files may wait for several stagings (its own loads, others'):
+    # those still in flight; None for a job of one file (``staging`` says which).
+    waits: Optional[set] = None
+
+
+def stagings_waited(held):
+    """The stagings a held job still waits for (any family's record of a held job)."""
+    waits = getattr(held, "waits", None)
+    if waits is not None:
+        return waits
+    return (held.staging,) if held.staging is not None else ()
 
 
 class HeldJobs:
@@ -99,6 +110,10 @@ class HeldJobs:
         for jid in st.waiters:
             held = self.held.get(jid)
             if held is not None:        # None: it ended while waiting
+                if held.waits is not None:
+                    held.waits.discard(staging_id)
+                    if held.waits:
+                        continue        # another of its files is still loading
                 held.computing = True
                 ready.append(held)
         return st, ready
@@ -106,8 +121,9 @@ class HeldJobs:
     def release(self, job_id):
         """A job ended (completed or killed): its Held, gone from the staging it waited for; None if unknown."""
         held = self.held.pop(job_id, None)
-        if held is not None and held.staging is not None and not held.computing:
-            self.stagings.leave(held.staging, job_id)
+        if held is not None and not held.computing:
+            for sid in stagings_waited(held):
+                self.stagings.leave(sid, job_id)
         return held
 
 
@@ -234,12 +250,13 @@ class SchedulerBase(BatlocScheduler):
     # ---- stagings -------------------------------------------------------------
     def issue_staging(self, st):
         """Register and execute the staging job `st` (a ``locality.staging.Staging``) now."""
-        node = self.platform.nodes[st.node]
         profile = st.id.split("!", 1)[1]
-        self.bs.register_profiles(STAGE_WORKLOAD, {profile: staging_profile(st.size)})
+        # from Lustre (or another node's memory, or to Lustre: a workflow's output) to the node's memory
+        description, mapping = st.endpoints(self.platform.lustre_id, self.platform.mem_ids)
+        self.bs.register_profiles(STAGE_WORKLOAD, {profile: description})
         job = self.bs.register_job(st.id, 2, -1, profile)
-        job.allocation = procset_of((self.platform.lustre_id, node.mem_id))
-        job.storage_mapping = storage_mapping(self.platform.lustre_id, node.mem_id)
+        job.allocation = procset_of(mapping.values())
+        job.storage_mapping = mapping
         self.bs.execute_job(job)
 
     def issue_staging_at(self, st, now):
@@ -281,7 +298,8 @@ class SchedulerBase(BatlocScheduler):
                 if not held.computing:
                     # Its load outlasted its window: it leaves the staging's waiters
                     # and ends now, executed and killed, so that it has a final state.
-                    stagings.leave(held.staging, jid)
+                    for sid in stagings_waited(held):
+                        stagings.leave(sid, jid)
                     held.computing = True
                     self.execute(held)
                 victims.append(self.jobs[jid])

@@ -47,6 +47,8 @@ class _FakeBatsim:
         self.no_more_static_jobs = False
         self.profiles = {"w0": dict(run.workload.get("profiles", {}))}
         self.jobs = {}
+        # SIMULATION_BEGINS names each workload's file; here the document itself
+        self.workloads = {"w0": run.workload}
 
     def time(self):
         return self._run.now
@@ -59,6 +61,7 @@ class _FakeBatsim:
                                   "subtime": self._run.now})
         job.profile_dict = self.profiles[job.workload][profile_name]
         self.jobs[id] = job
+        self._run.registered.append(id)
         return job
 
     def execute_job(self, job):
@@ -87,6 +90,7 @@ class DryRun:
         self.now = 0.0
         self.heap, self.seq = [], 0
         self.out, self.rejected = [], []
+        self.registered = []       # dynamic job ids in registration order (stagings, dependent jobs)
         self.registration_finished = False
         self.results = {}          # job id -> dict(start, finish, alloc, state)
         self.core_busy = {}        # core id -> job id
@@ -137,7 +141,9 @@ class DryRun:
             return          # killed earlier
         r["finish"] = self.now
         self._free(job_id, r)
-        self.sched.onJobCompletion(self.bs.jobs[job_id])
+        job = self.bs.jobs[job_id]
+        job.job_state = Job.State[r["state"]]
+        self.sched.onJobCompletion(job)
 
     def _on_killed(self, job_ids):
         killed = []
@@ -165,8 +171,10 @@ class DryRun:
             alloc = list(ProcSet.from_str(str(alloc)) if not isinstance(alloc, ProcSet) else alloc)
             prof = job.profile_dict
             if prof["type"] == "data_staging":
-                mem = self.mem[job.storage_mapping["mem"]]
-                dur = prof["nb_bytes"] / float(mem["properties"]["bandwidth"]) + self.latency
+                # every load on its own link: at the slowest node link on its way (FATPIPE)
+                bw = min(float(self.mem[s]["properties"]["bandwidth"]) for s in job.storage_mapping.values()
+                         if "bandwidth" in self.mem[s]["properties"])
+                dur = prof["nb_bytes"] / bw + self.latency
                 state = "COMPLETED_SUCCESSFULLY"
             else:
                 for c in alloc:
@@ -197,6 +205,12 @@ def write_jobs_csv(run, path):
                            f"{float(job.requested_time):.6f}", int(r["state"] == "COMPLETED_SUCCESSFULLY"),
                            r["state"], f"{start:.6f}", f"{fin - start:.6f}", f"{fin:.6f}",
                            f"{start - sub:.6f}", f"{fin - sub:.6f}", "", str(ProcSet(*r["alloc"])), "-1", ""]))
+    for jid in run.rejected:               # as Batsim writes a rejected job: no times
+        job = run.bs.jobs[jid]
+        wl, local = jid.split("!", 1)
+        rows.append((run.now, [local, wl, job.profile, f"{float(job.submit_time):.6f}", str(job.requested_resources),
+                               f"{float(job.requested_time):.6f}", 0, "REJECTED", "", "", "", "", "", "", "", "",
+                               ""]))
     with open_for_writing(path) as fh:
         fh.write(JOBS_HEADER + "\n")
         for _, fields in sorted(rows, key=lambda x: x[0]):

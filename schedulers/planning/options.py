@@ -27,6 +27,7 @@ from typing import Optional
 from batloc.locality.cache import MODELS
 from batloc.engine.timers import HORIZON
 from batloc.schedulers.boundary import FileOutputs, OptionsError, finite_number
+from batloc.schedulers.planning.formulas import SHAPES
 
 
 PROFILES = {
@@ -41,6 +42,7 @@ TICK_EVENTS = ("since_last_tick", "same_second")
 SUBMISSION_PASSES = ("full", "new_jobs_only")
 PENALTIES = ("memory_model", "ended_windows")
 ROUNDINGS = ("none", "truncate")
+WRITE_BACKS = ("instant", "staged")
 
 
 @dataclass(frozen=True)
@@ -48,6 +50,11 @@ class SchedulerOptions(FileOutputs):
     backfilling: bool = False
     W: float = 500.0
     saturation: float = 1.0
+    # The gradual LEM (LEM only): [low, high] shares of busy nodes between which
+    # the weight of locality grows from 0 (EFT) to 1 (LEA), along ``ramp_shape``
+    # (linear, smooth, convex, concave; formulas.locality_weight). None: LEM's switch.
+    ramp: Optional[list] = None
+    ramp_shape: str = "linear"
     cache: str = "paper"
     scheduling_period: float = 0.0
     # Plan only the first N queued jobs per pass (0 = all, the paper). Like
@@ -103,6 +110,11 @@ class SchedulerOptions(FileOutputs):
     # once no later job could start now: jobs further back get their first
     # prediction when a pass first reaches them. Decisions are the same.
     predictions: bool = False
+    # Workflows (contract §2b): an output is on Lustre from its producer's end
+    # ("instant"), or copied there by a staging from its producer's memory,
+    # where it stays pinned and is read by consumers elsewhere until then
+    # ("staged": the platform needs routes between nodes, ``--node-routes``).
+    write_back: str = "instant"
     bandwidth: Optional[float] = None
     decisions: Optional[str] = None
     export_prefix: Optional[str] = None
@@ -149,7 +161,8 @@ class SchedulerOptions(FileOutputs):
                                f"got {self.queue_depth!r}")
         for name, allowed in (("inflight_overhead", INFLIGHT), ("pass_stop", PASS_STOPS),
                               ("tick_events", TICK_EVENTS), ("submission_pass", SUBMISSION_PASSES),
-                              ("eviction_penalty", PENALTIES), ("score_rounding", ROUNDINGS)):
+                              ("eviction_penalty", PENALTIES), ("score_rounding", ROUNDINGS),
+                              ("write_back", WRITE_BACKS)):
             if getattr(self, name) not in allowed:
                 raise OptionsError(f"option {name!r} must be one of {', '.join(allowed)}, got {getattr(self, name)!r}")
         if self.ticks and self.queue_depth:
@@ -165,6 +178,14 @@ class SchedulerOptions(FileOutputs):
         if self.scheduling_period > HORIZON:   # its first pass would come after the engine's clock stops
             raise OptionsError(f"option 'scheduling_period' must be at most {HORIZON:.0f} s (2^32 s, about 136 "
                                f"years: the horizon of the engine's clock), got {self.scheduling_period!r}")
+        if self.ramp is not None:
+            r = self.ramp
+            if (not isinstance(r, (list, tuple)) or len(r) != 2 or not all(finite_number(x) for x in r)
+                    or not 0 <= r[0] < r[1] <= 1):
+                raise OptionsError(f"option 'ramp' is [low, high], shares of busy nodes with 0 <= low < high <= 1, "
+                                   f"got {r!r}")
+        if self.ramp_shape not in SHAPES:
+            raise OptionsError(f"option 'ramp_shape' must be one of {', '.join(SHAPES)}, got {self.ramp_shape!r}")
         if not 0 < self.saturation <= 1:
             raise OptionsError(f"option 'saturation' is a share of nodes in (0, 1], got {self.saturation!r}")
         if self.bandwidth is not None and (not finite_number(self.bandwidth) or self.bandwidth <= 0):
