@@ -57,6 +57,10 @@ def main(argv=None) -> int:
     except FileNotFoundError as exc:
         print(f"batloc report: {exc}", file=sys.stderr)
         return 1
+    except KeyboardInterrupt:
+        print(f"batloc report: interrupted; the report in {args.output_dir} is whole (the previous one, unless "
+              "this one was already in place)", file=sys.stderr)
+        return 130
     print(f"batloc report: wrote {report.html} and {report.summary_csv} in {report.seconds:.1f} s")
     if report.failed:
         print(f"batloc report: {len(report.failed)} run(s) left out of every comparison (named above)", file=sys.stderr)

@@ -19,6 +19,7 @@ from . import compare, figures, gantt, job_table, khanna, load, predictions, see
 from .checks import RunLeftOut, check_validation
 from .report_html import render
 from .runs import Inputs, analyse_run
+from .swap import staged
 from .style import Palette, TimeAxis
 
 
@@ -51,29 +52,36 @@ def build_report(output_dir, baseline: str = "fcfs", inputs: Inputs | None = Non
         left = f" ({len(failed)} left out, see above)" if failed else ""
         raise FileNotFoundError(f"no analysable run (*_jobs.csv) under {output_dir}{left}")
 
-    fig_dir = output_dir / "figures"
-    fig_dir.mkdir(parents=True, exist_ok=True)
-    khanna.add_metrics(results, raw)
-    comp = compare.compare(results, baseline)
-    palette = Palette([r.scheduler for r in results], baseline if any(r.scheduler == baseline for r in results) else None)
-    axes = _time_axes(results)
-    figs, captions = _figures(results, raw, comp, fig_dir, gantt_range, palette, axes, gantt_window)
-    seed_figs = seed_metrics.figures(results, fig_dir, palette, axes)
-    figs.update(seed_figs)
-    captions.update(_seed_captions(seed_figs))
-    per_job = _per_job_tables(results, raw, output_dir / "per_job")
-    workflows_html, wf_figs = workflows.report_section(results, raw, fig_dir)
-    figs.update(wf_figs)
+    with staged(output_dir) as work:   # written aside, swapped in whole (an interrupted report keeps the last)
+        fig_dir = work / "figures"
+        fig_dir.mkdir(parents=True, exist_ok=True)
+        khanna.add_metrics(results, raw)
+        comp = compare.compare(results, baseline)
+        palette = Palette([r.scheduler for r in results],
+                          baseline if any(r.scheduler == baseline for r in results) else None)
+        axes = _time_axes(results)
+        figs, captions = _figures(results, raw, comp, fig_dir, gantt_range, palette, axes, gantt_window)
+        seed_figs = seed_metrics.figures(results, fig_dir, palette, axes)
+        figs.update(seed_figs)
+        captions.update(_seed_captions(seed_figs))
+        per_job = _per_job_tables(results, raw, work / "per_job")
+        workflows_html, wf_figs = workflows.report_section(results, raw, fig_dir)
+        figs.update(wf_figs)
 
-    summary = _summary_frame(results, comp)
-    summary_csv = output_dir / "summary.csv"
-    summary.to_csv(summary_csv, index=False, float_format="%.6f")
+        summary = _summary_frame(results, comp)
+        summary.to_csv(work / "summary.csv", index=False, float_format="%.6f")
 
-    html = output_dir / "report.html"
-    html.write_text(render(output_dir, results, comp, summary, figs, failed, baseline,
-                           captions=captions, palette=palette, per_job=per_job, workflows_html=workflows_html))
-    return Report(html=html, summary_csv=summary_csv, figures=figs, failed=failed, seconds=time.perf_counter() - t0,
-                  comparison=comp, captions=captions, per_job=per_job, results=results)
+        (work / "report.html").write_text(render(work, results, comp, summary, figs, failed, baseline,
+                                                 captions=captions, palette=palette, per_job=per_job,
+                                                 workflows_html=workflows_html, shown_as=output_dir))
+
+    def placed(path):
+        return output_dir / path.relative_to(work)
+
+    return Report(html=output_dir / "report.html", summary_csv=output_dir / "summary.csv",
+                  figures={k: placed(p) for k, p in figs.items()}, failed=failed,
+                  seconds=time.perf_counter() - t0, comparison=comp, captions=captions,
+                  per_job={k: placed(p) for k, p in per_job.items()}, results=results)
 
 
 def gather(output_dir: Path, inputs: Inputs | None, log):

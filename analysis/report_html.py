@@ -176,7 +176,10 @@ _SESSION_COLUMNS = [
 
 
 def render(output_dir: Path, results, comp, summary: pd.DataFrame, figs: dict, failed: dict, baseline: str,
-           captions: dict | None = None, palette=None, per_job: dict | None = None, workflows_html: str = "") -> str:
+           captions: dict | None = None, palette=None, per_job: dict | None = None, workflows_html: str = "",
+           shown_as: Path | None = None) -> str:
+    """The page, its links relative to `output_dir`, where it is written; `shown_as`: the folder it names (the
+    report is written aside, then moved there: analysis/swap.py)."""
     captions = captions or {}
     per_job = per_job or {}
 
@@ -184,7 +187,7 @@ def render(output_dir: Path, results, comp, summary: pd.DataFrame, figs: dict, f
         return _img(figs[key], output_dir, captions.get(key, key.replace("_", " ")))
 
     out = [f"<!doctype html><html><head><meta charset='utf-8'><title>batloc report</title><style>{_STYLE}</style></head><body>"]
-    out.append(f"<h1>batloc report — {html.escape(str(output_dir))}</h1>")
+    out.append(f"<h1>batloc report — {html.escape(str(shown_as or output_dir))}</h1>")
     out.append(f"<p class='note'>{len(results)} run(s) compared; each against the run its sweep declares "
                f"(<code>against:</code>), or by default: a run without backfilling against the baseline "
                f"<code>{html.escape(baseline)}</code>, a run with backfilling (staged or not) against "

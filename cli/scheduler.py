@@ -15,11 +15,11 @@ line per message).
 import argparse
 import errno
 import json
-import os
 import socket
 import sys
 
-from batloc.shipped import packaged, policy_named, policy_of
+from batloc.schedulers.loading import pybatsim_logging
+from batloc.shipped import policy_named, policy_of
 
 PROG = "batloc scheduler"
 DEFAULT_ENDPOINT = "tcp://127.0.0.1:28000"
@@ -70,26 +70,18 @@ def read_options(args):
 
 
 def load(name, options):
-    from batsim.tools.launcher import instanciate_scheduler
+    """The scheduler, loaded as pybatsim's launcher does, each failure one line (``schedulers.loading``)."""
+    from batloc.schedulers.loading import LoadError
+    from batloc.schedulers.loading import load as load_scheduler
 
-    if "/" in name or "." in name:
-        path = packaged(name)    # schedulers/lea.py from any folder: an installed batloc's own
-        if not path.is_file():
-            raise LaunchError(f"no scheduler file {name}")
-        return instanciate_scheduler(str(path), options=options)
-    named = policy_named(name)
+    named = policy_named(name) if "/" not in name and "." not in name else None
     if named is not None:    # robin's names: lea, lea-bf
         path, implied = named
-        return instanciate_scheduler(str(path), options={**implied, **options})
-    # A stock name is imported from pybatsim's package `schedulers`: a folder of that name in the
-    # current directory (this repository's root) must not stand in for it.
-    here = {"", os.getcwd()}
-    kept = [p for p in sys.path if p in here]
-    sys.path[:] = [p for p in sys.path if p not in here]
+        name, options = str(path), {**implied, **options}
     try:
-        return instanciate_scheduler(name, options=options)
-    finally:
-        sys.path[:0] = kept
+        return load_scheduler(name, options)
+    except LoadError as e:
+        raise LaunchError(str(e)) from None
 
 
 def check_endpoint(endpoint):
@@ -129,12 +121,7 @@ def launch(args):
     import zmq
     from batsim.tools.launcher import launch_scheduler
 
-    from batloc.robin.pybatsim_launcher import LEVELS, stderr_handlers_at
-
-    # pybatsim's loggers add their own handlers at info: every stream handler keeps to the level asked
-    stderr_handlers_at(LEVELS[args.verbosity])
-    logging.basicConfig(format="[pybatsim - %(asctime)s - %(name)s - %(levelname)s] %(message)s",
-                        level=logging.getLevelName(args.verbosity.upper()))
+    pybatsim_logging(args.verbosity)
     options = read_options(args)
     check_endpoint(args.socket_endpoint)
     _compile_first(args.scheduler)

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from batloc.locality.cache import MODELS
+from batloc.engine.timers import HORIZON
 from batloc.schedulers.boundary import FileOutputs, OptionsError, finite_number
 from batloc.schedulers.planning.formulas import SHAPES
 
@@ -180,6 +181,9 @@ class SchedulerOptions(FileOutputs):
             value = getattr(self, name)
             if not finite_number(value) or value < 0:
                 raise OptionsError(f"option {name!r} must be a finite number >= 0, got {value!r}")
+        if self.scheduling_period > HORIZON:   # its first pass would come after the engine's clock stops
+            raise OptionsError(f"option 'scheduling_period' must be at most {HORIZON:.0f} s (2^32 s, about 136 "
+                               f"years: the horizon of the engine's clock), got {self.scheduling_period!r}")
         if self.ramp is not None:
             r = self.ramp
             if (not isinstance(r, (list, tuple)) or len(r) != 2 or not all(finite_number(x) for x in r)
