@@ -190,11 +190,11 @@ class SchedulerBase(BatlocScheduler):
         for t in sorted(t for t in self.due if t <= now + TICK):
             for st in self.due.pop(t):
                 self.issue_staging(st)
-        self._end_windows(now)
 
     def onNoMoreEvents(self):
         if self.fatal is not None or not self.ready:
             return
+        self.end_windows()
         if self.dirty and self.may_schedule():
             self.dirty = False
             waiting, t0, c0 = self.unstarted(), _time.perf_counter(), _time.thread_time()
@@ -270,7 +270,11 @@ class SchedulerBase(BatlocScheduler):
             self.call_at(held.deadline)
         self.kill_at[held.deadline].append(held.job.id)
 
-    def _end_windows(self, now):
+    def end_windows(self):
+        """Kill the held jobs whose window ended by now. Called after the message's last event (a
+        family may call it earlier in ``onNoMoreEvents``; a second call finds nothing due), so that a
+        job whose completion came in the same message as its timer is not killed."""
+        now = self.bs.time()
         held_jobs, stagings = (self.state.held, self.state.stagings) if self.kill_times else (None, None)
         while self.kill_times and self.kill_times[0] <= now + TICK:
             victims = []

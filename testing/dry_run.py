@@ -158,6 +158,12 @@ class DryRun:
         out, self.out = self.out, []
         for kind, what, alloc in out:
             if kind == "kill":
+                ended = [jid for jid in what if self.results.get(jid, {}).get("finish") is not None]
+                if ended:
+                    # Batsim 4.2.1 forgets a job once the message reporting its end is sent,
+                    # and aborts on a later KILL_JOB of it (jobs.cpp: "Cannot get job").
+                    raise AssertionError(f"t={self.now}: KILL_JOB of {', '.join(ended)}, whose end the "
+                                         "scheduler was already told (Batsim 4.2.1 aborts on it)")
                 # Batsim answers a kill in a later message at the same time.
                 self.push(self.now, "killed", what)
                 continue
