@@ -25,7 +25,12 @@ the protocol around them, once for all:
   future). There, a job computing is killed; a job still waiting for its file
   is executed and killed in the same answer, so it ends COMPLETED_KILLED at its
   window's end, its cores freed, as the paper's schedule has it (Batsim 4.2.1
-  runs the execution, then the kill, at that instant).
+  runs the execution, then the kill, at that instant). A timer is read once
+  every event of its message is in (``end_windows``), never at its
+  REQUESTED_CALL: Batsim 4.2.1 may send a job's JOB_COMPLETED after the call
+  in the same message, and it aborts on a KILL_JOB of a job whose end it has
+  reported (it forgets the job once that message is sent: ``jobs.cpp``,
+  "Cannot get job ...: it does not exist").
 - **Held jobs**: ``Held``, a job holding cores, and ``HeldJobs``, the held
   jobs and stagings in flight that the families' states are built on and
   these timers read (``self.state.held``, ``self.state.stagings``).
