@@ -50,6 +50,7 @@ from procset import ProcInt, ProcSet
 from batloc.locality.decision_log import DecisionLog
 from batloc.locality.platform_view import PlatformError, PlatformView
 from batloc.locality.staging import STAGE_WORKLOAD, StagingBook, is_staging_job, staging_profile, storage_mapping
+from batloc.schedulers.admission import NoMemory
 from batloc.schedulers.boundary import PREFIX, TICK, BatlocScheduler, OptionsError, options_or_exit
 
 log = logging.getLogger("batloc.schedulers")
@@ -181,7 +182,11 @@ class SchedulerBase(BatlocScheduler):
         """The Submission of a job a file-aware family may schedule, or None (staging job, rejected, stopping)."""
         if is_staging_job(job.id) or self.fatal is not None:
             return None
-        sub = self.admission.admit(job, self.bs)
+        try:
+            sub = self.admission.admit(job, self.bs)
+        except NoMemory as exc:
+            self.stop_after_answer(f"{PREFIX}: {exc}")
+            return None
         if sub is None:
             return None
         self.jobs[job.id] = job
