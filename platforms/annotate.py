@@ -17,17 +17,29 @@ share a ``node`` property, and a compute host without one is a node of its own
 (Batsim's reading: one host, one resource). One zone route joins
 ``batloc_memory`` to the original zone, from a router that every storage of it
 reaches over a link that times nothing (FATPIPE, 10^12 B/s, no latency) to the
-first compute host: real Batsim runs a staging job from its first host (a
-storage) and that actor reports to the server on the master host, so every
-storage needs a route to the master, which must not cross a node link (1 byte
-there would share a load's bandwidth); every compute host has one already
-(Batsim needs it for every job).
+master host: real Batsim runs a staging job from its first host (a storage)
+and that actor reports to the server on the master, so every storage needs a
+route to the master, which must not cross a node link (1 byte there would
+share a load's bandwidth). The master is the route's gateway itself: SimGrid
+4.1 (batloc's engine) crashes computing a route whose gateway is a host
+inside a ``<cluster>``, where SimGrid 3.34 (Batsim's) does not.
 """
 
 import re
 from xml.sax.saxutils import quoteattr
 
 from .reader import PlatformError, read_resources
+
+try:
+    from .reader import platform_hosts      # every host as Batsim reads the file, <cluster> ones included
+except ImportError:                          # a reader of <host> elements only
+    import xml.etree.ElementTree as ET
+
+    def platform_hosts(path):
+        try:
+            return [(e.get("id", ""), {}) for e in ET.parse(path).iter("host")]
+        except (OSError, ET.ParseError) as exc:
+            raise PlatformError(f"{path}: cannot read platform: {exc}") from None
 
 ZONE = "batloc_memory"
 TOP = "batloc"
@@ -83,6 +95,16 @@ def _nodes(resources):
     return nodes
 
 
+def _master(path, resources):
+    """The master host's name: the one host Batsim gives no resource id."""
+    numbered = {r["name"] for r in resources.compute + resources.storage}
+    others = [name for name, _ in platform_hosts(path) if name not in numbered]
+    if len(others) != 1:
+        raise PlatformError(f"{path}: cannot tell the master host (hosts without a resource id: "
+                            f"{', '.join(others) or 'none'})")
+    return others[0]
+
+
 def annotate(path, output, memory, bandwidth, latency=0.0, sharing="FATPIPE", backbone=None):
     """Write `path` with batloc's memories and file system to `output`; returns {node: [hosts]}."""
     if not memory > 0 or not bandwidth > 0:
@@ -112,7 +134,7 @@ def annotate(path, output, memory, bandwidth, latency=0.0, sharing="FATPIPE", ba
     if not ident:
         raise PlatformError(f"{path}: the top-level <{tag}> has no id")
     route_tag = "ASroute" if tag == "AS" else "zoneRoute"
-    gateway = resources.compute[0]["name"]
+    gateway = _master(path, resources)
 
     def host(name, props):
         inner = "".join(f"<prop id={quoteattr(k)} value={quoteattr(str(v))}/>" for k, v in props)
