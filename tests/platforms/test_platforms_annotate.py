@@ -162,6 +162,7 @@ def test_fcfs_loads_files_on_the_annotated_copy(tmp_path):
 
 
 CLUSTER = """<?xml version='1.0'?>
+<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
 <platform version="4.1">
 <zone id="AS0" routing="Full">
   <cluster id="c1" prefix="a" suffix="" radical="0-1" speed="1Gf" bw="125MBps" lat="0us" bb_bw="2.25GBps"
