@@ -26,10 +26,11 @@ about 6 jobs, as `batloc demo`'s) of each `--nodes` × `--duration` × `--seed`;
 the I/O-aware policies on the same nodes with a backbone and an I/O workload of
 200 jobs per day. One row per policy and input: whether each engine ran it to
 the end, how many jobs have the same start, finish, allocation and final state
-on both, and where they part: the first decision that differs, and whether
-Batsim sent that instant's events in several messages there (contract §4:
-the embedded engine sends an instant's events in one message; Batsim runs
-with `-v network-only` to tell). Then a count per policy.
+on both, and where they part: the first instant at which the scheduler
+answered the two engines differently, and the latest difference in what they
+had told it by then (from the scheduler's own log of every message: events
+split over other messages, in another order, other events, or none: a
+scheduler that is not deterministic). Then a count per policy.
 
     BATLOC_REF_BATSIM=/path/to/prefix python3 benchmarks/real_batsim.py policies [--keep DIR]
         [--nodes 32 64] [--duration 1d 2d] [--seed 3 4] [--policies fcfs lea ...]
@@ -57,6 +58,7 @@ Exit status 0 when every check holds.
 """
 
 import argparse
+import ast
 import csv
 import glob
 import json
@@ -234,8 +236,6 @@ POLICIES = ["fcfs", "eft", "lea", "leo", "lem", "fcfs_bf", "eft_bf", "lea_bf", "
             "met", "mct", "sa", "jdp_dll", "online_hps", "cons_tabu"]
 IO_POLICIES = ["io_list", "io_pack", "io_pack_random", "io_pack_max", "io_pack_char"]
 IO_JOBS_PER_DAY = 200
-WHY = {"split": "Batsim sent that instant's events in several messages",
-       "order": "Batsim announced that instant's submissions in another order (by id as text)"}
 
 
 def inputs(args, out):
@@ -273,82 +273,119 @@ def parse_seconds(text):
     return parse_duration(text)
 
 
-def batsim_instants(log_path, order):
-    """Where Batsim 4.2.1 told the scheduler an instant's events otherwise than the embedded engine does
-    (contract §4), from its `-v network-only` log: (split, reordered) instants.
+def _plain(value, digits=None):
+    """A message value with numbers as floats (Batsim prints 12.000000 where the engine prints 12), rounded
+    to `digits` decimals if given."""
+    if isinstance(value, dict):
+        return {k: _plain(v, digits) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v, digits) for v in value]
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value) if digits is None else round(float(value), digits)
+    return value
 
-    split: an instant whose independent events (a static job's submission, a requested call, the end of
-    a job started earlier) came in more than one message; the engine sends them all in the instant's
-    first. reordered: an instant whose submissions came in another order than the workload's (`order`:
-    job id -> position in the file), which the engine keeps for jobs submitted together; Batsim sorts them
-    by id as text (`jobs.cpp`, job_comparator_subtime_number: "w0!10" before "w0!9")."""
-    executed, killed = {}, set()
-    splits, reordered, last_now, messages = [], [], None, 0
+
+def _event_key(event, digits=None):
+    data = dict(event.get("data") or {})
+    data.pop("job_progress", None)      # each engine's own estimate of a killed job's progress
+    data.pop("kill_reason", None)       # the engine's JOB_COMPLETED carries it empty; Batsim 4.2.1's has none
+    return json.dumps([event.get("type"), _plain(data, digits)], sort_keys=True)
+
+
+def _message_keys(events, digits=None):
+    """A message's events as keys, a killed job's end once: Batsim 4.2.1 tells it with a JOB_COMPLETED
+    (COMPLETED_KILLED) and a JOB_KILLED, the engine with the JOB_KILLED alone; a scheduler ends the job
+    either way."""
+    keys = []
+    for e in events:
+        data = e.get("data") or {}
+        if e.get("type") == "SIMULATION_BEGINS":
+            continue
+        if e.get("type") == "JOB_KILLED":
+            found = [json.dumps(["KILLED", j]) for j in data.get("job_ids", [])]
+        elif e.get("type") == "JOB_COMPLETED" and data.get("job_state") == "COMPLETED_KILLED":
+            found = [json.dumps(["KILLED", data.get("job_id")])]
+        else:
+            found = [_event_key(e, digits)]
+        keys += [k for k in found if k not in keys]
+    return keys
+
+
+def scheduler_stream(log_path):
+    """[(now, [received messages' event keys], [sent messages' event keys])] per instant, in order, from the
+    scheduler's pybatsim log (INFO: every message in and out). SIMULATION_BEGINS is left out: its config
+    and resource lists say which engine runs."""
+    instants = []
     with open(log_path, errors="replace") as f:
         for line in f:
-            sending = "] Sending '" in line
-            if not sending and "] Received '" not in line:
-                continue
-            try:
-                msg = json.loads(line[line.index("'") + 1:line.rindex("'")])
-            except ValueError:
-                continue
-            now = float(msg["now"])
-            if not sending:
-                for e in msg["events"]:
-                    d = e.get("data") or {}
-                    if e["type"] == "EXECUTE_JOB":
-                        executed[d.get("job_id")] = now
-                    elif e["type"] == "KILL_JOB":
-                        killed.update((j, now) for j in d.get("job_ids", []))
-                continue
-            messages = messages + 1 if now == last_now else 1
-            last_now = now
-            submitted = [order.get(e["data"]["job_id"]) for e in msg["events"] if e["type"] == "JOB_SUBMITTED"]
-            submitted = [i for i in submitted if i is not None]
-            if submitted != sorted(submitted):
-                reordered.append(now)
-            if messages < 2:
-                continue
-            for e in msg["events"]:
-                d = e.get("data") or {}
-                if (e["type"] == "REQUESTED_CALL"
-                        or (e["type"] == "JOB_SUBMITTED" and d.get("job_id") in order)
-                        or (e["type"] == "JOB_COMPLETED" and executed.get(d.get("job_id"), now) < now
-                            and (d.get("job_id"), now) not in killed)):
-                    splits.append(now)
-                    break
-    return splits, reordered
+            for marker, side in (("Message Received from Batsim: ", 1), ("Message Sent to Batsim: ", 2)):
+                at = line.find(marker)
+                if at < 0:
+                    continue
+                try:
+                    msg = ast.literal_eval(line[at + len(marker):].strip())
+                except (ValueError, SyntaxError):
+                    continue
+                now = float(msg["now"])
+                if not instants or instants[-1][0] != now:
+                    instants.append((now, [], []))
+                instants[-1][side].append((_message_keys(msg["events"]), _message_keys(msg["events"], 6)))
+    return instants
 
 
-def workload_order(path):
-    """{"w0!<id>": position} of a workload's jobs in its file."""
-    with open(path) as f:
-        return {f"w0!{j['id']}": i for i, j in enumerate(json.load(f)["jobs"])}
+def first_told_otherwise(batsim_log, embedded_log):
+    """Where the scheduler's answers first differ between the engines, and why: (time, kind, detail), or None.
+
+    Instant by instant, in order. As long as both engines told the scheduler the same events in the same
+    messages, a deterministic scheduler answers the same; so the first instant whose answers differ is
+    explained by the latest difference in what the engines told it, at that instant or before (a different
+    partition at an earlier instant can change the scheduler's state without changing its answer then).
+    kinds: `split` (the same events, in other messages: either engine may send an instant's events in
+    several), `order` (the same events and messages, in another order), `rounding` (numbers that differ
+    beyond the 6 decimals Batsim prints them with), `engine` (other events or other instants: the engines
+    simulated the same decisions differently), `scheduler` (the same messages so far, another answer: the
+    scheduler is not deterministic, a batloc bug)."""
+    from collections import Counter
+    told = None
+    for (bt, bin_, bout), (et, ein, eout) in zip(scheduler_stream(batsim_log), scheduler_stream(embedded_log)):
+        if bt != et:
+            return min(bt, et), "engine", f"Batsim's next instant is t={bt:.6f}, the engine's t={et:.6f}"
+        kinds = []
+        if Counter(k for m in bin_ for k in m[0]) != Counter(k for m in ein for k in m[0]):
+            kinds.append(("rounding", "Batsim sent numbers rounded to 6 decimals (as every number of its "
+                                      "messages), the engine the workload's own"))
+        bin_, ein = [m[1] for m in bin_], [m[1] for m in ein]
+        bout, eout = [m[1] for m in bout], [m[1] for m in eout]
+        flat_b, flat_e = [k for m in bin_ for k in m], [k for m in ein for k in m]
+        if Counter(flat_b) != Counter(flat_e):
+            only = next(iter((Counter(flat_b) - Counter(flat_e)) or (Counter(flat_e) - Counter(flat_b))))
+            return bt, "engine", f"events differ (e.g. {json.loads(only)[0]} {str(json.loads(only)[1])[:80]})"
+        if flat_b != flat_e:
+            kinds.append(("order", "the engines sent the same events in another order"))
+        if [len(m) for m in bin_] != [len(m) for m in ein]:
+            kinds.append(("split", f"Batsim sent {len(flat_b)} events in messages of {[len(m) for m in bin_]}, "
+                                   f"the engine in {[len(m) for m in ein]}"))
+        if kinds:
+            told = (bt, "+".join(k for k, _ in kinds), f"at t={bt:.6f} " + "; ".join(d for _, d in kinds))
+        if [Counter(m) for m in bout] != [Counter(m) for m in eout]:
+            if told is None:
+                return bt, "scheduler", "the same messages so far, another answer"
+            return bt, told[1], told[2]
+    return None
 
 
-def first_divergence(prefix_a, prefix_b, rows_a, rows_b):
-    """The time of the first decision that differs between two runs: the first differing row of their
-    decision logs when both wrote one, else the earliest start of a job that differs; None if none does."""
-    da, db = prefix_a + "_decisions.csv", prefix_b + "_decisions.csv"
-    if os.path.exists(da) and os.path.exists(db):
-        with open(da, newline="") as fa, open(db, newline="") as fb:
-            for ra, rb in zip(csv.reader(fa), csv.reader(fb)):
-                if ra[:6] != rb[:6]:
-                    return min(float(ra[0]), float(rb[0]))
-    key = ("starting_time", "finish_time", "allocated_resources", "final_state")
-    b = {r["job_id"]: r for r in rows_b}
-    times = []
-    for r in rows_a:
-        other = b.get(r["job_id"])
-        if other is None or any(r[k] != other[k] for k in key):
-            times += [float(t) for t in (r["starting_time"], other and other["starting_time"]) if t]
-    return min(times) if times else None
+def _kept(prefix):
+    """(ok, note, jobs.csv rows) of a run kept by an earlier invocation (--reuse)."""
+    saved = {"ok": True, "note": ""}
+    if os.path.exists(prefix + "_run.json"):
+        with open(prefix + "_run.json") as f:
+            saved = json.load(f)
+    with open(prefix + "_jobs.csv", newline="") as f:
+        return saved["ok"], saved["note"], list(csv.DictReader(f))
 
 
 def policies(args, out):
     engine, env = real_batsim(args.batsim)
-    traced = [engine[0], "-v", "network-only"]      # every message in the log, to find the split instants
     chosen = args.policies or POLICIES + IO_POLICIES
     made = inputs(args, out)
     subprocess.run([sys.executable, "-c", "from batloc.schedulers.planning.planner import warm_up; warm_up()"],
@@ -362,10 +399,15 @@ def policies(args, out):
         for key in sorted(k for k in made if k[3] == io):
             platform, workload, static, name = made[key]
             results = {}
-            for label, argv, environment in (("batsim", traced, env), ("embedded", EMBEDDED, None)):
+            for label, argv, environment in (("batsim", engine, env), ("embedded", EMBEDDED, None)):
                 prefix = os.path.join(out, f"{name}__{policy}__{label}")
-                ok, note, wall, _, rows = run(argv, environment, platform, workload, prefix,
-                                              batloc_policy(policy, prefix), dynamic=True)
+                if args.reuse and os.path.exists(prefix + "_jobs.csv") and os.path.exists(prefix + "_sched.log"):
+                    ok, note, rows = _kept(prefix)
+                else:
+                    ok, note, _, _, rows = run(argv, environment, platform, workload, prefix,
+                                               batloc_policy(policy, prefix), dynamic=True)
+                    with open(prefix + "_run.json", "w") as f:
+                        json.dump({"ok": ok, "note": note}, f)
                 mine = [r for r in rows if r["workload_name"] == "w0"]
                 ended = sum(r["final_state"] in ENDED for r in mine)
                 ok = ok and len(mine) == static and ended == static
@@ -378,15 +420,11 @@ def policies(args, out):
             elif not e_ok:
                 where = f"embedded: {e_note}"
             elif same != total:
-                t = first_divergence(b_prefix, e_prefix, b_rows, e_rows)
-                splits, reordered = batsim_instants(b_prefix + "_engine.log", workload_order(workload))
-                kinds = [kind for kind, instants in (("split", splits), ("order", reordered))
-                         if any(abs(x - t) <= 1e-6 for x in instants)]
-                last = max([x for x in splits + reordered if x <= t + 1e-6], default=None)
-                where = f"first at t={t:.6f}: " + (" and ".join(WHY[k] for k in kinds) if kinds else (
-                    f"Batsim told that instant as the engine does (last instant told otherwise: "
-                    f"{'none' if last is None else f'{last:.6f}'})"))
-                tally.setdefault(policy, []).append("+".join(kinds) or "other")
+                why = first_told_otherwise(b_prefix + "_sched.log", e_prefix + "_sched.log")
+                kind = why[1] if why else "unknown"
+                where = (f"answers first differ at t={why[0]:.6f}: {kind}: {why[2]}" if why else
+                         "the scheduler's logs do not say (pybatsim's INFO lines missing?)")
+                tally.setdefault(policy, []).append(kind)
             failed += not (b_ok and e_ok)
             row = tally.setdefault(("rows", policy), [0, 0, 0])
             row[0] += b_ok and e_ok
@@ -404,8 +442,9 @@ def policies(args, out):
         kinds = tally.get(policy, [])
         why = ", ".join(f"{kinds.count(k)} {k}" for k in sorted(set(kinds)))
         print(f"{policy:<15} {both:>9} {identical:>9} {n:>6}  {why}")
-    print("(split: Batsim sent that instant's events in several messages; order: it announced that "
-          "instant's submissions in another order; other: neither)")
+    print("(split: an engine sent an instant's events in other messages than the other; order: in another "
+          "order; rounding: numbers beyond Batsim's 6 decimals; engine: the engines simulated the same decisions "
+          "differently; scheduler: the same messages, another answer. Contract §4.)")
     return failed
 
 
@@ -573,6 +612,8 @@ def main():
     ap.add_argument("--policies", nargs="+", help="policies mode: these scheduler files only (default: all)")
     ap.add_argument("--load", default="1.1", help="policies mode: offered load (default 1.1: saturated)")
     ap.add_argument("--jobs-per-file", default="6", help="policies mode: mean jobs per input file (default 6)")
+    ap.add_argument("--reuse", action="store_true", help="policies mode: take the runs kept in --keep by an "
+                                                         "earlier invocation instead of running them again")
     ap.add_argument("--files", help="batsim-files: the folder holding Batsim's platforms/ and workloads/ "
                                     "(default $BATLOC_BATSIM_FILES)")
     ap.add_argument("--platform", action="append", help="batsim-files: only this platform (file name, repeatable)")
