@@ -564,7 +564,8 @@ def batsim_files(args, out):
     ran = sum(n for v, n in counts.items() if v != "not run by Batsim")
     print(f"\ntotal: {len(grid)} cases; run to the end by real Batsim: {ran}; "
           + ", ".join(f"{v}: {n}" for v, n in sorted(counts.items()))
-          + (f"; identical: {100 * counts.get('identical', 0) / ran:.0f} % of Batsim's" if ran else ""))
+          + (f" ({100 * counts.get('identical', 0) / ran:.0f} % of the cases Batsim ran give its jobs.csv)"
+             if ran else ""))
     return failed
 
 
