@@ -29,7 +29,7 @@ CONTRACT_HINT = (
     "the batloc contract (docs/contract.md §1 and §6) expects, for every node "
     "nNNN, cores with property node=nNNN and one storage host named 'nNNN_mem' "
     "(role=storage) with properties node, memory_bytes and bandwidth (bytes/s), "
-    "plus a storage host named 'lustre'")
+    "plus a storage host named 'lustre' (`batloc platform annotate` adds them to a copy of a Batsim platform)")
 
 
 NO_MEMORY = (

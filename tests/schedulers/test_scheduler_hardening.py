@@ -102,7 +102,8 @@ def test_node_memory_and_bandwidth_must_be_finite_and_positive(prop, text):
 
 CONTRACT_HINT = ("the batloc contract (docs/contract.md §1 and §6) expects, for every node nNNN, cores with property "
                  "node=nNNN and one storage host named 'nNNN_mem' (role=storage) with properties node, memory_bytes "
-                 "and bandwidth (bytes/s), plus a storage host named 'lustre'")
+                 "and bandwidth (bytes/s), plus a storage host named 'lustre' (`batloc platform annotate` adds them "
+                 "to a copy of a Batsim platform)")
 
 
 def without_memories(xml):
