@@ -171,7 +171,7 @@ class SchedulerBase(BatlocScheduler):
             return PlatformView.from_resources(
                 self.bs.machines["compute"], self.bs.machines["storage"], self.opts.bandwidth)
         except PlatformError as exc:
-            self.stop_after_answer(f"{PREFIX}: {exc}")
+            self.stop_deciding(f"{PREFIX}: {exc}")
             return None
 
     def open_decision_log(self):
@@ -185,7 +185,7 @@ class SchedulerBase(BatlocScheduler):
         try:
             sub = self.admission.admit(job, self.bs)
         except NoMemory as exc:
-            self.stop_after_answer(f"{PREFIX}: {exc}")
+            self.stop_deciding(f"{PREFIX}: {exc}")
             return None
         if sub is None:
             return None

@@ -11,7 +11,7 @@ the machine, no walltime) is rejected and named; input that makes the whole
 run meaningless (a workload without the fields the policy needs, a platform
 without what it needs) stops the scheduler deciding: it rejects every job
 from then on, so that the simulation ends on both engines, and exits with
-status 2 after it (``boundary.stop_after_answer``). Passes, wake-ups and the end of
+status 2 after it (``boundary.stop_deciding``). Passes, wake-ups and the end of
 registration are the shared ``batloc.schedulers.base``.
 """
 
@@ -169,4 +169,4 @@ class PlainScheduler(SchedulerBase):
         return sorted(self.free)[:count]
 
     def fail(self, message):
-        self.stop_after_answer(f"batloc {self.policy}: error: {message}")
+        self.stop_deciding(f"batloc {self.policy}: error: {message}")
