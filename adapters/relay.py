@@ -56,6 +56,7 @@ class Relay:
         self.executed = {}             # job id -> when the wrapped scheduler executed it
         self.now = 0.0
         self.open_jobs = set()         # submitted, not ended: may still need a staging
+        self.closed = set()            # ended in the engine (completed, killed, rejected): Batsim forgets them
         self.static_done = False
         self.sched_finished = False    # the wrapped scheduler's own registration_finished
         self.registration_finished = False
@@ -181,6 +182,8 @@ class Relay:
         return dict(e, data=self.ids.begins(dict(data, config=config)))
 
     def _end(self, job_id):
+        if job_id in self.open_jobs:
+            self.closed.add(job_id)
         self.open_jobs.discard(job_id)
         self.profiles.pop(job_id, None)
         self.inner_allocs.pop(job_id, None)
@@ -316,8 +319,21 @@ class Relay:
         self._rejected.append(job_id)
 
     def _kill(self, e, now):
+        """A KILL_JOB of the wrapped scheduler, made one that Batsim 4.2.1 accepts.
+
+        Batsim aborts on a kill of a job it never started (a job held here while its file loads or waits
+        for room, or executed by the scheduler for a later instant) and of a job whose end it has reported
+        (it forgets the job once that message is sent), e.g. one the proxy rejected in the engine. The
+        first are rejected in the engine and their kill reported to the scheduler by the proxy; the kill
+        of the others is answered by the proxy with the JOB_KILLED Batsim sends for a job that ended before
+        its kill (no progress), both at the protocol's next instant. The rest goes to the engine."""
         data = e.get("data") or {}
-        out, held = [], [j for j in data["job_ids"] if self.state.is_held(j)]
+        out = []
+        held = [j for j in data["job_ids"] if self.state.is_held(j) or self.calls.cancel(j)]
+        ended = [j for j in data["job_ids"] if j in self.closed and j not in held]
+        if ended:
+            out.append(self.calls.notify_later({"timestamp": now, "type": "JOB_KILLED", "data": {
+                "job_ids": ended, "job_progress": {}}}, now))
         if held:
             # Still waiting for its file: the engine never started it, and Batsim 4.2.1 refuses to kill
             # (or "complete") a job that did not run, so it is rejected there; the wrapped scheduler
@@ -328,9 +344,9 @@ class Relay:
                 self._end(job_id)
             out.append(self.calls.notify_later({"timestamp": now, "type": "JOB_KILLED", "data": {
                 "job_ids": held, "job_progress": progress}}, now))
-        rest = [j for j in data["job_ids"] if j not in held]
-        if rest or not held:
-            out.append(dict(e, data=dict(data, job_ids=rest)) if held else e)
+        rest = [j for j in data["job_ids"] if j not in held and j not in ended]
+        if rest or not (held or ended):
+            out.append(dict(e, data=dict(data, job_ids=rest)) if held or ended else e)
         return out
 
     def _maybe_finish_registration(self, now):

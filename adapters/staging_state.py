@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from batloc.engine.errors import EngineError
 from batloc.engine.protocol import parse_intervals
 from batloc.locality.cache import NodeCache
+from batloc.locality.platform_view import NO_MEMORY
 from batloc.locality.staging import (STAGE_WORKLOAD, StagingBook, staging_job_id,
                                             staging_profile, storage_mapping)
 
@@ -81,6 +82,8 @@ class StagingState:
         if file is None or size is None:
             self.info[job_id] = JobInfo(None, 0.0)
             return None
+        if self.platform.memoryless:   # a plain Batsim platform: jobs without files only
+            raise ProxyError(f"job {job_id} has an input file ({file}), but {NO_MEMORY}")
         if isinstance(size, bool) or not isinstance(size, (int, float)) or not math.isfinite(size) or size < 0:
             raise ProxyError(f"job {job_id}: input_size must be a finite number of bytes >= 0, got {size!r}")
         misfit = self.platform.misfit(job_id, file, size)

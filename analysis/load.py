@@ -132,8 +132,8 @@ def read_platform_bandwidths(path) -> dict[str, float]:
 
 
 def read_platform_cores(path) -> int:
-    """Number of compute cores: compute resources that carry a `node` property (contract §1, §6)."""
-    return sum(1 for res in read_resources(path).compute if "node" in res["properties"])
+    """Number of compute cores: the platform's compute resources, as Batsim counts them (contract §1)."""
+    return len(read_resources(path).compute)
 
 
 def reference_bandwidth(platform=None, bandwidth=None) -> float:
@@ -267,9 +267,9 @@ def read_run_json(path) -> tuple[dict, str | None]:
 
 
 def read_compute_nodes(path) -> dict[int, str]:
-    """Compute resource id → its node's name (the `node` property, contract §6)."""
-    return {int(res["id"]): res["properties"]["node"] for res in read_resources(path).compute
-            if "node" in res["properties"]}
+    """Compute resource id → its node's name: the `node` property (contract §6), else the host's own name
+    (a plain Batsim platform: one host, one node; `locality.platform_view`)."""
+    return {int(res["id"]): str(res["properties"].get("node", res["name"])) for res in read_resources(path).compute}
 
 
 def _jobs_csv_of(run) -> tuple[Path, dict]:

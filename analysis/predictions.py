@@ -99,7 +99,8 @@ def attach(jobs: pd.DataFrame, predictions: pd.DataFrame) -> pd.DataFrame:
     """The per-job table (metrics.per_job) with the run's predictions beside each job (NaN without a row):
     predicted_at, predicted_start, last_predicted_start, start_error and last_start_error (actual − predicted)
     and prediction_delay (predicted_at − submission), in seconds."""
-    pred = predictions.assign(key=predictions["job_id"].str.split("!", n=1).str[-1])
+    # astype: a file without rows (every job rejected) reads as an empty float column
+    pred = predictions.assign(key=predictions["job_id"].astype(str).str.split("!", n=1).str[-1])
     pred = pred.drop_duplicates("key", keep="last").set_index("key").reindex(jobs["job_id"].astype(str))
     out = jobs.copy()
     for col in ("predicted_at", "predicted_start", "last_predicted_start"):

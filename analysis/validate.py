@@ -38,8 +38,9 @@ from procset import ProcSet
 from batloc.locality.cache import MODELS, NodeCache
 from batloc.locality.staging import STAGE_WORKLOAD, writeback_job_id
 from batloc.locality.workflow import WorkflowError, check as check_workflows, job_files, job_outputs, parents
+from batloc.locality.platform_view import PlatformView
 from batloc.outputs import DECISIONS_COLUMNS, read_rows
-from batloc.platforms.reader import PlatformError, read_view
+from batloc.platforms.reader import PlatformError, read_resources
 
 EPS = 1e-6
 # Batsim 4's final job states (jobs.csv `final_state`).
@@ -360,12 +361,14 @@ def validate(prefix, workload, platform, cache="paper", quiet=False):
     jobs = read_workload_jobs(workload)
     workload_ids = list(jobs)
     try:
-        view = read_view(platform)
+        resources = read_resources(platform)
+        # a plain Batsim platform: one node per host, no memory to overflow (locality.platform_view)
+        view = PlatformView.from_resources(resources.compute, resources.storage)
     except PlatformError as exc:
-        raise InputError(str(exc)) from None
+        raise InputError(exc if str(exc).startswith(str(platform)) else f"{platform}: {exc}") from None
     decisions = read_decisions(f"{prefix}_decisions.csv", quiet)
-    compute_ids = ProcSet(*view.node_of_core)
-    storage_ids = ProcSet(view.lustre_id, *(n.mem_id for n in view.nodes))
+    compute_ids = ProcSet(*(r["id"] for r in resources.compute))
+    storage_ids = ProcSet(*(r["id"] for r in resources.storage))
     memories = {n.name: n.memory_bytes for n in view.nodes}
     violations = check_presence(rows, workload_ids)
     violations += check_allocations(rows, compute_ids, storage_ids)

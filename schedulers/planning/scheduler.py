@@ -158,6 +158,7 @@ class PlanningScheduler(WorkflowSubmissions, SchedulerBase):
 
     def onNoMoreEvents(self):
         if self.clock is not None and self.fatal is None and self.ready:
+            self.end_windows()      # before the clock's pass, as without the clock
             self.clock.step(self.bs.time())
             self.dirty = False
         super().onNoMoreEvents()
