@@ -96,7 +96,7 @@ class PlanningScheduler(WorkflowSubmissions, SchedulerBase):
                 self.parent_ended(job.id, False)      # rejected: its dependents cannot run
             return
         if sub.files and self.opts.ticks:
-            self.stop_after_answer(f"{self.label}: job {job.id} reads several files, which the authors' clock "
+            self.stop_deciding(f"{self.label}: job {job.id} reads several files, which the authors' clock "
                                    "(profile authors) does not plan: run workflows without it")
             return
         queued = QueuedJob(job.id, sub.cores, sub.walltime, sub.file, sub.size, float(job.submit_time),
