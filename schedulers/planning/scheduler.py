@@ -97,7 +97,7 @@ class PlanningScheduler(WorkflowSubmissions, SchedulerBase):
             return
         if sub.files and self.opts.ticks:
             self.stop_deciding(f"{self.label}: job {job.id} reads several files, which the authors' clock "
-                                   "(profile authors) does not plan: run workflows without it")
+                              "(profile authors) does not plan: run workflows without it")
             return
         queued = QueuedJob(job.id, sub.cores, sub.walltime, sub.file, sub.size, float(job.submit_time),
                            sub.files, sub.outputs)
