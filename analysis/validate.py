@@ -30,6 +30,7 @@ import json
 import os
 import sys
 from collections import Counter
+from pathlib import Path
 
 import numpy as np
 from procset import ProcSet
@@ -37,8 +38,9 @@ from procset import ProcSet
 from batloc.locality.cache import MODELS, NodeCache
 from batloc.locality.staging import STAGE_WORKLOAD, writeback_job_id
 from batloc.locality.workflow import WorkflowError, check as check_workflows, job_files, job_outputs, parents
+from batloc.locality.platform_view import PlatformView
 from batloc.outputs import DECISIONS_COLUMNS, read_rows
-from batloc.platforms.reader import PlatformError, read_view
+from batloc.platforms.reader import PlatformError, read_resources
 
 EPS = 1e-6
 # Batsim 4's final job states (jobs.csv `final_state`).
@@ -359,12 +361,14 @@ def validate(prefix, workload, platform, cache="paper", quiet=False):
     jobs = read_workload_jobs(workload)
     workload_ids = list(jobs)
     try:
-        view = read_view(platform)
+        resources = read_resources(platform)
+        # a plain Batsim platform: one node per host, no memory to overflow (locality.platform_view)
+        view = PlatformView.from_resources(resources.compute, resources.storage)
     except PlatformError as exc:
-        raise InputError(str(exc)) from None
+        raise InputError(exc if str(exc).startswith(str(platform)) else f"{platform}: {exc}") from None
     decisions = read_decisions(f"{prefix}_decisions.csv", quiet)
-    compute_ids = ProcSet(*view.node_of_core)
-    storage_ids = ProcSet(view.lustre_id, *(n.mem_id for n in view.nodes))
+    compute_ids = ProcSet(*(r["id"] for r in resources.compute))
+    storage_ids = ProcSet(*(r["id"] for r in resources.storage))
     memories = {n.name: n.memory_bytes for n in view.nodes}
     violations = check_presence(rows, workload_ids)
     violations += check_allocations(rows, compute_ids, storage_ids)
@@ -392,16 +396,55 @@ def one_line(message):
     return "".join(c if c.isprintable() else repr(c)[1:-1] for c in message)
 
 
+def _from_run_json(args) -> None:
+    """A run folder: its prefix, inputs and memory model from robin's run.json (what is given wins)."""
+    folder = Path(args.prefix)
+    meta_path = folder / "run.json"
+    if not folder.is_dir():
+        args.cache = args.cache or "paper"
+        return
+    if not meta_path.is_file():
+        raise InputError(f"{folder} is a folder without run.json: give the run's output prefix "
+                         f"(e.g. {folder / 'out'}) with --workload and --platform")
+    try:
+        meta = json.loads(meta_path.read_text(encoding="utf-8"))
+        if not isinstance(meta, dict):
+            raise ValueError("not a JSON object")
+    except (OSError, ValueError, UnicodeDecodeError) as exc:
+        raise InputError(f"{meta_path}: unreadable run.json ({str(exc).splitlines()[0] if str(exc) else exc})") from None
+    prefix = Path(meta.get("export_prefix") or folder / "out")
+    if not Path(f"{prefix}_jobs.csv").exists():    # a folder moved since: its outputs are beside run.json
+        prefix = folder / prefix.name
+    args.prefix = str(prefix)
+    args.workload = args.workload or meta.get("workload")
+    args.platform = args.platform or meta.get("platform")
+    if args.cache is None:
+        from .memory_model import memory_model
+
+        args.cache = memory_model(meta.get("scheduler") or {})
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="batloc validate", description=__doc__.splitlines()[0])
-    ap.add_argument("prefix", help="output prefix of the run (reads <prefix>_jobs.csv, <prefix>_decisions.csv)")
-    ap.add_argument("--workload", required=True)
-    ap.add_argument("--platform", required=True)
-    ap.add_argument("--cache", default="paper", choices=MODELS, help="memory model of the run")
+    ap.add_argument("prefix", help="a run folder holding robin's run.json (its workload, platform, memory model and "
+                                   "outputs are read there), or the output prefix of a run (reads "
+                                   "<prefix>_jobs.csv, <prefix>_decisions.csv; then --workload and --platform)")
+    ap.add_argument("--workload", help="the run's workload (default: run.json's)")
+    ap.add_argument("--platform", help="the run's platform (default: run.json's)")
+    ap.add_argument("--cache", choices=MODELS, help="memory model of the run (default: run.json's scheduler's, else paper)")
     try:
         args = ap.parse_args(argv)
     except SystemExit as exc:  # argparse printed the usage and the error
         return int(exc.code or 0)
+    try:
+        _from_run_json(args)
+    except InputError as exc:
+        print(f"batloc validate: {exc}", file=sys.stderr)
+        return 2
+    if not args.workload or not args.platform:
+        missing = " and ".join(f"--{k}" for k in ("workload", "platform") if not getattr(args, k))
+        print(f"batloc validate: {args.prefix} is not a run folder with a run.json: give {missing}", file=sys.stderr)
+        return 2
     try:
         violations, done, n_jobs, stagings, n_decisions = validate(args.prefix, args.workload, args.platform,
                                                                    args.cache)

@@ -73,7 +73,7 @@ class DecisionHandlers:
                 busy[r.id] = job.id
                 computing += 1
         self.nb_computing += computing
-        self.out.machine_state(self.now, self.nb_computing)
+        self.out.started(job, self.now, self.nb_computing)
         job.pdata = profiles[job.profile]
         # Batsim's executors take the allocation in id order (an interval set)
         job.runner = phases(job.pdata, profiles, [r.host for r in sorted(resources, key=lambda r: r.id)], storage,
@@ -82,7 +82,11 @@ class DecisionHandlers:
             job.remaining = job.walltime   # Batsim's remaining_time (jobs_execution.cpp): < 0 without walltime
         elif job.walltime > 0:
             self.push(self.now + job.walltime, WALLTIME, job)
-        self.next_phase(job)
+        try:
+            self.next_phase(job)
+        except EngineError:
+            self.unstart(job)   # refused before it ran: its row says SUBMITTED, not RUNNING on an allocation
+            raise
 
     def _allocation(self, alloc, job):
         """(resource ids, Batsim's text of them, whether an id repeats) of an EXECUTE_JOB's alloc.
@@ -231,6 +235,7 @@ class DecisionHandlers:
         desc["id"] = job_id
         desc.setdefault("subtime", self.now)
         job = Job(wname, local, desc, self.now, res, wall, pname)
+        self.out.registered(job)
         self.submit(job, announce=self.opt.ack_dynamic)
 
     def on_notify(self, data):
@@ -247,6 +252,7 @@ class DecisionHandlers:
         if job.gone:
             refuse_gone(job, "SET_JOB_METADATA", self.now)
         job.metadata = string(data.get("metadata", ""), "metadata", f"SET_JOB_METADATA of {job.id!r}")
+        self.out.metadata_set(job)
 
     def on_change_job_state(self, data):
         job = self.job_named(data.get("job_id"), "change the state of")

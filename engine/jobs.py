@@ -24,6 +24,7 @@ class JobLifecycle:
     def submit(self, job, announce=True):
         job.state = "SUBMITTED"
         self.jobs[job.id] = job
+        self.out.submitted(job)
         self.unfinished += 1
         if announce:
             desc = job.description  # the engine's own copy of the input: sent as is, id rewritten
@@ -235,7 +236,7 @@ class JobLifecycle:
             if r.kind == "compute":
                 del self.busy[r.id]
                 self.nb_computing -= 1
-        self.out.machine_state(self.now, self.nb_computing)
+        self.out.ended(job, self.now, self.nb_computing)
         if announce:
             if self.timed:
                 first = min(job.alloc, key=lambda r: r.id).host
@@ -247,6 +248,16 @@ class JobLifecycle:
             # Batsim 4.2 deletes a dynamic profile once its first job ends (contract §3)
             self.workloads[job.workload].profiles.pop(job.profile, None)
             self.dynamic_profiles.discard(key)
+
+    def unstart(self, job):
+        """Undo `job`'s start, refused as its first phase began (the run then stops): it never ran."""
+        for r in job.alloc:
+            if r.kind == "compute":
+                del self.busy[r.id]
+                self.nb_computing -= 1
+        self.out.machine_state(self.now, self.nb_computing)
+        job.token += 1
+        job.state, job.start, job.alloc, job.alloc_str, job.runner = "SUBMITTED", None, None, "", None
 
     def cancel_activities(self, activities):
         for a in activities:

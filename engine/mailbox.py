@@ -234,6 +234,7 @@ class TimedMessages:
     # ---- the request-reply actor -----------------------------------------------------
     def send(self):
         events, self.events = self.events, []
+        self.out.checkpoint(self.now)   # the journal holds all up to here
         raw = self.link.exchange(self.encode_message(events), self.now)
         self.messages += 1
         self.sched_ready = False

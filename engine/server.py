@@ -51,6 +51,12 @@ STALL_LIMIT = 1000
 QUIET_MARGIN = 1e-9
 
 
+def submission_order(workloads):
+    """Batsim's submitters: by date, workload, then job id as text ("w0!10" before "w0!2") (recovery reads it)."""
+    order = ((j.subtime, wi, j.id, j) for wi, w in enumerate(workloads) for j in w.jobs)
+    return [t[3] for t in sorted(order, key=lambda t: t[:3])]
+
+
 class Simulation(DecisionHandlers, JobLifecycle, TimedMessages):
     def __init__(self, sg, engine, platform, workloads, link, exporter, options, progress=None, stop=None):
         self.sg = sg
@@ -66,9 +72,7 @@ class Simulation(DecisionHandlers, JobLifecycle, TimedMessages):
         self.heap = []
         self.seq = itertools.count()
         self.events = []
-        # Batsim's submitters: by date, workload, then job id as text ("w0!10" before "w0!2")
-        order = ((j.subtime, wi, j.id, j) for wi, w in enumerate(workloads) for j in w.jobs)
-        self.static = [t[3] for t in sorted(order, key=lambda t: t[:3])]
+        self.static = submission_order(workloads)
         self.release = [max(j.subtime, FIRST_SUBMISSION) for j in self.static]  # when each is announced
         self.next_static = 0
         self.jobs = {}
@@ -180,6 +184,7 @@ class Simulation(DecisionHandlers, JobLifecycle, TimedMessages):
     def flush(self):
         while self.events:
             events, self.events = self.events, []
+            self.out.checkpoint(self.now)   # the journal holds all up to here
             reply = self.link.exchange(self.encode_message(events), self.now)
             self.messages += 1
             self.forget_sent_jobs()

@@ -92,6 +92,7 @@ def read_view(path, bandwidth_override: float | None = None) -> PlatformView:
 class PlatformSummary:
     path: str
     view: PlatformView
+    resources: Resources | None = None
 
     @property
     def nodes(self) -> list:
@@ -112,11 +113,30 @@ class PlatformSummary:
             key = (len(n.core_ids), n.memory_bytes, n.bandwidth)
             mix[key] = mix.get(key, 0) + 1
         lines = [f"{self.path}: {len(self.nodes)} nodes, {self.total_cores} cores"]
+        if self.view.memoryless:
+            own = self.resources is not None and not any("node" in r["properties"] for r in self.resources.compute)
+            storages = [r["name"] for r in self.resources.storage] if self.resources is not None else []
+            lines[0] += (" (Batsim's compute hosts: one host, one node, as no host has batloc's property node)"
+                         if own else "")
+            if storages:
+                lines.append(f"  storages: {', '.join(storages[:5])}" + (" ..." if len(storages) > 5 else ""))
+            for (cores, _, _), count in sorted(mix.items(), key=lambda kv: kv[0]):
+                lines.append(f"  {count} x {cores} {'core' if cores == 1 else 'cores'}, no node memory")
+            lines.append(f"  no node memories and no lustre: stock schedulers run it as it is; batloc's file-aware "
+                         f"schedulers and the staging proxy run jobs without input files only (`batloc platform "
+                         f"annotate {self.path} -o COPY` adds memories, contract §1)")
+            return "\n".join(lines)
         for (cores, memory, bw), count in sorted(mix.items(), key=lambda kv: kv[0]):
             lines.append(f"  {count} x {cores} cores, {memory / 1e9:g} GB, {bw / 1e9:g} GB/s")
         return "\n".join(lines)
 
 
 def read_platform(path) -> PlatformSummary:
-    """Nodes, cores, memory and bandwidth of a contract platform (`batloc platform show`, workload tools)."""
-    return PlatformSummary(str(path), read_view(path))
+    """Nodes, cores, memory and bandwidth of a platform (`batloc platform show`, workload tools): batloc's
+    layout, or a plain Batsim platform (one node per host, no memory: ``PlatformView``)."""
+    resources = read_resources(path)
+    try:
+        view = PlatformView.from_resources(resources.compute, resources.storage)
+    except PlatformError as exc:
+        raise PlatformError(f"{path}: {exc}") from None
+    return PlatformSummary(str(path), view, resources)

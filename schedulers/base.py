@@ -25,7 +25,15 @@ the protocol around them, once for all:
   future). There, a job computing is killed; a job still waiting for its file
   is executed and killed in the same answer, so it ends COMPLETED_KILLED at its
   window's end, its cores freed, as the paper's schedule has it (Batsim 4.2.1
-  runs the execution, then the kill, at that instant).
+  runs the execution, then the kill, at that instant). A timer is read once
+  every event of its message is in (``end_windows``), never at its
+  REQUESTED_CALL: Batsim 4.2.1 may send a job's JOB_COMPLETED after the call
+  in the same message, and it aborts on a KILL_JOB of a job whose end it has
+  reported (it forgets the job once that message is sent: ``jobs.cpp``,
+  "Cannot get job ...: it does not exist"). The option
+  ``walltime_includes_load: false`` sets no timer: the engine's walltime,
+  counted from the execution, is then the only kill (as the staging proxy's
+  ``--walltime-excludes-load``), so both groups of a sweep follow one rule.
 - **Held jobs**: ``Held``, a job holding cores, and ``HeldJobs``, the held
   jobs and stagings in flight that the families' states are built on and
   these timers read (``self.state.held``, ``self.state.stagings``).
@@ -45,6 +53,7 @@ from procset import ProcInt, ProcSet
 from batloc.locality.decision_log import DecisionLog
 from batloc.locality.platform_view import PlatformError, PlatformView
 from batloc.locality.staging import STAGE_WORKLOAD, StagingBook, is_staging_job
+from batloc.schedulers.admission import NoMemory
 from batloc.schedulers.boundary import PREFIX, TICK, BatlocScheduler, OptionsError, options_or_exit
 
 log = logging.getLogger("batloc.schedulers")
@@ -181,7 +190,7 @@ class SchedulerBase(BatlocScheduler):
             return PlatformView.from_resources(
                 self.bs.machines["compute"], self.bs.machines["storage"], self.opts.bandwidth)
         except PlatformError as exc:
-            self.stop_after_answer(f"{PREFIX}: {exc}")
+            self.stop_deciding(f"{PREFIX}: {exc}")
             return None
 
     def open_decision_log(self):
@@ -192,7 +201,11 @@ class SchedulerBase(BatlocScheduler):
         """The Submission of a job a file-aware family may schedule, or None (staging job, rejected, stopping)."""
         if is_staging_job(job.id) or self.fatal is not None:
             return None
-        sub = self.admission.admit(job, self.bs)
+        try:
+            sub = self.admission.admit(job, self.bs)
+        except NoMemory as exc:
+            self.stop_deciding(f"{PREFIX}: {exc}")
+            return None
         if sub is None:
             return None
         self.jobs[job.id] = job
@@ -206,11 +219,11 @@ class SchedulerBase(BatlocScheduler):
         for t in sorted(t for t in self.due if t <= now + TICK):
             for st in self.due.pop(t):
                 self.issue_staging(st)
-        self._end_windows(now)
 
     def onNoMoreEvents(self):
         if self.fatal is not None or not self.ready:
             return
+        self.end_windows()
         if self.dirty and self.may_schedule():
             self.dirty = False
             waiting, t0, c0 = self.unstarted(), _time.perf_counter(), _time.thread_time()
@@ -281,13 +294,19 @@ class SchedulerBase(BatlocScheduler):
         in the past."""
         if held.computing or not math.isfinite(held.deadline):
             return
+        if not getattr(self.opts, "walltime_includes_load", True):
+            return      # the engine's own walltime, from the execution on, is the only kill
         if held.deadline not in self.kill_at:
             self.kill_at[held.deadline] = []
             heapq.heappush(self.kill_times, held.deadline)
             self.call_at(held.deadline)
         self.kill_at[held.deadline].append(held.job.id)
 
-    def _end_windows(self, now):
+    def end_windows(self):
+        """Kill the held jobs whose window ended by now. Called after the message's last event (a
+        family may call it earlier in ``onNoMoreEvents``; a second call finds nothing due), so that a
+        job whose completion came in the same message as its timer is not killed."""
+        now = self.bs.time()
         held_jobs, stagings = (self.state.held, self.state.stagings) if self.kill_times else (None, None)
         while self.kill_times and self.kill_times[0] <= now + TICK:
             victims = []

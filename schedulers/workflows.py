@@ -37,7 +37,7 @@ class WorkflowSubmissions:
             try:
                 jobs, profiles = read_dependents(source, f"workload {name}")
             except WorkflowError as exc:
-                self.stop_after_answer(f"{PREFIX}: {exc}")
+                self.stop_deciding(f"{PREFIX}: {exc}")
                 return False
             for j in jobs:
                 self.dependent_profiles[f"{name}!{j['id']}"] = profiles[j["profile"]]

@@ -41,9 +41,12 @@ def make_resources(nodes, memory_bytes=128e9, bandwidth=1e8):
 
 
 class _FakeBatsim:
+    dynamic_job_registration_enabled = True      # batloc's schedulers stage files as dynamic jobs
+
     def __init__(self, run):
         self._run = run
         self.machines = {"compute": run.compute, "storage": run.storage}
+        self.network = _NoNetwork()
         self.no_more_static_jobs = False
         self.profiles = {"w0": dict(run.workload.get("profiles", {}))}
         self.jobs = {}
@@ -65,10 +68,12 @@ class _FakeBatsim:
         return job
 
     def execute_job(self, job):
+        self.jobs[job.id].state = Job.State.RUNNING
         self._run.out.append(("execute", job, job.allocation))
 
     def reject_jobs(self, jobs):
         for j in jobs:
+            j.state = Job.State.REJECTED       # where pybatsim keeps the scheduler's own decisions
             self._run.rejected.append(j.id)
 
     def kill_jobs(self, jobs):
@@ -81,6 +86,13 @@ class _FakeBatsim:
 
     def notify_registration_finished(self):
         self._run.registration_finished = True
+
+
+class _NoNetwork:
+    """What a scheduler may reach of pybatsim's network handler: the dry run sends nothing."""
+
+    def send(self, msg):
+        pass
 
 
 class DryRun:
@@ -131,6 +143,7 @@ class DryRun:
         d["id"] = f"w0!{raw['id']}"
         job = Job.from_json_dict(d)
         job.profile_dict = self.workload["profiles"][raw["profile"]]
+        job.job_state = Job.State.SUBMITTED
         self.bs.jobs[job.id] = job
         self.static_left -= 1
         self.sched.onJobSubmission(job)
@@ -164,6 +177,12 @@ class DryRun:
         out, self.out = self.out, []
         for kind, what, alloc in out:
             if kind == "kill":
+                ended = [jid for jid in what if self.results.get(jid, {}).get("finish") is not None]
+                if ended:
+                    # Batsim 4.2.1 forgets a job once the message reporting its end is sent,
+                    # and aborts on a later KILL_JOB of it (jobs.cpp: "Cannot get job").
+                    raise AssertionError(f"t={self.now}: KILL_JOB of {', '.join(ended)}, whose end the "
+                                         "scheduler was already told (Batsim 4.2.1 aborts on it)")
                 # Batsim answers a kill in a later message at the same time.
                 self.push(self.now, "killed", what)
                 continue

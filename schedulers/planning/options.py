@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from batloc.locality.cache import MODELS
+from batloc.engine.timers import HORIZON
 from batloc.schedulers.boundary import FileOutputs, OptionsError, finite_number
 from batloc.schedulers.planning.formulas import SHAPES
 
@@ -114,6 +115,12 @@ class SchedulerOptions(FileOutputs):
     # where it stays pinned and is read by consumers elsewhere until then
     # ("staged": the platform needs routes between nodes, ``--node-routes``).
     write_back: str = "instant"
+    # The paper's rule: a job's reservation window [t_k, t_k + walltime) holds
+    # its load, so the scheduler kills it at t_k + walltime (base.watch_window).
+    # False: the load does not count, the engine's own walltime (counted from the
+    # execution, after the load) is the only kill; the plan keeps walltime-long
+    # windows, a job running past its planned end holding its cores until it ends.
+    walltime_includes_load: bool = True
     bandwidth: Optional[float] = None
     decisions: Optional[str] = None
     export_prefix: Optional[str] = None
@@ -152,7 +159,7 @@ class SchedulerOptions(FileOutputs):
 
     def _check(self):
         for name in ("backfilling", "ignore_files", "predictions", "start_reservations_between_passes",
-                     "pin_history_node"):
+                     "pin_history_node", "walltime_includes_load"):
             if not isinstance(getattr(self, name), bool):
                 raise OptionsError(f"option {name!r} must be true or false, got {getattr(self, name)!r}")
         if not finite_number(self.queue_depth, integer=True) or self.queue_depth < 0:
@@ -174,6 +181,9 @@ class SchedulerOptions(FileOutputs):
             value = getattr(self, name)
             if not finite_number(value) or value < 0:
                 raise OptionsError(f"option {name!r} must be a finite number >= 0, got {value!r}")
+        if self.scheduling_period > HORIZON:   # its first pass would come after the engine's clock stops
+            raise OptionsError(f"option 'scheduling_period' must be at most {HORIZON:.0f} s (2^32 s, about 136 "
+                               f"years: the horizon of the engine's clock), got {self.scheduling_period!r}")
         if self.ramp is not None:
             r = self.ramp
             if (not isinstance(r, (list, tuple)) or len(r) != 2 or not all(finite_number(x) for x in r)

@@ -96,8 +96,8 @@ class PlanningScheduler(WorkflowSubmissions, SchedulerBase):
                 self.parent_ended(job.id, False)      # rejected: its dependents cannot run
             return
         if sub.files and self.opts.ticks:
-            self.stop_after_answer(f"{self.label}: job {job.id} reads several files, which the authors' clock "
-                                   "(profile authors) does not plan: run workflows without it")
+            self.stop_deciding(f"{self.label}: job {job.id} reads several files, which the authors' clock "
+                              "(profile authors) does not plan: run workflows without it")
             return
         queued = QueuedJob(job.id, sub.cores, sub.walltime, sub.file, sub.size, float(job.submit_time),
                            sub.files, sub.outputs)
@@ -158,6 +158,7 @@ class PlanningScheduler(WorkflowSubmissions, SchedulerBase):
 
     def onNoMoreEvents(self):
         if self.clock is not None and self.fatal is None and self.ready:
+            self.end_windows()      # before the clock's pass, as without the clock
             self.clock.step(self.bs.time())
             self.dirty = False
         super().onNoMoreEvents()
