@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from batloc.locality.cache import MODELS
-from batloc.engine.timers import HORIZON
+from batloc.engine.timers import MICROSECOND_EXACT
 from batloc.schedulers.boundary import FileOutputs, OptionsError, finite_number
 from batloc.schedulers.planning.formulas import SHAPES
 
@@ -181,9 +181,11 @@ class SchedulerOptions(FileOutputs):
             value = getattr(self, name)
             if not finite_number(value) or value < 0:
                 raise OptionsError(f"option {name!r} must be a finite number >= 0, got {value!r}")
-        if self.scheduling_period > HORIZON:   # its first pass would come after the engine's clock stops
-            raise OptionsError(f"option 'scheduling_period' must be at most {HORIZON:.0f} s (2^32 s, about 136 "
-                               f"years: the horizon of the engine's clock), got {self.scheduling_period!r}")
+        if self.scheduling_period > MICROSECOND_EXACT:   # a slip of the unit: no pass before 136 years, and
+            # past 2^32 s the engine's times are no longer exact to the microsecond (contract §4)
+            raise OptionsError(f"option 'scheduling_period' must be at most {MICROSECOND_EXACT:.0f} s (2^32 s, about "
+                               f"136 years: past it times are not exact to the microsecond), got "
+                               f"{self.scheduling_period!r}")
         if self.ramp is not None:
             r = self.ramp
             if (not isinstance(r, (list, tuple)) or len(r) != 2 or not all(finite_number(x) for x in r)

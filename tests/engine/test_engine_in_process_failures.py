@@ -234,15 +234,15 @@ def test_a_file_that_is_not_python_is_refused_in_one_line(tmp_path):
         "schedulers/lea.py, or a pybatsim stock scheduler such as schedFcfs"]
 
 
-def test_a_scheduling_period_past_the_engines_horizon_is_refused_naming_the_option(tmp_path):
-    # before: LEA took 1e10 s, and the engine stopped at t = 9 on its 2^32 s horizon without naming the option
+def test_a_scheduling_period_past_2_32_s_is_refused_naming_the_option(tmp_path):
+    # before: LEA took 1e10 s, and the engine stopped at t = 9 on its (former) 2^32 s horizon without naming it
     code, lines = finished(engine(tmp_path, str(policy_run.REPO / "schedulers" / "lea.py"), "--enable-dynamic-jobs",
                                   "--scheduler-options", '{"scheduling_period": 1e10}'))
     assert code == 1 and len(lines) == 2, lines
     assert lines[0] == ("batloc scheduler: LEA: option 'scheduling_period' must be at most 4294967296 s (2^32 s, about 136 "
-                        "years: the horizon of the engine's clock), got 10000000000.0")
+                        "years: past it times are not exact to the microsecond), got 10000000000.0")
     assert lines[1].startswith("batloc-batsim: error: the in-process scheduler ") and "did not start" in lines[1]
-    # the horizon itself is a period the engine can reach
+    # 2^32 s itself is a period the engine holds to the microsecond
     from batloc.schedulers.planning.options import SchedulerOptions
 
     assert SchedulerOptions.from_dict({"scheduling_period": 2.0 ** 32}).scheduling_period == 2.0 ** 32
