@@ -106,7 +106,10 @@ def _run_pair(argv, env, scheduler, out_prefix, timeout):
     port = free_port()
     started = time.monotonic()
     with open(out_prefix + "_sched.log", "w") as slog, open(out_prefix + "_engine.log", "w") as elog:
-        sched = subprocess.Popen(pybatsim_command() + [scheduler, "-s", f"tcp://127.0.0.1:{port}"], stdout=slog,
+        # -t 0: pybatsim waits for Batsim without limit (its default, 2 s, calls a slow step on a loaded
+        # machine a deadlock and stops the scheduler: 12 SMPI and walltime cases did so)
+        sched = subprocess.Popen(pybatsim_command() + [scheduler, "-t", "0", "-s", f"tcp://127.0.0.1:{port}"],
+                                 stdout=slog,
                                  stderr=subprocess.STDOUT, start_new_session=True)
         eng = subprocess.Popen(argv + ["-s", f"tcp://localhost:{port}"], stdout=elog, stderr=subprocess.STDOUT,
                                env=env, start_new_session=True)
@@ -198,6 +201,7 @@ def cases(files, platforms=None, workloads=None, schedulers=STOCK):
     plats = sorted(glob.glob(os.path.join(files, "platforms", "*.xml")))
     plats += sorted(glob.glob(os.path.join(files, "platforms", "*", "*.xml")))
     loads = sorted(glob.glob(os.path.join(files, "workloads", "*.json")))
+    loads += sorted(glob.glob(os.path.join(files, "workloads", "*", "*.json")))   # untested/
     pick = (lambda paths, names: [p for p in paths if not names or os.path.basename(p) in names
                                   or os.path.splitext(os.path.basename(p))[0] in names])
     return [(p, w, s) for p in pick(plats, platforms) for w in pick(loads, workloads) for s in schedulers]
@@ -210,7 +214,7 @@ def case_name(platform, workload, scheduler):
     return f"{plat}__{stem(workload)}__{scheduler}"
 
 
-def _cached_batsim(args, platform, workload, scheduler, folder):
+def _cached_batsim(args, platform, workload, scheduler, folder, extra=()):
     prefix = os.path.join(folder, "batsim", "out")
     done = os.path.join(folder, "batsim", "run.json")
     if os.path.exists(done):
@@ -218,10 +222,39 @@ def _cached_batsim(args, platform, workload, scheduler, folder):
             saved = json.load(f)
         return Run(saved["ended"], saved["note"], _rows(prefix), True, saved["wall"])
     os.makedirs(os.path.dirname(prefix), exist_ok=True)
-    run = run_batsim(args.batsim, platform, workload, scheduler, prefix)
+    run = run_batsim(args.batsim, platform, workload, scheduler, prefix, extra=extra)
     with open(done, "w") as f:
         json.dump({"ended": run.ended, "note": run.note, "wall": run.wall}, f)
     return run
+
+
+def _masters(pairs):
+    """{platform file name or stem: host} from --master-host PLATFORM=HOST."""
+    out = {}
+    for pair in pairs or ():
+        plat, sep, host = pair.partition("=")
+        if not sep or not plat or not host:
+            raise SystemExit(f"batsim_parity: --master-host {pair!r}: expected PLATFORM=HOST")
+        out[plat] = host
+    return out
+
+
+def table(per_platform):
+    """The markdown table of docs/performance.md: one row per platform, then the totals and the shares."""
+    cols = ("identical", "differing", "refused", "not run by Batsim")
+    lines = ["| platform | run by Batsim | identical | differing | refused | not run by Batsim |",
+             "|---|---|---|---|---|---|"]
+    total = {}
+    for plat, counts in sorted(per_platform.items()):
+        got = {c: counts.get(c, 0) for c in cols}
+        got["differing"] += counts.get("failed", 0)
+        ran = got["identical"] + got["differing"] + got["refused"]
+        lines.append(f"| `{plat}` | {ran} | " + " | ".join(str(got[c]) for c in cols) + " |")
+        for c in cols:
+            total[c] = total.get(c, 0) + got[c]
+    ran = total.get("identical", 0) + total.get("differing", 0) + total.get("refused", 0)
+    lines.append(f"| **all** | {ran} | " + " | ".join(str(total.get(c, 0)) for c in cols) + " |")
+    return "\n".join(lines)
 
 
 def main(argv=None):
@@ -232,6 +265,9 @@ def main(argv=None):
     ap.add_argument("--platform", action="append", help="only this platform (file name, repeatable)")
     ap.add_argument("--workload", action="append", help="only this workload (file name, repeatable)")
     ap.add_argument("--scheduler", action="append", help=f"only this stock scheduler (default: {', '.join(STOCK)})")
+    ap.add_argument("--master-host", action="append", metavar="PLATFORM=HOST",
+                    help="run PLATFORM (file name or stem) with -m HOST on both engines, as a user of a platform "
+                         "whose master is not named master_host would (its cases are named PLATFORM-m_HOST)")
     ap.add_argument("--keep", default="/tmp/batloc-batsim-parity", help="outputs, and Batsim's reused results")
     ap.add_argument("--show", type=int, default=2, help="differences printed per differing case")
     ap.add_argument("--reference-only", action="store_true", help="only run (and keep) real Batsim's results")
@@ -239,33 +275,39 @@ def main(argv=None):
     if not args.batsim or not os.access(os.path.join(args.batsim, "bin", "batsim"), os.X_OK):
         print("batsim_parity: skipped: --batsim (or BATLOC_REF_BATSIM) must name a Batsim 4.2.1 prefix")
         return 0
-    counts = {}
+    masters = _masters(args.master_host)
+    counts, per_platform = {}, {}
     grid = cases(args.files, args.platform, args.workload, args.scheduler or STOCK)
     for platform, workload, scheduler in grid:
         name = case_name(platform, workload, scheduler)
+        host = masters.get(os.path.basename(platform), masters.get(os.path.splitext(os.path.basename(platform))[0]))
+        extra = ("-m", host) if host else ()
+        if host:
+            plat, rest = name.split("__", 1)
+            name = f"{plat}-m_{host}__{rest}"
+        row = per_platform.setdefault(name.split("__")[0], {})
         folder = os.path.join(args.keep, name)
-        ref = _cached_batsim(args, platform, workload, scheduler, folder)
+        ref = _cached_batsim(args, platform, workload, scheduler, folder, extra)
         if not ref.ended:
-            counts["not run by Batsim"] = counts.get("not run by Batsim", 0) + 1
-            print(f"{name:<75} not run by Batsim: {ref.note[:150]}", flush=True)
-            continue
-        if args.reference_only:
-            counts["run by Batsim"] = counts.get("run by Batsim", 0) + 1
-            print(f"{name:<75} run by Batsim ({len(ref.rows)} jobs)", flush=True)
-            continue
-        mine = run_batloc(platform, workload, scheduler, os.path.join(folder, "batloc", "out"))
-        v = verdict(ref, mine)
+            v, detail = "not run by Batsim", ref.note
+        elif args.reference_only:
+            v, detail = "run by Batsim", f"({len(ref.rows)} jobs)"
+        else:
+            mine = run_batloc(platform, workload, scheduler, os.path.join(folder, "batloc", "out"), extra=extra)
+            v, detail = verdict(ref, mine), ""
+            if v == "differing":
+                diffs = compare(ref.rows, mine.rows)
+                detail = f"{len(diffs)}/{len(ref.rows)} jobs differ: " + "; ".join(diffs[:args.show])
+            elif v in ("refused", "failed"):
+                detail = mine.note
         counts[v] = counts.get(v, 0) + 1
-        detail = ""
-        if v == "differing":
-            diffs = compare(ref.rows, mine.rows)
-            detail = f"{len(diffs)}/{len(ref.rows)} jobs differ: " + "; ".join(diffs[:args.show])
-        elif v in ("refused", "failed"):
-            detail = mine.note
+        row[v] = row.get(v, 0) + 1
         print(f"{name:<75} {v} {detail[:400]}", flush=True)
     ran = sum(n for v, n in counts.items() if v != "not run by Batsim")
     print(f"\n{len(grid)} cases; run to the end by Batsim: {ran}; "
           + ", ".join(f"{v}: {n}" for v, n in sorted(counts.items())))
+    if not args.reference_only:
+        print("\n" + table(per_platform))
     return 0
 
 
