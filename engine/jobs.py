@@ -9,6 +9,7 @@ its jobs.csv row here.
 from .errors import EngineError
 from .mailbox import COMPLETED, Put
 from .profiles import Delay
+from .protocol import batsim_doubles
 from .timers import INF, PHASE_END
 from .usage_trace import Replay, UsageTrace
 
@@ -29,9 +30,9 @@ class JobLifecycle:
         if announce:
             desc = job.description  # the engine's own copy of the input: sent as is, id rewritten
             desc["id"] = job.id
-            data = {"job_id": job.id, "job": desc}
+            data = {"job_id": job.id, "job": batsim_doubles(desc)}
             if self.opt.forward_profiles:
-                data["profile"] = self.workloads[job.workload].profiles[job.profile]
+                data["profile"] = batsim_doubles(self.workloads[job.workload].profiles[job.profile])
             self.emit("JOB_SUBMITTED", data)
 
     def next_phase(self, job):

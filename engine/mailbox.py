@@ -46,6 +46,8 @@ from .errors import EngineError
 from .l07_clock import L07Clock
 from .timers import FIRST_SUBMISSION, INF
 
+# The link SimGrid adds to every platform (a host's route to itself where none is declared)
+LOOPBACK = "__loopback__"
 # A message faster than this is instantaneous (SimGrid's own timing precision, precision/timing)
 INSTANT = 1e-9
 # A waiter sleeps at least this long (jobs_execution.cpp waiter_process: "found on trial-error")
@@ -140,6 +142,12 @@ class TimedMessages:
 
     def platform_is_instant(self):
         """Whether every Batsim message of this platform takes less than 1 ns (batloc's own layout)."""
+        if all(link.name == LOOPBACK for link in self.engine.all_links):
+            # Batsim's platforms without a network (energy_platform_homogeneous_no_net_*): every message takes
+            # 0 s, yet Batsim's server still takes them one at a time, in SimGrid's rounds, so a job ending at
+            # the instant of a submission frees its hosts after the scheduler placed the new job. batloc's
+            # layout always has links (master_link): its instant mode, and its decisions, stay as they were.
+            return False
         if all(link.latency == 0 and 1.0 / link.bandwidth < INSTANT for link in self.engine.all_links):
             return True
         for host in [self.platform.master] + [r.host for r in self.platform.compute]:

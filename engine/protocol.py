@@ -25,6 +25,28 @@ except ImportError:  # pragma: no cover - orjson is a dependency, this keeps the
     decode = json.loads
 
 
+def batsim_doubles(value):
+    """`value` with every float as Batsim 4.2.1 writes it: its JSON writer prints a double with "%6f"
+    (``protocol.hpp``), six decimals, whatever the input held (a job's subtime 57.245384205516594 reaches the
+    scheduler as 57.245384, before the clock that the message's `now`, also printed so, tells). The same
+    object when nothing changes; integers stay integers, as in Batsim's documents."""
+    if type(value) is float:
+        return float(f"{value:.6f}")
+    if type(value) is dict:
+        out = None
+        for key, item in value.items():
+            new = batsim_doubles(item)
+            if new is not item and out is None:
+                out = dict(value)
+            if out is not None:
+                out[key] = new
+        return value if out is None else out
+    if type(value) is list:
+        new = [batsim_doubles(item) for item in value]
+        return value if all(a is b for a, b in zip(new, value)) else new
+    return value
+
+
 def simulation_begins(platform, workloads, opt):
     """The SIMULATION_BEGINS data: resources, Batsim's config keys, and every workload's profiles."""
     return {
@@ -47,7 +69,7 @@ def simulation_begins(platform, workloads, opt):
         "compute_resources": [r.describe() for r in platform.compute],
         "storage_resources": [r.describe() for r in platform.storage],
         "workloads": {w.name: w.path for w in workloads},
-        "profiles": {w.name: w.profiles for w in workloads},
+        "profiles": {w.name: batsim_doubles(w.profiles) for w in workloads},
     }
 
 

@@ -197,3 +197,37 @@ def test_times_past_2_32_s_follow_simgrids_doubles(tmp_path):
     assert res.stderr.strip().splitlines() == [
         "batloc-batsim: warning: the simulation passes 2^32 s (about 136 years) at t=100000000000000000.000000: "
         "times past it are not microsecond-exact in the outputs (a double's spacing there exceeds 1 µs), as on Batsim"]
+
+
+NO_NET = """<?xml version='1.0'?>
+<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
+<platform version="4.1">
+  <zone id="z" routing="Full">
+    <host id="master_host" speed="1Gf"/>
+    <host id="h1" speed="1Gf"/>
+    <host id="h2" speed="1Gf"/>
+  </zone>
+</platform>
+"""
+
+
+def test_a_platform_without_network_still_takes_messages_one_at_a_time(tmp_path):
+    # Batsim's energy_platform_homogeneous_no_net_*: no link, so every message takes 0 s; still, at t = 11 the
+    # submitter (its sleep began before job 1's) puts job 2 before job 1's end is put, and the server takes
+    # them in that order: the scheduler reads the submission first (pybatsim's schedFcfs then places job 2 on
+    # h2 before it hears that h1 is free, as on real Batsim 4.2.1; the instant mode told the end first).
+    # Job 3's subtime reaches the scheduler as Batsim's writer prints it ("%6f": 12.000000), not after the
+    # clock (12.000000 too): pybatsim's schedFcfs compares them, and started job 3 at 16 when it was later.
+    plat = write(tmp_path, "p.xml", NO_NET)
+    wl = write(tmp_path, "w.json", workload(
+        [{"id": 1, "subtime": 1, "res": 1, "profile": "d10"}, {"id": 2, "subtime": 11, "res": 1, "profile": "d5"},
+         {"id": 3, "subtime": 12.0000004, "res": 1, "profile": "d5"}],
+        {"d10": {"type": "delay", "delay": 10}, "d5": {"type": "delay", "delay": 5}}))
+    res = run(tmp_path, plat, [wl], Fifo())
+    assert res.returncode == 0, res.stderr
+    assert [(m["now"], [e["type"] for e in m["events"]]) for m in res.messages][2] == (
+        11.0, ["JOB_SUBMITTED", "JOB_COMPLETED"])
+    assert [(now, e["data"]["job"]["subtime"]) for now, e in res.events("JOB_SUBMITTED")] == [
+        (1, 1), (11, 11), (12, 12.0)]
+    assert times(res) == {"1": (1, 11, "0", "COMPLETED_SUCCESSFULLY"), "2": (11, 16, "0", "COMPLETED_SUCCESSFULLY"),
+                          "3": (12, 17, "1", "COMPLETED_SUCCESSFULLY")}
