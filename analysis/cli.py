@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 
@@ -24,6 +25,20 @@ def _window(text: str):
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
+def recorded_baseline(output_dir: Path) -> str:
+    """The `baseline:` of the robin sweep that made the folder's runs, so that a report made again
+    compares as the sweep's own did; fcfs when none is recorded or the runs disagree."""
+    seen = set()
+    for path in sorted(output_dir.glob("runs/*/run.json")) + [output_dir / "run.json"]:
+        try:
+            value = json.loads(path.read_text()).get("baseline")
+        except (OSError, ValueError, AttributeError):
+            continue
+        if isinstance(value, str):
+            seen.add(value)
+    return seen.pop() if len(seen) == 1 else "fcfs"
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(
         prog="batloc report",
@@ -32,7 +47,8 @@ def main(argv=None) -> int:
                     "(one CSV per run). A run that cannot be read, is incomplete or that robin's validator "
                     "found impossible is left out, named in one line; the exit status is then 1.")
     parser.add_argument("output_dir", type=Path)
-    parser.add_argument("--baseline", default="fcfs", help="scheduler name of the baseline run of each group (default: fcfs)")
+    parser.add_argument("--baseline", help="scheduler name of the baseline run of each group (default: the "
+                                           "baseline robin's sweep recorded in its runs' run.json, else fcfs)")
     parser.add_argument("--workload", type=Path, help="workload JSON for runs without run.json")
     parser.add_argument("--platform", type=Path, help="platform XML for runs without run.json (gives the bandwidth)")
     parser.add_argument("--bandwidth", type=float, help="reference bandwidth in bytes/s for the stretch (overrides the platform's)")
@@ -51,7 +67,7 @@ def main(argv=None) -> int:
         print(f"batloc report: {args.output_dir} is not a directory", file=sys.stderr)
         return 2
     try:
-        report = build_report(args.output_dir, baseline=args.baseline,
+        report = build_report(args.output_dir, baseline=args.baseline or recorded_baseline(args.output_dir),
                               inputs=Inputs(args.workload, args.platform, args.bandwidth),
                               gantt_range=args.gantt_range, gantt_window=args.gantt_window)
     except FileNotFoundError as exc:

@@ -10,6 +10,7 @@ evaluated jobs), read from the files and the workload's provenance.
 from __future__ import annotations
 
 import html
+import math
 from pathlib import Path
 
 from .tables import number
@@ -27,7 +28,8 @@ def platform_text(path) -> str:
     for n in summary.nodes:
         key = (len(n.core_ids), n.memory_bytes, n.bandwidth)
         mix[key] = mix.get(key, 0) + 1
-    kinds = [f"{count} nodes × {cores} cores, {memory / 1e9:g} GB, {bw / 1e9:g} GB/s from the file system"
+    kinds = [f"{count} nodes × {cores} cores, " + (f"{memory / 1e9:g} GB, {bw / 1e9:g} GB/s from the file system"
+                                                   if math.isfinite(memory) else "no node memory")
              for (cores, memory, bw), count in sorted(mix.items())]
     return "; ".join(kinds) + f" ({number(summary.total_cores, integer=True)} cores)"
 

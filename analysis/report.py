@@ -161,25 +161,26 @@ def _figures(results, raw, comp, fig_dir: Path, gantt_range, palette: Palette, a
     figs, captions = {}, {}
     imp = comp.improvements
     is_bf = imp["backfilling"].astype(bool)
-    figs["sessions_faster_slower"] = figures.faster_slower_bars(
-        _pooled_counts(imp, palette), fig_dir / "sessions_faster_slower.png", "User sessions faster / equal / slower (±1 %)")
-    captions["sessions_faster_slower"] = (
-        "User sessions faster, equal (within ±1 %) or slower under each scheduler than under its baseline, "
-        "pooled over every platform/workload; above the bars, the mean improvement of the faster and of the slower ones.")
-    figs["improvement_boxplot"] = figures.improvement_boxplot(
-        imp[~is_bf], fig_dir / "improvement_boxplot.png", "Session stretch improvement over the baseline", palette)
-    captions["improvement_boxplot"] = ("Session stretch improvement (baseline's session stretch / the scheduler's) "
-                                       "per scheduler without backfilling: " + _BOX)
-    if is_bf.any():
-        figs["improvement_boxplot_bf"] = figures.improvement_boxplot(
-            imp[is_bf], fig_dir / "improvement_boxplot_bf.png", "With backfilling, over the backfilling baseline",
-            palette)
-        captions["improvement_boxplot_bf"] = ("Session stretch improvement of the schedulers with backfilling over "
-                                              "the baseline with backfilling: " + _BOX)
-    figs["improvement_ecdf"] = figures.improvement_ecdf(
-        imp, fig_dir / "improvement_ecdf.png", "ECDF of session stretch improvements", palette)
-    captions["improvement_ecdf"] = ("Fraction of user sessions whose improvement over the baseline is at most x "
-                                    "(log scale); the further right of the dotted line at 1, the faster the sessions.")
+    if not imp.empty:    # no pair to compare: no empty axes under "nothing to compare"
+        figs["sessions_faster_slower"] = figures.faster_slower_bars(
+            _pooled_counts(imp, palette), fig_dir / "sessions_faster_slower.png", "User sessions faster / equal / slower (±1 %)")
+        captions["sessions_faster_slower"] = (
+            "User sessions faster, equal (within ±1 %) or slower under each scheduler than under its baseline, "
+            "pooled over every platform/workload; above the bars, the mean improvement of the faster and of the slower ones.")
+        figs["improvement_boxplot"] = figures.improvement_boxplot(
+            imp[~is_bf], fig_dir / "improvement_boxplot.png", "Session stretch improvement over the baseline", palette)
+        captions["improvement_boxplot"] = ("Session stretch improvement (baseline's session stretch / the scheduler's) "
+                                           "per scheduler without backfilling: " + _BOX)
+        if is_bf.any():
+            figs["improvement_boxplot_bf"] = figures.improvement_boxplot(
+                imp[is_bf], fig_dir / "improvement_boxplot_bf.png", "With backfilling, over the backfilling baseline",
+                palette)
+            captions["improvement_boxplot_bf"] = ("Session stretch improvement of the schedulers with backfilling over "
+                                                  "the baseline with backfilling: " + _BOX)
+        figs["improvement_ecdf"] = figures.improvement_ecdf(
+            imp, fig_dir / "improvement_ecdf.png", "ECDF of session stretch improvements", palette)
+        captions["improvement_ecdf"] = ("Fraction of user sessions whose improvement over the baseline is at most x "
+                                        "(log scale); the further right of the dotted line at 1, the faster the sessions.")
 
     by_group: dict[tuple, list] = {}
     for r in results:

@@ -236,7 +236,8 @@ def sweep_runs(desc: dict, timeout_defaults: Timeouts | None = None) -> tuple[Pa
         meta = {"platform": str(pl), "workload": str(wl), "scheduler": sched.to_json(),
                 "engine": desc.get("engine") or "embedded", "engine_args": extra,
                 # for the report, outside the configuration hash: which rule, which comparison
-                "walltime_includes_load": rule, "backfilling": sched.uses_backfilling}
+                "walltime_includes_load": rule, "backfilling": sched.uses_backfilling,
+                "baseline": str(desc.get("baseline", "fcfs"))}
         if sched.against:
             meta["against"] = sched.against
         if local and sched.in_process_args(run_dir / PREFIX) is not None:
@@ -268,8 +269,8 @@ def _labels(paths: list[Path]) -> list[str]:
 
 
 # run.json keys the report reads that do not define the run: a complete run kept by a later sweep
-# takes that sweep's values (its `against:` may have changed), its outputs untouched.
-ANALYSIS_KEYS = ("against", "backfilling", "walltime_includes_load")
+# takes that sweep's values (its `against:` or `baseline:` may have changed), its outputs untouched.
+ANALYSIS_KEYS = ("against", "backfilling", "walltime_includes_load", "baseline")
 
 
 def refresh_analysis_keys(spec: RunSpec) -> None:
