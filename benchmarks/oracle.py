@@ -20,6 +20,7 @@ node, for ``pin_history_node``), or ``oracle-s2.json`` when the text is absent.
 
 import argparse
 import concurrent.futures as cf
+import glob
 import json
 import os
 import shutil
@@ -65,12 +66,19 @@ def print_table(rows):
                       f"{rel((r['total'][1], base['total'][1])):+6.1f}%")
 
 
+def authors_text(oracle):
+    """The oracle's input in the authors' format (``*.gonthier.txt``), or None."""
+    texts = sorted(glob.glob(os.path.join(oracle, "*.gonthier.txt")))
+    return texts[0] if texts else None
+
+
 def workload_in(oracle, out):
     """The workload to run: the authors' text with its history nodes, converted into ``out`` once."""
-    text = os.path.join(oracle, "oracle-s2.gonthier.txt")
-    if not os.path.exists(text):
+    text = authors_text(oracle)
+    if text is None:
         return os.path.join(oracle, "oracle-s2.json")
-    path = os.path.join(out, "oracle-s2.history.json")
+    name = os.path.basename(text)[:-len(".gonthier.txt")]
+    path = os.path.join(out, name + ".history.json")
     if not os.path.exists(path):
         sizes = pipeline.platform_sizes(os.path.join(ROOT, "platforms", "rackham.xml"))
         table, _ = pipeline.convert(text, "gonthier", sizes, sharing="keep", sessions=0, history_node=True)
@@ -102,8 +110,8 @@ def main():
     ap.add_argument("--keep", help="keep outputs in this folder")
     ap.add_argument("--reuse", action="store_true", help="with --keep: analyse existing outputs instead of rerunning")
     args = ap.parse_args()
-    if not os.path.exists(os.path.join(args.oracle, "oracle-s2.json")) or not os.path.exists(
-            os.path.join(args.oracle, "aggregates.csv")):
+    if not (authors_text(args.oracle) or os.path.exists(os.path.join(args.oracle, "oracle-s2.json"))) \
+            or not os.path.exists(os.path.join(args.oracle, "aggregates.csv")):
         print(f"skipped: no oracle input at {args.oracle}")
         return 0
     platform = os.path.join(ROOT, "platforms", "rackham.xml")
