@@ -32,7 +32,8 @@ PROFILES = {
     "paper": {},
     "authors": {"scheduling_period": 30.0, "cache": "strict", "inflight_overhead": "from_now",
                 "pass_stop": "authors", "tick_events": "same_second", "submission_pass": "new_jobs_only",
-                "start_reservations_between_passes": True, "pin_history_node": True},
+                "start_reservations_between_passes": True, "pin_history_node": True,
+                "core_choice": "earliest"},
 }
 INFLIGHT = ("to_load_end", "from_now")
 PASS_STOPS = ("never", "no_free_core", "job_exceeds_free_cores", "authors")
@@ -40,6 +41,7 @@ TICK_EVENTS = ("since_last_tick", "same_second")
 SUBMISSION_PASSES = ("full", "new_jobs_only")
 PENALTIES = ("memory_model", "ended_windows")
 ROUNDINGS = ("none", "truncate")
+CORE_CHOICES = ("lowest_index", "earliest")
 
 
 @dataclass(frozen=True)
@@ -97,6 +99,12 @@ class SchedulerOptions(FileOutputs):
     # first, as the authors' simulator stores them ("truncate", R7): nodes
     # less than a second apart tie and the lowest index wins.
     score_rounding: str = "none"
+    # The cores a job takes on its node (no backfilling): the lowest positions
+    # among those available by its t_k ("lowest_index"), or, as the authors'
+    # simulator does (R7), the ones available first ("earliest"): a job
+    # reserved in the future then takes the cores free now before any others,
+    # so they are no longer free for a later job of the pass.
+    core_choice: str = "lowest_index"
     # Plan every queued job at every pass, so that each has a predicted start
     # from its submission on (<prefix>_predictions.csv). Off, a pass stops
     # once no later job could start now: jobs further back get their first
@@ -148,7 +156,8 @@ class SchedulerOptions(FileOutputs):
                                f"got {self.queue_depth!r}")
         for name, allowed in (("inflight_overhead", INFLIGHT), ("pass_stop", PASS_STOPS),
                               ("tick_events", TICK_EVENTS), ("submission_pass", SUBMISSION_PASSES),
-                              ("eviction_penalty", PENALTIES), ("score_rounding", ROUNDINGS)):
+                              ("eviction_penalty", PENALTIES), ("score_rounding", ROUNDINGS),
+                              ("core_choice", CORE_CHOICES)):
             if getattr(self, name) not in allowed:
                 raise OptionsError(f"option {name!r} must be one of {', '.join(allowed)}, got {getattr(self, name)!r}")
         if self.ticks and self.queue_depth:

@@ -33,7 +33,7 @@ from batloc.schedulers.planning.flat_state import (AVAIL, BW, END, FILE, MEM, MI
 from batloc.schedulers.planning.formulas import CODES, LEA, LEM, bound, needs_penalty, reads_overhead, score
 from batloc.schedulers.planning.jit import inline, njit
 from batloc.schedulers.planning.scratch import (BUSY, C_BACKFILL, C_BW_MAX, C_ENDED_WINDOWS, C_INFLIGHT_FROM_NOW,
-                                                C_LAST_NOW, C_TRUNCATE, C_WHOLE, C_MODEL, C_NOW, C_PASS_STOP, C_POLICY, C_W, CHANGED, FREE, HEAD,
+                                                C_EARLIEST_CORES, C_LAST_NOW, C_TRUNCATE, C_WHOLE, C_MODEL, C_NOW, C_PASS_STOP, C_POLICY, C_W, CHANGED, FREE, HEAD,
                                                 IV_COUNT, MAX_FREE, NO_NODE, O_CASE, O_JOB, O_NODE, O_SCORE, O_START,
                                                 O_TFILE, P_CASE, P_FIRST, P_FIRST_AT, P_NEXT, P_FLOOR, P_K2, P_NODE, P_PREV,
                                                 P_S2, P_SAT, P_SCORE, P_SEQ, P_WALL, STOP_CODES, STOP_JOB_EXCEEDS,
@@ -111,6 +111,8 @@ def _score_node(k, cores, walltime, fid, size, lower, saturated, cfg, node_f, he
                           plan)
     else:
         t = av.t_exact(k, cores, now, cols, base, pos)
+        if cfg[C_EARLIEST_CORES] != 0 and t < INF:
+            av.earliest_cores(base, k, cores, now, pos)
     if not t < INF:
         return INF, NONE, INF, INF
     ints[SCORED] += 1
@@ -916,6 +918,7 @@ class Planner:
         self.inflight_from_now = opts.inflight_overhead == "from_now"
         self.ended_windows = opts.eviction_penalty == "ended_windows"
         self.truncate = opts.score_rounding == "truncate"
+        self.earliest_cores = opts.core_choice == "earliest"
         self.pass_stop = STOP_CODES[opts.pass_stop_for(policy_name)]
         # Those rules read now in scores the walk assumes time-free (waits
         # counted from now, files whose last user ended now) or end a pass at
@@ -982,6 +985,12 @@ class Planner:
             self._room = room
         return self._scratch
 
+    def _configure(self, S, f, now):
+        """The pass's settings (``cfg``)."""
+        S.cfg[:] = (now, self.W, f.bw_max, self.policy, self.model, self.backfilling, self.inflight_from_now,
+                    self.pass_stop, self._last_now, self.whole_queue, self.ended_windows,
+                    self.truncate, self.earliest_cores)
+
     def plan(self, now, queue):
         qlen = len(queue)
         if self.depth:
@@ -989,9 +998,7 @@ class Planner:
         if qlen == 0:
             return []
         S, f = self._prepare(queue)
-        S.cfg[:] = (now, self.W, f.bw_max, self.policy, self.model, self.backfilling, self.inflight_from_now,
-                    self.pass_stop, self._last_now, self.whole_queue, self.ended_windows,
-                    self.truncate)
+        self._configure(S, f, now)
         ndec = plan_pass(*f.arrays(), *S, f.take_dirty(), *queue.arrays(), qlen, self.saturation, self.standing)
         self._last_now = now
         if self.ticks:
@@ -1005,9 +1012,7 @@ class Planner:
         if first >= len(queue):
             return []
         S, f = self._prepare(queue)
-        S.cfg[:] = (now, self.W, f.bw_max, self.policy, self.model, self.backfilling, self.inflight_from_now,
-                    self.pass_stop, self._last_now, self.whole_queue, self.ended_windows,
-                    self.truncate)
+        self._configure(S, f, now)
         f.take_dirty()                  # what changed since stays unseen until the next full pass
         ndec = place_new_jobs(*f.arrays(), *S, *queue.arrays(), first, len(queue), self.saturation)
         self._last_now = now

@@ -120,6 +120,7 @@ class Planner:
         from_now = st.options.inflight_overhead == "from_now"
         ended_windows = st.options.eviction_penalty == "ended_windows"
         stop = st.options.pass_stop_for(policy.name)
+        earliest_cores = st.options.core_choice == "earliest" and not avail.backfilling
         free_total = int(avail.free_now.sum())
 
         for i, job in enumerate(queue):
@@ -164,6 +165,8 @@ class Planner:
                         t, positions = t_exact(k, c, w, t_lb[k])
                         if positions is None:
                             continue
+                        if earliest_cores:      # R7: the cores available first (ties: lowest position)
+                            positions = np.sort(np.argsort(avail.avail[k], kind="stable")[:c])
                         self.stats_nodes_scored += 1
                         if file is None:
                             ov, case, t_file, stg, pen = 0.0, "none", t, None, 0.0
