@@ -26,14 +26,14 @@ from typing import Optional
 import numpy as np
 
 from batloc.schedulers.planning import availability as av
-from batloc.schedulers.planning.file_outlook import (CASE_NAMES, MODEL_CODES, NONE, WAIT, ended_window_bytes,
-                                                     evaluate)
+from batloc.schedulers.planning.file_outlook import (CASE_NAMES, MISS, MODEL_CODES, NONE, WAIT, ended_window_bytes,
+                                                     evaluate, float32_load)
 from batloc.schedulers.planning.flat_state import (AVAIL, BW, END, FILE, MEM, MIN_END, MIN_LOADING, N_FREE, SIZE,
                                                    START)
 from batloc.schedulers.planning.formulas import CODES, LEA, LEM, bound, needs_penalty, reads_overhead, score
 from batloc.schedulers.planning.jit import inline, njit
 from batloc.schedulers.planning.scratch import (BUSY, C_BACKFILL, C_BW_MAX, C_ENDED_WINDOWS, C_INFLIGHT_FROM_NOW,
-                                                C_EARLIEST_CORES, C_LAST_NOW, C_TRUNCATE, C_WHOLE, C_MODEL, C_NOW, C_PASS_STOP, C_POLICY, C_W, CHANGED, FREE, HEAD,
+                                                C_EARLIEST_CORES, C_FLOAT32_LOADS, C_LAST_NOW, C_TRUNCATE, C_WHOLE, C_MODEL, C_NOW, C_PASS_STOP, C_POLICY, C_W, CHANGED, FREE, HEAD,
                                                 IV_COUNT, MAX_FREE, NO_NODE, O_CASE, O_JOB, O_NODE, O_SCORE, O_START,
                                                 O_TFILE, P_CASE, P_FIRST, P_FIRST_AT, P_NEXT, P_FLOOR, P_K2, P_NODE, P_PREV,
                                                 P_S2, P_SAT, P_SCORE, P_SEQ, P_WALL, STOP_CODES, STOP_JOB_EXCEEDS,
@@ -128,6 +128,9 @@ def _score_node(k, cores, walltime, fid, size, lower, saturated, cfg, node_f, he
         # the authors' simulator: what is left of the load counted from now, not from t_k
         overhead = t_file - now
         t_file = t + overhead
+    elif case == MISS and cfg[C_FLOAT32_LOADS] != 0:
+        # R6: the planned load lasts its truncated float32 time (the score keeps the exact one)
+        t_file = t + float32_load(size, node_f[k, BW])
     pen = 0.0
     if need and pen_bytes != 0.0:
         pen = pen_bytes * size / node_f[k, MEM] / node_f[k, BW]
@@ -919,6 +922,7 @@ class Planner:
         self.ended_windows = opts.eviction_penalty == "ended_windows"
         self.truncate = opts.score_rounding == "truncate"
         self.earliest_cores = opts.core_choice == "earliest"
+        self.float32_loads = opts.load_time_rounding == "float32_floor"
         self.pass_stop = STOP_CODES[opts.pass_stop_for(policy_name)]
         # Those rules read now in scores the walk assumes time-free (waits
         # counted from now, files whose last user ended now) or end a pass at
@@ -989,7 +993,7 @@ class Planner:
         """The pass's settings (``cfg``)."""
         S.cfg[:] = (now, self.W, f.bw_max, self.policy, self.model, self.backfilling, self.inflight_from_now,
                     self.pass_stop, self._last_now, self.whole_queue, self.ended_windows,
-                    self.truncate, self.earliest_cores)
+                    self.truncate, self.earliest_cores, self.float32_loads)
 
     def plan(self, now, queue):
         qlen = len(queue)

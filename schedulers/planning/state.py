@@ -16,6 +16,7 @@ import numpy as np
 from batloc.locality.cache import NodeCache
 from batloc.locality.staging import staging_job_id
 from batloc.schedulers.base import Held, HeldJobs
+from batloc.schedulers.planning.file_outlook import staged_bytes
 from batloc.schedulers.planning.flat_state import FlatState
 
 
@@ -36,6 +37,7 @@ class ClusterState(HeldJobs):
         super().__init__()
         self.platform = platform
         self.options = options
+        self.float32_loads = options.load_time_rounding == "float32_floor"
         self.flat = FlatState(platform)
         self.caches = [NodeCache(n.memory_bytes, options.cache) for n in platform.nodes]
         self.windows = [dict() for _ in platform.nodes]     # node -> job id -> Window
@@ -61,7 +63,8 @@ class ClusterState(HeldJobs):
         staging, new_staging = None, None
         if case == "miss":
             sid = staging_job_id(job.id, self.platform.nodes[node].name)
-            new_staging = self.stagings.begin(sid, node, job.file, job.size, now, est_file_time, job.id)
+            nb = staged_bytes(job.size, self.platform.bandwidth[node], self.float32_loads)
+            new_staging = self.stagings.begin(sid, node, job.file, nb, now, est_file_time, job.id)
             staging = sid
         elif case == "wait":
             st = self.stagings.join(node, job.file, job.id)

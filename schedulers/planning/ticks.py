@@ -237,7 +237,7 @@ class Clock:
                      f"planned start {now:g}; it waits for the next full pass")
                 continue
             d.start = now
-            d.t_file = now + job.size / s.platform.bandwidth[d.node]
+            d.t_file = now + s.load_time(job.size, d.node)
             starts.append(d)
         s.commit_all(starts, now)
 
@@ -248,7 +248,7 @@ class Clock:
         if len(positions) < job.cores:
             s.queue.append(job, fid)
             return
-        d = Decision(job, node, positions, now, now + job.size / s.platform.bandwidth[node], "", None, None)
+        d = Decision(job, node, positions, now, now + s.load_time(job.size, node), "", None, None)
         s.commit(d, now)
 
     def started(self, held):

@@ -26,6 +26,7 @@ import numpy as np
 
 from oracle_planner.file_outlook import FileOutlook, Window
 from batloc.locality.staging import staging_job_id
+from batloc.schedulers.planning.file_outlook import float32_load
 
 
 @dataclass
@@ -121,6 +122,7 @@ class Planner:
         ended_windows = st.options.eviction_penalty == "ended_windows"
         stop = st.options.pass_stop_for(policy.name)
         earliest_cores = st.options.core_choice == "earliest" and not avail.backfilling
+        float32_loads = st.options.load_time_rounding == "float32_floor"
         free_total = int(avail.free_now.sum())
 
         for i, job in enumerate(queue):
@@ -183,6 +185,8 @@ class Planner:
                             if case == "wait" and from_now:
                                 ov = t_file - now
                                 t_file = t + ov
+                            elif case == "miss" and float32_loads:
+                                t_file = t + float32_load(size, bw[k])     # R6
                             pen_bytes = res.penalty_bytes
                             pen = 0.0
                             if need_pen and pen_bytes:

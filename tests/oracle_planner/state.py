@@ -15,6 +15,7 @@ from oracle_planner.availability import make_availability
 from batloc.locality.cache import NodeCache
 from oracle_planner.file_outlook import Window
 from batloc.locality.staging import StagingBook, staging_job_id
+from batloc.schedulers.planning.file_outlook import staged_bytes
 
 
 @dataclass
@@ -83,7 +84,9 @@ class ClusterState:
         staging, new_staging = None, None
         if case == "miss":
             sid = staging_job_id(job.id, self.platform.nodes[node].name)
-            new_staging = self.stagings.begin(sid, node, job.file, job.size, now, est_file_time, job.id)
+            nb = staged_bytes(job.size, self.platform.bandwidth[node],
+                              self.options.load_time_rounding == "float32_floor")
+            new_staging = self.stagings.begin(sid, node, job.file, nb, now, est_file_time, job.id)
             staging = sid
         elif case == "wait":
             st = self.stagings.join(node, job.file, job.id)
