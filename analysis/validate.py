@@ -146,7 +146,9 @@ def check_submission(rows):
 def check_files_and_memory(rows, decisions, memories, model):
     by_id = {full_id(r): r for r in rows if started(r)}
     out = []
-    events = []      # (time, order, kind, payload); ends and loads before starts at equal times
+    # (time, order, kind, payload). At equal times loads complete, then jobs end, then jobs start: a
+    # file whose load completes in the very instant its last user ends is loaded then, in any model.
+    events = []
     for i, d in enumerate(decisions):
         jid = d["job_id"]
         if d["cache"] == WAITED_FOR_ROOM:
@@ -156,6 +158,7 @@ def check_files_and_memory(rows, decisions, memories, model):
             out.append((DECISION, f"{jid}: in decisions.csv but not in jobs.csv"))
             continue
         start = r["_start"]
+        load_end = float(d["time"])
         if d["cache"] in ("miss", "wait"):
             st = by_id.get(d["staging_job"])
             if st is None:
@@ -165,10 +168,11 @@ def check_files_and_memory(rows, decisions, memories, model):
                                        f"memory ({d['staging_job']} ends at {st['_finish']:.6f})"))
             if d["cache"] == "miss" and st is not None:
                 events.append((st["_finish"], 0, "loaded", (d["node"], d["input_file"])))
+                load_end = st["_finish"]
         file = d["input_file"] or None
         size = float(d["input_size"]) if d["input_size"] else 0.0
-        events.append((float(d["time"]), 1, "start", (i, jid, d["node"], file, size, d["cache"])))
-        events.append((r["_finish"], 0, "end", (d["node"], file)))
+        events.append((float(d["time"]), 2, "start", (i, jid, d["node"], file, size, d["cache"], load_end)))
+        events.append((r["_finish"], 1, "end", (d["node"], file)))
     if model is None:
         return out      # a memory model the replay does not know (e.g. file-sharing's `value`)
     events.sort(key=lambda e: (e[0], e[1], e[3][0] if e[2] == "start" else -1))
@@ -183,9 +187,9 @@ def check_files_and_memory(rows, decisions, memories, model):
         elif kind == "end":
             cache.end_job(p[1], t)
         else:
-            _, jid, _, file, size, logged = p
+            _, jid, _, file, size, logged, load_end = p
             before = cache.status(file, t) if file else None
-            cache.start_job(file, size, t, load_end=t)
+            cache.start_job(file, size, t, load_end=load_end)
             if logged == "hit" and before != "loaded":
                 out.append((FALSE_HIT, f"{jid}: logged as a hit at {t:.6f} but {file} is not in {node}'s memory "
                                        f"under the {model} model"))

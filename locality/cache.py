@@ -13,12 +13,27 @@ Models (semantics note, "File availability and the memory model"):
   (as in the authors' no-persistence build, where the end is processed first
   and the file stays valid for that second); at any later instant it is gone;
 - ``lru``:    a file stays until room is needed for a new file (capacity = the
-  node's memory), least recently used first; a file in use is never evicted.
+  node's memory), least recently used first; a file in use is never evicted;
+- ``authors``: the authors' published simulator's own rule (docs/authors-simulator.md,
+  R9), ``strict`` where a load is concerned too: a file whose last user ends
+  while its load is in flight also stays through that instant, still
+  loading (a job starting then waits for the rest of that load, which goes
+  on), and a file is loaded once *its* load is over: a load begun by an
+  earlier user that ended before it, for a file loaded again since, loads
+  nothing the node keeps (that simulator keeps one load end per file and node).
+  Only this model makes the validator accept such a start.
 """
 
 from dataclasses import dataclass
 
-MODELS = ("paper", "strict", "lru")
+MODELS = ("paper", "strict", "lru", "authors")
+# Models that drop a file after the instant its last user ends (and hold no memory for it then).
+UNTIL_LAST_END = ("strict", "authors")
+
+
+# authors: a load completing this much before the file's current load end is an
+# earlier, stale one (a reload starts in a later second than the load it replaces).
+STALE = 0.5
 
 
 @dataclass
@@ -60,7 +75,7 @@ class NodeCache:
         # strict: a file kept through its last user's end instant only serves a
         # start in that instant; it holds no memory (the authors' build, whose
         # rule this is, has no memory capacity at all).
-        if self.model == "strict":
+        if self.model in UNTIL_LAST_END:
             return sum(r.size for r in self.files.values() if r.users > 0)
         return sum(r.size for r in self.files.values())
 
@@ -114,7 +129,7 @@ class NodeCache:
     def load_done(self, file, now):
         self._drop_ended(now)
         r = self.files.get(file)
-        if r is not None:
+        if r is not None and not (self.model == "authors" and now < r.load_end - STALE):
             r.loaded = True
             r.load_end = now
 
@@ -131,15 +146,15 @@ class NodeCache:
             # [e, t]; one that started at e itself, before this end arrived, counts.
             started_now = (self.model == "paper" and self._started_at == now
                            and any(f != file for f in self._started_files))
-            # strict keeps a loaded file through the instant e (_drop_ended).
-            if not r.loaded or started_now:
+            # strict keeps a loaded file through the instant e (_drop_ended), authors any file.
+            if (not r.loaded and self.model != "authors") or started_now:
                 del self.files[file]
                 dropped.append(file)
         return dropped
 
     def _drop_ended(self, now):
-        """strict: drop the files whose last user ended before `now`."""
-        if self.model != "strict":
+        """strict, authors: drop the files whose last user ended before `now`."""
+        if self.model not in UNTIL_LAST_END:
             return []
         gone = [f for f, r in self.files.items() if r.users == 0 and r.last_use < now]
         for f in gone:

@@ -4,7 +4,7 @@ run.json gets ``"validation": {"valid": true|false, "violations": {"<kind>": cou
 (kinds as `batloc validate` counts them); a run with violations is a failed run
 (its outputs kept) and ``log/validate.txt`` lists every violation. The memory
 model the validator replays is the run's own: the scheduler's `cache` option,
-`strict` under the authors' profile, the proxy's `--cache`, `paper` otherwise;
+the profile's (`authors` under the authors' profile), the proxy's `--cache`, `paper` otherwise;
 for the file-sharing family's `value` model, which the replay does not know,
 hits and capacity go unchecked (the other checks still run).
 """
@@ -17,6 +17,7 @@ from pathlib import Path
 
 from batloc.analysis.validate import InputError, verdict
 from batloc.locality.cache import MODELS
+from batloc.schedulers.planning.options import PROFILES
 
 # Policies whose default memory model is file-sharing's `value` (schedulers/filesharing/options.py).
 VALUE_MODEL_POLICIES = {"met", "mct", "sa", "jdp_dll", "online_hps"}
@@ -32,8 +33,8 @@ def memory_model(scheduler: dict) -> str | None:
 
 def _policy_model(policy: str, options: dict) -> str | None:
     cache = options.get("cache")
-    if cache is None and options.get("profile") == "authors":
-        cache = "strict"
+    if cache is None:
+        cache = PROFILES.get(options.get("profile"), {}).get("cache")    # `authors` under the authors' profile
     if cache is None:
         cache = "value" if policy in VALUE_MODEL_POLICIES else "paper"
     return cache if cache in MODELS else None

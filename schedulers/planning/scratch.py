@@ -85,6 +85,8 @@ C_TRUNCATE = 11
 C_EARLIEST_CORES = 12
 # cfg[C_FLOAT32_LOADS]: a load planned from t_k ends at t_k + its float32-floored duration (R6).
 C_FLOAT32_LOADS = 13
+# cfg[C_PER_FILE]: a file's windows as the authors' simulator plans with them (R10, file_window).
+C_PER_FILE = 14
 # cfg[C_PASS_STOP]: where a pass stops (options.pass_stop).
 STOP_NEVER, STOP_JOB_EXCEEDS, STOP_NO_FREE = range(3)
 STOP_CODES = {"never": STOP_NEVER, "job_exceeds_free_cores": STOP_JOB_EXCEEDS, "no_free_core": STOP_NO_FREE}
@@ -124,4 +126,4 @@ def allocate(n, m, words, jobs, cores, files, memory_files):
         known=z(words, dtype=np.uint64), pf_bits=z((files, words), dtype=np.uint64),
         pf_count=z((files, n), dtype=np.int32),
         buf=z((u, 7)), out_f=z((jobs, 3)), out_i=z((jobs, 3), dtype=i64), out_pos=z((jobs, m), dtype=i64),
-        smallest_left=z(jobs, dtype=i64), left_wall=z((jobs, m)), now_gaps=z(m), ints=z(8, dtype=i64), cfg=z(14))
+        smallest_left=z(jobs, dtype=i64), left_wall=z((jobs, m)), now_gaps=z(m), ints=z(8, dtype=i64), cfg=z(15))

@@ -41,6 +41,8 @@ class ClusterState(HeldJobs):
         self.flat = FlatState(platform)
         self.caches = [NodeCache(n.memory_bytes, options.cache) for n in platform.nodes]
         self.windows = [dict() for _ in platform.nodes]     # node -> job id -> Window
+        # file_window "per_file" (R10): node -> file -> the latest planned end of its users since its load
+        self.file_ends = [dict() for _ in platform.nodes] if options.file_window == "per_file" else None
 
     def file_id(self, name):
         return self.flat.files.id_of(name)
@@ -53,7 +55,21 @@ class ClusterState(HeldJobs):
         return not self.flat.core_held[node, positions].any()
 
     def _mirror(self, node):
-        self.flat.mirror(node, list(self.windows[node].values()), self.caches[node])
+        self.flat.mirror(node, list(self.windows[node].values()), self.caches[node],
+                         self.file_ends[node] if self.file_ends is not None else None)
+
+    def _file_started(self, node, file, case, deadline):
+        """R10: a start extends its file's window on node to its planned end; a load begins a new window."""
+        if self.file_ends is not None and file is not None:
+            ends = self.file_ends[node]
+            ends[file] = deadline if case == "miss" else max(ends.get(file, deadline), deadline)
+
+    def _file_left(self, node, file):
+        """R10: a file's last user ended: its window with it (the next user's start opens one)."""
+        if self.file_ends is not None and file is not None:
+            r = self.caches[node].files.get(file)
+            if r is None or r.users == 0:
+                self.file_ends[node].pop(file, None)
 
     # ---- events ---------------------------------------------------------
     def start(self, job, node, positions, now, est_file_time):
@@ -72,6 +88,7 @@ class ClusterState(HeldJobs):
         else:
             est_file_time = now
         deadline = now + job.walltime
+        self._file_started(node, job.file, case, deadline)
         self.flat.hold(node, positions, deadline)
         self.windows[node][job.id] = Window(now, est_file_time, deadline, job.file, job.size, staging)
         held = Held(job, node, positions, now, deadline, staging, computing=case in ("hit", "none"))
@@ -99,5 +116,6 @@ class ClusterState(HeldJobs):
         self.flat.release(node, held.positions)
         self.windows[node].pop(job_id, None)
         self.caches[node].end_job(held.job.file, now)
+        self._file_left(node, held.job.file)
         self._mirror(node)
         return held

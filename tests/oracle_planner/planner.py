@@ -108,7 +108,7 @@ class Planner:
         uses_penalty = getattr(policy, "uses_penalty", True)
         penalty_counts = getattr(policy, "penalty_counts", None)
         score_of, lower_bound = policy.score, policy.lower_bound
-        caches, windows = st.caches, st.windows
+        caches = st.caches
         file_nodes = st.file_nodes
         bw, mem = self._bw, self._mem
         no_overhead = np.zeros(n)
@@ -123,6 +123,7 @@ class Planner:
         stop = st.options.pass_stop_for(policy.name)
         earliest_cores = st.options.core_choice == "earliest" and not avail.backfilling
         float32_loads = st.options.load_time_rounding == "float32_floor"
+        per_file = st.options.file_window == "per_file"
         free_total = int(avail.free_now.sum())
 
         for i, job in enumerate(queue):
@@ -175,8 +176,8 @@ class Planner:
                         else:
                             o = outlooks.get(k)
                             if o is None:
-                                o = outlooks[k] = FileOutlook(caches[k], list(windows[k].values()),
-                                                              planned.get(k, ()), now, ended_windows)
+                                o = outlooks[k] = FileOutlook(caches[k], st.actual_windows(k),
+                                                              planned.get(k, ()), now, ended_windows, per_file)
                             # The eviction penalty is the costly part; skip it where the
                             # policy's score at this t_k ignores it (LEO, LEM).
                             need_pen = uses_penalty and (penalty_counts is None or penalty_counts(ctx, t))
