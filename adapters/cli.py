@@ -2,7 +2,7 @@
 
     batloc-stage-proxy --bind tcp://127.0.0.1:28000 --connect tcp://localhost:28001 \\
         [--cache paper|strict|lru] [--decisions PREFIX_decisions.csv | --export-prefix PREFIX] \\
-        [-- SCHEDCMD ...]
+        [--walltime-excludes-load] [--one-node] [-- SCHEDCMD ...]
 
 The engine (run with --enable-dynamic-jobs) connects to --bind as it would to
 a scheduler; the proxy connects to the wrapped scheduler at --connect. With a
@@ -54,6 +54,18 @@ def parse_args(argv):
     out = p.add_mutually_exclusive_group()
     out.add_argument("--decisions", help="write the decision log to this file")
     out.add_argument("--export-prefix", help="write the decision log to PREFIX_decisions.csv")
+    wall = p.add_mutually_exclusive_group()
+    wall.add_argument("--walltime-includes-load", dest="walltime_includes_load", action="store_true", default=True,
+                      help="the paper's rule (default): a job's load counts against its walltime, so the proxy "
+                           "kills it at the instant its scheduler executed it + its walltime, as batloc's "
+                           "schedulers kill at t_k + walltime")
+    wall.add_argument("--walltime-excludes-load", dest="walltime_includes_load", action="store_false",
+                      help="the engine's walltime, counted from the execution (after the load), is the only kill "
+                           "(batloc's schedulers: option walltime_includes_load false)")
+    p.add_argument("--one-node", action="store_true",
+                   help="a stated deviation: move an allocation that spans nodes onto one node when the job asks "
+                        "for no more cores than a node has and one node has them free at that instant (the wrapped "
+                        "scheduler keeps its own ids); separates node-unawareness from file-unawareness")
     p.add_argument("--scheduler-registers", action="store_true",
                    help="the wrapped scheduler registers jobs itself: show it the engine's dynamic-job "
                         "config and wait for its own NOTIFY registration_finished")
@@ -86,8 +98,10 @@ def _child_setup():
 
 def start_child(command):
     if command[0] == "pybatsim":
-        # the one found beside this Python when no `pybatsim` is on PATH (an unactivated virtualenv)
-        command = pybatsim_command() + command[1:]
+        # the one found beside this Python when no `pybatsim` is on PATH (an unactivated virtualenv),
+        # at warning unless the command says otherwise (pybatsim logs every message at info)
+        verbose = any(w.startswith(("-v", "--verbosity")) for w in command[1:])
+        command = pybatsim_command() + command[1:] + ([] if verbose else ["-v", "warning"])
     try:
         return subprocess.Popen(command, stdin=subprocess.DEVNULL, preexec_fn=_child_setup)
     except OSError as e:
@@ -118,7 +132,7 @@ def run(args):
                              "is a file, not a folder") from None
         except OSError as e:
             raise ProxyError(f"cannot write the decision log {decisions}: {e.strerror or e}") from None
-    relay = Relay(args.cache, decisions, args.scheduler_registers)
+    relay = Relay(args.cache, decisions, args.scheduler_registers, args.walltime_includes_load, args.one_node)
     child = proxy = None
     try:
         # Bind first: if the port is taken there is no scheduler to clean up.
@@ -127,11 +141,15 @@ def run(args):
             child = start_child(command)
             proxy.engine.child = proxy.sched.child = child
         say(f"engine side {args.bind}, scheduler {connect}"
-            + (f" (started: {shlex.join(command)})" if command else "") + f", cache model {args.cache}")
+            + (f" (started: {shlex.join(command)})" if command else "") + f", cache model {args.cache}, "
+            + ("load counted against the walltime" if args.walltime_includes_load else "walltime from the execution")
+            + (", allocations kept on one node when they fit" if args.one_node else ""))
         proxy.run()
         state = relay.state
+        moved = relay.one_node.moved if relay.one_node else 0
         say(f"simulation ended at t={relay.now:.6f}: {proxy.messages} engine messages "
             f"({proxy.woken} forwarded), {state.nb_stagings if state else 0} stagings"
+            + (f", {moved} allocations moved onto one node" if args.one_node else "")
             + (f", decisions in {decisions}" if decisions else ""))
         if child is not None:
             try:

@@ -38,6 +38,21 @@ class OwnCalls:
         heapq.heappush(self.deferred, (time_key(t), self._seq, execute))
         return self._ask(t, now)
 
+    def wake(self, t, now):
+        """A call at `t` > now for the proxy itself (a window's end: ``window_ends``), which the
+        registration's end does not wait for; returns its CALL_ME_LATER."""
+        return self._ask(t, now)
+
+    def cancel(self, job_id):
+        """Drop the deferred EXECUTE_JOB of `job_id` (its scheduler killed it before its time): True if
+        there was one. Its call still comes, and shows nothing."""
+        kept = [d for d in self.deferred if (d[2].get("data") or {}).get("job_id") != job_id]
+        if len(kept) == len(self.deferred):
+            return False
+        self.deferred = kept
+        heapq.heapify(self.deferred)
+        return True
+
     def notify_later(self, event, now):
         """Show the wrapped scheduler `event` (a JOB_COMPLETED or JOB_KILLED of a job the engine never ran)
         at the protocol's next instant, 1 µs on (times have six decimals; Batsim 4.2.1 refuses a call for

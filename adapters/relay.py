@@ -28,8 +28,10 @@ from batloc.locality.staging import is_staging_job
 
 from .compute_ids import ComputeIds
 from .errors import ProxyError
+from .one_node import OneNode
 from .own_calls import OwnCalls, time_key
 from .staging_state import StagingState
+from .window_ends import WindowEnds
 
 _TERMINAL = ("COMPLETED_KILLED", "COMPLETED_FAILED", "COMPLETED_SUCCESSFULLY", "COMPLETED_WALLTIME_REACHED",
              "REJECTED")
@@ -43,8 +45,10 @@ def _names_jobs(data):
 
 
 class Relay:
-    def __init__(self, model="paper", decisions_path=None, scheduler_registers=False):
+    def __init__(self, model="paper", decisions_path=None, scheduler_registers=False, walltime_includes_load=True,
+                 one_node=False):
         self.model = model
+        self.one_node = one_node       # True until SIMULATION_BEGINS, then the OneNode (or None)
         self.decisions_path = decisions_path
         self.scheduler_registers = scheduler_registers
         self.state = None
@@ -52,10 +56,13 @@ class Relay:
         self.executed = {}             # job id -> when the wrapped scheduler executed it
         self.now = 0.0
         self.open_jobs = set()         # submitted, not ended: may still need a staging
+        self.closed = set()            # ended in the engine (completed, killed, rejected): Batsim forgets them
         self.static_done = False
         self.sched_finished = False    # the wrapped scheduler's own registration_finished
         self.registration_finished = False
-        self.calls = OwnCalls()        # future-dated EXECUTE_JOBs, failure notices
+        self.calls = OwnCalls()        # future-dated EXECUTE_JOBs, failure notices, window ends
+        self.windows = WindowEnds(walltime_includes_load)
+        self.inner_allocs = {}         # job id -> its allocation in the wrapped scheduler's ids (executed jobs)
         self.profiles = {}             # job id -> profile name (for JOB_KILLED progress)
         self.ended = False
         self._released = []
@@ -78,9 +85,16 @@ class Relay:
                     released += self.state.staging_done(job_id, now)
                     touched = True
                     continue
+                inner = self.inner_allocs.get(job_id)
                 self._end(job_id)
-                if not self.ids.identity and "alloc" in data:
+                if self.one_node and inner is not None and "alloc" in data:
+                    e = dict(e, data=dict(data, alloc=inner))   # the ids its scheduler gave it
+                    touched = True
+                elif not self.ids.identity and "alloc" in data:
                     e = dict(e, data=dict(data, alloc=self.ids.to_inner(data["alloc"])))
+                    touched = True
+                if job_id in self.windows.killed:
+                    e = self.windows.completed(e)
                     touched = True
             elif etype == "JOB_SUBMITTED":
                 job_id = data.get("job_id")
@@ -95,9 +109,15 @@ class Relay:
                     continue
                 self.open_jobs.add(job_id)
                 self.profiles[job_id] = job.get("profile")
+                self.windows.submitted(job_id, job.get("walltime"))
             elif etype == "JOB_KILLED":
                 for job_id in e["data"].get("job_ids", []):
                     self._end(job_id)
+                shown = self.windows.shown(e, now)
+                if shown != [e]:                 # the proxy's own kills: walltime ends for the scheduler
+                    forward += shown
+                    touched = True
+                    continue
             elif etype == "REQUESTED_CALL":
                 shown = self.calls.received(now)
                 if shown is not None:            # the proxy's own call
@@ -108,8 +128,12 @@ class Relay:
                 self.static_done = True
             elif etype == "SIMULATION_BEGINS":
                 e = self._begin(e)
-            elif etype == "RESOURCE_STATE_CHANGED" and self.ids is not None and not self.ids.identity:
-                e = dict(e, data=dict(data, resources=self.ids.to_inner(data.get("resources"))))
+            elif etype == "RESOURCE_STATE_CHANGED" and self.ids is not None and (self.one_node or
+                                                                                  not self.ids.identity):
+                resources = self.ids.to_inner(data.get("resources"))
+                if self.one_node:
+                    resources = self.one_node.to_scheduler(resources)
+                e = dict(e, data=dict(data, resources=resources))
                 touched = True
             elif etype == "SIMULATION_ENDS":
                 self.ended = True
@@ -149,6 +173,8 @@ class Relay:
         nb_resources = len(data.get("compute_resources") or []) + len(data.get("storage_resources") or [])
         self.state = StagingState(platform, self.model, log, nb_resources)
         self.ids = ComputeIds(data.get("compute_resources") or [])
+        if self.one_node:
+            self.one_node = OneNode([platform.node_of_core.get(i, -1) for i in self.ids.outer])
         if not self.scheduler_registers:
             # The wrapped scheduler must not wait for itself to end the registration.
             config["dynamic-jobs-enabled"] = False
@@ -156,8 +182,13 @@ class Relay:
         return dict(e, data=self.ids.begins(dict(data, config=config)))
 
     def _end(self, job_id):
+        if job_id in self.open_jobs:
+            self.closed.add(job_id)
         self.open_jobs.discard(job_id)
         self.profiles.pop(job_id, None)
+        self.inner_allocs.pop(job_id, None)
+        if self.one_node:
+            self.one_node.ended(job_id)
         self.state.ended(job_id, self.now)
 
     # ---- scheduler -> engine ----------------------------------------------------
@@ -172,6 +203,7 @@ class Relay:
         for ev in self._due:
             out += self._execute(ev, now)
         self._released = self._due = []
+        out += self._end_windows(now)
         out += self._admit(now)            # room freed by the ends the engine just reported
         for e in (reply or {}).get("events", []) if reply is not None else []:
             etype, data = e.get("type"), e.get("data") or {}
@@ -244,7 +276,10 @@ class Relay:
         if data.get("storage_mapping"):
             raise ProxyError(f"{what}: the wrapped scheduler sent a storage_mapping, but it is shown no storage "
                              "(the proxy stages files itself)")
-        e = dict(inner, data=dict(data, alloc=self.ids.to_outer(data.get("alloc"), what)))
+        alloc = self.ids.to_outer(data.get("alloc"), what)
+        if self.one_node and isinstance(data.get("job_id"), str) and self.state.info.get(data["job_id"]):
+            alloc = self.ids.to_outer(self.one_node.place(data["job_id"], data.get("alloc")), what)
+        e = dict(inner, data=dict(data, alloc=alloc))
         reason = self.state.oversized(e)
         if reason is not None:
             # Never loaded where it cannot fit: rejected in the engine; the wrapped scheduler, which
@@ -257,17 +292,48 @@ class Relay:
                 "kill_reason": "", "alloc": inner["data"].get("alloc", "")}}, now)
             return [{"timestamp": now, "type": "REJECT_JOB", "data": {"job_id": data["job_id"]}}, call]
         events = self.state.execute(e, now)
+        self.inner_allocs[data["job_id"]] = inner["data"].get("alloc", "")
+        end = self.windows.started(data["job_id"], now)
+        if end is not None:
+            events.append(self.calls.wake(end, now))
         for ev in events:
             ev["timestamp"] = now
         return events
+
+    def _end_windows(self, now):
+        """Kill the jobs whose window ends now (``window_ends``): a job still held is executed and killed."""
+        out = []
+        for job_id in self.windows.due(now):
+            if job_id not in self.open_jobs:
+                continue                    # it ended within its window
+            self.windows.kill(job_id, self.inner_allocs.get(job_id, ""))
+            event = self.state.held_event(job_id)
+            if event is not None:
+                self.state.given_up(job_id, now)   # its room and its wait for a load are given up now
+                out.append(dict(event, timestamp=now))
+            out.append({"timestamp": now, "type": "KILL_JOB", "data": {"job_ids": [job_id]}})
+        return out
 
     def _reject(self, job_id, reason):
         print(f"batloc-stage-proxy: {reason}", file=sys.stderr, flush=True)
         self._rejected.append(job_id)
 
     def _kill(self, e, now):
+        """A KILL_JOB of the wrapped scheduler, made one that Batsim 4.2.1 accepts.
+
+        Batsim aborts on a kill of a job it never started (a job held here while its file loads or waits
+        for room, or executed by the scheduler for a later instant) and of a job whose end it has reported
+        (it forgets the job once that message is sent), e.g. one the proxy rejected in the engine. The
+        first are rejected in the engine and their kill reported to the scheduler by the proxy; the kill
+        of the others is answered by the proxy with the JOB_KILLED Batsim sends for a job that ended before
+        its kill (no progress), both at the protocol's next instant. The rest goes to the engine."""
         data = e.get("data") or {}
-        out, held = [], [j for j in data["job_ids"] if self.state.is_held(j)]
+        out = []
+        held = [j for j in data["job_ids"] if self.state.is_held(j) or self.calls.cancel(j)]
+        ended = [j for j in data["job_ids"] if j in self.closed and j not in held]
+        if ended:
+            out.append(self.calls.notify_later({"timestamp": now, "type": "JOB_KILLED", "data": {
+                "job_ids": ended, "job_progress": {}}}, now))
         if held:
             # Still waiting for its file: the engine never started it, and Batsim 4.2.1 refuses to kill
             # (or "complete") a job that did not run, so it is rejected there; the wrapped scheduler
@@ -278,9 +344,9 @@ class Relay:
                 self._end(job_id)
             out.append(self.calls.notify_later({"timestamp": now, "type": "JOB_KILLED", "data": {
                 "job_ids": held, "job_progress": progress}}, now))
-        rest = [j for j in data["job_ids"] if j not in held]
-        if rest or not held:
-            out.append(dict(e, data=dict(data, job_ids=rest)) if held else e)
+        rest = [j for j in data["job_ids"] if j not in held and j not in ended]
+        if rest or not (held or ended):
+            out.append(dict(e, data=dict(data, job_ids=rest)) if held or ended else e)
         return out
 
     def _maybe_finish_registration(self, now):

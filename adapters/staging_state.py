@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from batloc.engine.errors import EngineError
 from batloc.engine.protocol import parse_intervals
 from batloc.locality.cache import NodeCache
+from batloc.locality.platform_view import NO_MEMORY
 from batloc.locality.staging import (STAGE_WORKLOAD, StagingBook, staging_job_id,
                                             staging_profile, storage_mapping)
 
@@ -81,6 +82,8 @@ class StagingState:
         if file is None or size is None:
             self.info[job_id] = JobInfo(None, 0.0)
             return None
+        if self.platform.memoryless:   # a plain Batsim platform: jobs without files only
+            raise ProxyError(f"job {job_id} has an input file ({file}), but {NO_MEMORY}")
         if isinstance(size, bool) or not isinstance(size, (int, float)) or not math.isfinite(size) or size < 0:
             raise ProxyError(f"job {job_id}: input_size must be a finite number of bytes >= 0, got {size!r}")
         misfit = self.platform.misfit(job_id, file, size)
@@ -252,6 +255,24 @@ class StagingState:
                 st = self.stagings.by_id.get(sid)
                 if st is not None and job_id in st.waiters:
                     st.waiters.remove(job_id)
+
+    def given_up(self, job_id, now):
+        """A job ends while waiting for room (killed at its window's end): its wait is logged (``full`` rows,
+        from when its scheduler decided; it never claimed memory), then it ends."""
+        w = next((w for w in self.waiting if w.job_id == job_id), None)
+        if w is not None and self.log is not None:
+            info = self.info[job_id]
+            alloc = w.event["data"].get("alloc", "")
+            for k in sorted(w.full) or w.nodes[:1]:
+                self.log.write(w.since, job_id, POLICY, self.platform.nodes[k].name, alloc, 0, now,
+                               info.file, info.size, "full", None, None)
+        self.ended(job_id, now)
+
+    def held_event(self, job_id):
+        """The EXECUTE_JOB (engine ids) of a job still waiting for room or for its file, else None."""
+        if job_id in self.held:
+            return self.held[job_id].event
+        return next((w.event for w in self.waiting if w.job_id == job_id), None)
 
     def is_held(self, job_id):
         """Executed by its scheduler but not (yet) by the engine: waiting for room or for its file."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 
@@ -15,6 +16,29 @@ def parse_range(text: str) -> tuple[float, float]:
         raise argparse.ArgumentTypeError("expected START:END in seconds, e.g. 3600:7200") from None
 
 
+def _window(text: str):
+    from .gantt import parse_window
+
+    try:
+        return parse_window(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def recorded_baseline(output_dir: Path) -> str:
+    """The `baseline:` of the robin sweep that made the folder's runs, so that a report made again
+    compares as the sweep's own did; fcfs when none is recorded or the runs disagree."""
+    seen = set()
+    for path in sorted(output_dir.glob("runs/*/run.json")) + [output_dir / "run.json"]:
+        try:
+            value = json.loads(path.read_text()).get("baseline")
+        except (OSError, ValueError, AttributeError):
+            continue
+        if isinstance(value, str):
+            seen.add(value)
+    return seen.pop() if len(seen) == 1 else "fcfs"
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(
         prog="batloc report",
@@ -23,13 +47,17 @@ def main(argv=None) -> int:
                     "(one CSV per run). A run that cannot be read, is incomplete or that robin's validator "
                     "found impossible is left out, named in one line; the exit status is then 1.")
     parser.add_argument("output_dir", type=Path)
-    parser.add_argument("--baseline", default="fcfs", help="scheduler name of the baseline run of each group (default: fcfs)")
+    parser.add_argument("--baseline", help="scheduler name of the baseline run of each group (default: the "
+                                           "baseline robin's sweep recorded in its runs' run.json, else fcfs)")
     parser.add_argument("--workload", type=Path, help="workload JSON for runs without run.json")
     parser.add_argument("--platform", type=Path, help="platform XML for runs without run.json (gives the bandwidth)")
     parser.add_argument("--bandwidth", type=float, help="reference bandwidth in bytes/s for the stretch (overrides the platform's)")
-    parser.add_argument("--gantt-range", type=parse_range, metavar="START:END", help="time range of the Gantt charts in seconds of simulated time (default: from the evaluation "
-                             "window's start, ~300 jobs of the group's baseline run; the same range for every run "
-                             "of a platform/workload)")
+    parser.add_argument("--gantt-window", type=_window, default="evaluation", metavar="WINDOW",
+                        help="what the Gantt charts show: evaluation (default: the evaluation window, from its first "
+                             "to its last evaluated submission), all (the whole run), or FROM:TO from the evaluation "
+                             "window's start, e.g. 0:6h or 1d:36h; the same range for every run of a platform/workload")
+    parser.add_argument("--gantt-range", type=parse_range, metavar="START:END",
+                        help="the Gantt charts' range in seconds of simulated time (overrides --gantt-window)")
     args = parser.parse_args(argv)
 
     from .report import build_report
@@ -39,12 +67,16 @@ def main(argv=None) -> int:
         print(f"batloc report: {args.output_dir} is not a directory", file=sys.stderr)
         return 2
     try:
-        report = build_report(args.output_dir, baseline=args.baseline,
+        report = build_report(args.output_dir, baseline=args.baseline or recorded_baseline(args.output_dir),
                               inputs=Inputs(args.workload, args.platform, args.bandwidth),
-                              gantt_range=args.gantt_range)
+                              gantt_range=args.gantt_range, gantt_window=args.gantt_window)
     except FileNotFoundError as exc:
         print(f"batloc report: {exc}", file=sys.stderr)
         return 1
+    except KeyboardInterrupt:
+        print(f"batloc report: interrupted; the report in {args.output_dir} is whole (the previous one, unless "
+              "this one was already in place)", file=sys.stderr)
+        return 130
     print(f"batloc report: wrote {report.html} and {report.summary_csv} in {report.seconds:.1f} s")
     if report.failed:
         print(f"batloc report: {len(report.failed)} run(s) left out of every comparison (named above)", file=sys.stderr)

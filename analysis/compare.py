@@ -1,11 +1,17 @@
 """Comparisons against a baseline run (paper §V-D to V-F).
 
-Runs are compared only with the baseline of their own group (same platform
-and workload). A run with backfilling is compared with the backfilling
-baseline (the baseline's policy run with backfilling) when that run exists,
-as in the paper's Fig. 10; otherwise with the plain baseline. Whether a run
-used backfilling, and its policy, come from the scheduler options robin
-recorded in its run.json, never from its name.
+Runs are compared only within their own group (same platform and
+workload), each with the run its sweep declared (`against:` in robin's
+description) or, by default, with a baseline of its own kind: a run without
+backfilling with the baseline, a run with backfilling (a policy's option, or
+a stock scheduler robin knows to backfill, staged or not) with the
+backfilling baseline — the baseline's policy run with backfilling (FCFS-BF),
+as in the paper's Fig. 10; the backfilling baseline itself with the plain
+baseline. Without a backfilling baseline a backfilling run is compared with
+nothing rather than silently with a plain one; `crosses` tells the report
+where a pair (declared, or the backfilling baseline's) spans that line.
+Whether a run backfills, and its policy, come from its run.json, never from
+its name.
 
 - improvement of a session = Stretch_base / Stretch_X (> 1: X is faster);
 - faster / slower / equal: improvement above 1 + EQUAL_BAND, below
@@ -36,9 +42,15 @@ class RunResult:
     meta: dict | None = None
     policy: str | None = None  # robin's run.json: the batloc policy, None for a command
     options: dict = field(default_factory=dict)  # robin's run.json: the scheduler's options
+    against: str | None = None   # robin's run.json: the run its sweep pairs it with
+    uses_backfilling: bool | None = None   # robin's run.json (None: read the options)
+    walltime_includes_load: bool | None = None   # the walltime rule it ran under (load.RunFiles)
+    staged: bool = False
 
     @property
     def backfilling(self) -> bool:
+        if self.uses_backfilling is not None:
+            return self.uses_backfilling
         return bool(self.options.get("backfilling"))
 
 
@@ -46,18 +58,34 @@ def group_label(group: tuple[str, str]) -> str:
     return f"{group[0]} / {group[1]}"
 
 
+def backfilling_baseline(runs: dict[str, RunResult], baseline: str) -> RunResult | None:
+    """The baseline's policy (FCFS for a command baseline) run with backfilling, if the group has one."""
+    base = runs.get(baseline)
+    policy = base.policy if base is not None and base.policy else ("fcfs" if base is not None else baseline)
+    bf = [r for _, r in sorted(runs.items()) if r.backfilling and r.policy == policy]
+    return bf[0] if bf else None
+
+
 def baseline_of(run: RunResult, runs: dict[str, RunResult], baseline: str) -> RunResult | None:
     """The run `run` is compared with, among its group's `runs` (by scheduler name); None for none."""
+    if run.against:
+        base = runs.get(run.against)
+        return None if base is run else base
     base = runs.get(baseline)
     if run.backfilling:
-        policy = base.policy if base is not None else baseline
-        bf = [r for _, r in sorted(runs.items()) if r.backfilling and r.policy == policy]
-        # the backfilling baseline itself is compared with the plain one
-        if bf and not any(r is run for r in bf):
-            return bf[0]
+        bf = backfilling_baseline(runs, baseline)
+        if bf is not None and bf is not run:
+            return bf
+        if bf is None:
+            return None       # never against a plain baseline by default: declare it with against:
     if base is None or base is run:
         return None
     return base
+
+
+def crosses(run: RunResult, base: RunResult | None) -> bool:
+    """The pair spans the backfilling line (one backfills, the other not)."""
+    return base is not None and run.backfilling != base.backfilling
 
 
 def pairs(results: list[RunResult], baseline: str):

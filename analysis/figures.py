@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator, MaxNLocator, NullFormatter, NullLocator
 
-from .style import Palette, TimeAxis, lines, plt, save, step_points
+from .style import NAMED, Palette, TimeAxis, lines, plt, save, step_points
 from .usage import Usage
 
 WHISKERS = (12.5, 87.5)
@@ -99,7 +99,8 @@ def faster_slower_bars(per_run: pd.DataFrame, path, title: str):
     fig, ax = plt.subplots(figsize=(max(5, 1.2 * len(per_run) + 2), 4))
     x = np.arange(len(per_run))
     width = 0.27
-    for k, (col, color) in enumerate([("faster", "#009E73"), ("equal", "#999999"), ("slower", "#D55E00")]):
+    for k, (col, color) in enumerate([("faster", NAMED["green"]), ("equal", NAMED["grey"]),
+                                      ("slower", NAMED["vermilion"])]):
         bars = ax.bar(x + (k - 1) * width, per_run[col], width, label=col, color=color)
         if col in ("faster", "slower"):
             means = per_run[f"mean_improvement_{col}"].to_numpy()
@@ -123,11 +124,11 @@ def cluster_usage(usage: Usage, path, title: str, axis: TimeAxis, total_cores: f
                   xlim=None, ylim=None):
     """xlim (in the axis' unit) and ylim (queued, running) shared by a group's runs, so their figures compare."""
     fig, (top, bottom) = plt.subplots(2, 1, sharex=True, figsize=(9, 4.5), gridspec_kw={"hspace": 0.08})
-    _plot_step(top, usage.queued, axis, color="#0072B2", label="all jobs")
-    _plot_step(top, usage.queued_evaluated, axis, color="#D55E00", label="evaluated jobs")
-    _plot_step(bottom, usage.running, axis, color="#0072B2", label="all jobs")
-    _plot_step(bottom, usage.running_evaluated, axis, color="#D55E00", label="evaluated jobs")
-    _plot_step(bottom, usage.loading, axis, color="#777777", label="loading or waiting for a file")
+    _plot_step(top, usage.queued, axis, color=NAMED["blue"], label="all jobs")
+    _plot_step(top, usage.queued_evaluated, axis, color=NAMED["vermilion"], label="evaluated jobs")
+    _plot_step(bottom, usage.running, axis, color=NAMED["blue"], label="all jobs")
+    _plot_step(bottom, usage.running_evaluated, axis, color=NAMED["vermilion"], label="evaluated jobs")
+    _plot_step(bottom, usage.loading, axis, color=NAMED["grey"], label="loading or waiting for a file")
     if total_cores:
         bottom.axhline(total_cores, color="black", linewidth=0.8, linestyle="--", label="cores of the platform")
     top.set_ylabel("cores queued")
@@ -135,7 +136,7 @@ def cluster_usage(usage: Usage, path, title: str, axis: TimeAxis, total_cores: f
     for ax in (top, bottom):
         for edge in usage.window:
             if np.isfinite(edge):
-                ax.axvline(float(axis(edge)), color="#E69F00", linewidth=1.2)
+                ax.axvline(float(axis(edge)), color=NAMED["orange"], linewidth=1.2)
     if xlim is not None:
         bottom.set_xlim(*xlim)
     if ylim is not None:

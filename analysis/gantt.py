@@ -1,10 +1,10 @@
 """Gantt chart of a time range of one run: which core ran which job, and when it held cores for a file.
 
-A week holds far too many jobs to draw, so only the jobs overlapping the
-chosen range are drawn; by default the range starts at the evaluation
-window's start and is widened until it holds about DEFAULT_MAX_JOBS jobs of
-the group's first run, and every run of a group is drawn on that same range
-so that their charts compare. Only compute resources are drawn: a staging
+Only the jobs overlapping the chosen range are drawn; by default the range
+is the evaluation window (its first to its last evaluated submission, of the
+group's first run), `batloc report --gantt-window` chooses another (`all`,
+or FROM:TO from the window's start, e.g. 0:6h), and every run of a group is
+drawn on that same range so that their charts compare. Only compute resources are drawn: a staging
 job's storage ids say nothing about the schedule, and its time shows as the
 served job's loading part, from its reservation start (the scheduler took
 its cores) to its computing start.
@@ -20,31 +20,48 @@ from procset import ProcSet
 
 from batloc.locality.staging import STAGE_WORKLOAD
 
-from .style import TimeAxis, plt, save
+from batloc.platforms.units import parse_duration
 
-DEFAULT_MAX_JOBS = 300
+from .style import NAMED, TimeAxis, plt, save
+
 EDGES_UP_TO_CORES = 128
 NODE_LINES_UP_TO = 64
 # What a rectangle's colour says (the legend's order).
+# What a rectangle's colour says (the legend's order): a colour name of style.NAMED, the legend's text.
 PARTS = {
-    "evaluated": ("#0072B2", "computing (evaluated job)"),
-    "context": ("#9ecae1", "computing (context job, not evaluated)"),
-    "killed": ("#D55E00", "computing, then killed at its walltime"),
-    "loading": ("#E69F00", "holding cores: loading or waiting for its file"),
+    "evaluated": ("blue", "computing (evaluated job)"),
+    "context": ("light blue", "computing (context job, not evaluated)"),
+    "killed": ("vermilion", "computing, then killed at its walltime"),
+    "loading": ("orange", "holding cores: loading or waiting for its file"),
 }
+WINDOWS = ("evaluation", "all")
 
 
-def default_range(jobs_csv: pd.DataFrame, start: float, max_jobs: int = DEFAULT_MAX_JOBS) -> tuple[float, float]:
+def parse_window(text: str) -> str | tuple[float, float]:
+    """`evaluation`, `all`, or FROM:TO (durations from the evaluation window's start: 0:6h, 1d:36h) in seconds."""
+    if text in WINDOWS:
+        return text
+    lo, sep, hi = text.partition(":")
+    try:
+        return parse_duration(lo), parse_duration(hi)
+    except ValueError:
+        raise ValueError(f"a Gantt window is evaluation, all or FROM:TO from the evaluation window's start "
+                         f"(e.g. 0:6h), not {text!r}") from None
+
+
+def default_range(jobs_csv: pd.DataFrame, table: pd.DataFrame, window="evaluation") -> tuple[float, float]:
+    """The simulated-time range a group's Gantt charts show (from its first run's jobs)."""
     done = jobs_csv[jobs_csv["workload_name"] != STAGE_WORKLOAD].dropna(subset=["starting_time", "finish_time"])
-    if done.empty:
-        return (start, start + 1.0)
-    starts = np.sort(done["starting_time"].to_numpy(dtype=float))
-    later = starts[starts >= start]
-    if len(later) == 0:
-        later = starts
-        start = float(starts[0])
-    end = float(later[min(max_jobs, len(later)) - 1])
-    return (start, max(end, start + 1.0))
+    ev = table.loc[table["evaluated"], "submission_time"].dropna()
+    origin = float(ev.min()) if len(ev) else float(table["submission_time"].min())
+    if isinstance(window, tuple):
+        lo, hi = origin + window[0], origin + window[1]
+    elif window == "all" or not len(ev) or done.empty:
+        lo = float(table["submission_time"].min())
+        hi = float(done["finish_time"].max()) if not done.empty else lo
+    else:
+        lo, hi = origin, float(ev.max())
+    return (lo, max(hi, lo + 1.0))
 
 
 def _rectangles(jobs_csv: pd.DataFrame, table: pd.DataFrame, lo: float, hi: float, cores: int | None):
@@ -83,7 +100,8 @@ def gantt(jobs_csv: pd.DataFrame, table: pd.DataFrame, path, time_range: tuple[f
     # outlines tell jobs apart while a core is a few px high; past that they would hide the colours
     edges = {"edgecolors": "#00000055", "linewidths": 0.3} if top <= EDGES_UP_TO_CORES else {"linewidths": 0}
     fig, ax = plt.subplots(figsize=(10, 4.5))
-    for part, (colour, _) in PARTS.items():
+    for part, (name, _) in PARTS.items():
+        colour = NAMED[name]
         verts = [[(axis(a), f), (axis(a), l + 1), (axis(b), l + 1), (axis(b), f)] for a, b, f, l in pieces[part]]
         if verts:
             ax.add_collection(PolyCollection(verts, facecolors=colour, **edges))
@@ -100,7 +118,7 @@ def gantt(jobs_csv: pd.DataFrame, table: pd.DataFrame, path, time_range: tuple[f
     ax.set_ylabel("core (resource id)" + ("; lines: node boundaries" if boundaries else ""))
     ax.set_xlabel(axis.label)
     ax.set_title(f"{title} — {drawn} jobs" if drawn else f"{title} — no job in range")
-    handles = [Patch(facecolor=colour, label=label) for part, (colour, label) in PARTS.items() if pieces[part]]
+    handles = [Patch(facecolor=NAMED[name], label=label) for part, (name, label) in PARTS.items() if pieces[part]]
     if handles:
         ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2, fontsize="small",
                   frameon=False)

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from batloc.locality.workflow import DEPENDENT_KEY, job_files
 from batloc.outputs import ENCODING, JOBS_COLUMNS
 from batloc.platforms.reader import read_resources
 
@@ -70,7 +71,11 @@ def read_decisions(path) -> pd.DataFrame | None:
     # in a node's memory before its own row; that wait is file wait (metrics).
     full = df["cache"] == "full"
     since = df[full].groupby("job_id")["time"].min()
-    df = df[~full].drop_duplicates("job_id", keep="last").reset_index(drop=True)
+    # a job that never got the room (killed at its window's end while waiting) keeps one `full` row, without
+    # a claim time: it held its cores from its first `full` row until its kill
+    never = df[full & ~df["job_id"].isin(df.loc[~full, "job_id"])].drop_duplicates("job_id", keep="last")
+    df = pd.concat([df[~full], never.assign(time=float("nan"))]).drop_duplicates("job_id", keep="last")
+    df = df.reset_index(drop=True)
     df["held_since"] = df["job_id"].map(since)
     return df
 
@@ -87,7 +92,13 @@ def read_workload(path) -> Workload:
     """Batsim JSON workload with batloc's custom job fields (contract §2, §6)."""
     with open(path, encoding=ENCODING) as f:
         data = json.load(f)
-    jobs = pd.DataFrame.from_records(data.get("jobs", []))
+    records = data.get("jobs", [])
+    dependent = data.get(DEPENDENT_KEY) or []
+    if dependent or any("inputs" in j for j in records):
+        # workflows (contract §2b): dependent jobs are workload jobs too; a job's input_size is
+        # the bytes of every file it reads (its ReferenceFlow loads them all)
+        records = [_with_files(j) for j in records + dependent]
+    jobs = pd.DataFrame.from_records(records)
     if jobs.empty:
         jobs = pd.DataFrame(columns=["id", "subtime", "res"])
     jobs = jobs.rename(columns={"id": "job_id"})
@@ -103,6 +114,13 @@ def read_workload(path) -> Workload:
                     profiles=data.get("profiles") or {})
 
 
+def _with_files(job):
+    if "inputs" not in job:
+        return job
+    files = job_files(job, f"job {job.get('id')}")
+    return {**job, "input_file": ";".join(f for f, _ in files), "input_size": sum(s for _, s in files)}
+
+
 def read_platform_bandwidths(path) -> dict[str, float]:
     """Node name → bandwidth (bytes/s) from the `bandwidth` property of `<node>_mem` hosts (contract §6)."""
     bandwidths = {}
@@ -114,8 +132,8 @@ def read_platform_bandwidths(path) -> dict[str, float]:
 
 
 def read_platform_cores(path) -> int:
-    """Number of compute cores: compute resources that carry a `node` property (contract §1, §6)."""
-    return sum(1 for res in read_resources(path).compute if "node" in res["properties"])
+    """Number of compute cores: the platform's compute resources, as Batsim counts them (contract §1)."""
+    return len(read_resources(path).compute)
 
 
 def reference_bandwidth(platform=None, bandwidth=None) -> float:
@@ -181,6 +199,36 @@ class RunFiles:
         return dict((self.meta.get("scheduler") or {}).get("options") or {})
 
     @property
+    def against(self) -> str | None:
+        """The run it is compared with, as its sweep declared it (`against:`), None by default."""
+        value = self.meta.get("against")
+        return str(value) if value else None
+
+    @property
+    def backfilling(self) -> bool:
+        """Whether it backfills: robin's record, else a policy's option (older run.json)."""
+        if "backfilling" in self.meta:
+            return bool(self.meta["backfilling"])
+        return bool(self.options.get("backfilling"))
+
+    @property
+    def staged(self) -> bool:
+        return bool((self.meta.get("scheduler") or {}).get("staging"))
+
+    @property
+    def walltime_includes_load(self) -> bool | None:
+        """The walltime rule it ran under: True, the load counted against the walltime (the paper's);
+        False, the walltime from the execution on; None when it loads no file (a plain command)."""
+        if "walltime_includes_load" in self.meta and (self.policy or self.staged):
+            return bool(self.meta["walltime_includes_load"])
+        sched = self.meta.get("scheduler") or {}
+        if self.policy:
+            return bool(self.options.get("walltime_includes_load", True))
+        if self.staged:   # a proxy before the rule was chosen counted the walltime from the execution
+            return bool(sched.get("walltime_includes_load", False))
+        return None
+
+    @property
     def group(self) -> tuple[str, str]:
         """(platform, workload) labels: runs are compared only within a group."""
         plat = self.input_path("platform")
@@ -219,9 +267,9 @@ def read_run_json(path) -> tuple[dict, str | None]:
 
 
 def read_compute_nodes(path) -> dict[int, str]:
-    """Compute resource id → its node's name (the `node` property, contract §6)."""
-    return {int(res["id"]): res["properties"]["node"] for res in read_resources(path).compute
-            if "node" in res["properties"]}
+    """Compute resource id → its node's name: the `node` property (contract §6), else the host's own name
+    (a plain Batsim platform: one host, one node; `locality.platform_view`)."""
+    return {int(res["id"]): str(res["properties"].get("node", res["name"])) for res in read_resources(path).compute}
 
 
 def _jobs_csv_of(run) -> tuple[Path, dict]:
@@ -238,7 +286,7 @@ def _jobs_csv_of(run) -> tuple[Path, dict]:
     return jobs, meta
 
 
-def jobset(run, platform=None):
+def jobset(run, platform=None, workload=None):
     """One run as an evalys JobSet of its workload's jobs on the platform's compute cores.
 
     `run` is a run folder (robin's, with run.json), an export prefix or a
@@ -246,6 +294,14 @@ def jobset(run, platform=None):
     never ran (rejected, unfinished) are left out, and the resources are the
     compute cores of the platform (`platform`, else the run's run.json),
     so evalys' utilisation and MaxProcs count cores only.
+
+    With the workload known (`workload`, else run.json), the frame's
+    `stretch` is the report's (flow / (input size / bandwidth + run time),
+    metrics.per_job), `evaluated` marks the jobs of the evaluation window and
+    `batsim_stretch` keeps jobs.csv's own (turnaround / execution time, which
+    a job killed while loading, after 0 s of execution, sends to millions): so
+    ``js.df.loc[js.df["evaluated"], "stretch"].mean()`` is the report's mean
+    stretch. Without it, `stretch` is jobs.csv's and there is no `evaluated`.
     """
     from evalys.jobset import JobSet
     from procset import ProcSet
@@ -253,12 +309,19 @@ def jobset(run, platform=None):
     from batloc.locality.staging import STAGE_WORKLOAD
 
     jobs_path, meta = _jobs_csv_of(run)
-    if platform is None and meta.get("platform"):
-        platform = Path(meta["platform"])
-        platform = platform if platform.is_absolute() else jobs_path.parent / platform
-    df = read_jobs(jobs_path)
-    df = df[(df["workload_name"] != STAGE_WORKLOAD) & (df["allocated_resources"].str.len() > 0)]
+
+    def recorded(value, key):
+        if value is None and meta.get(key):
+            value = Path(meta[key])
+            value = value if value.is_absolute() else jobs_path.parent / value
+        return value
+
+    platform, workload = recorded(platform, "platform"), recorded(workload, "workload")
+    raw = read_jobs(jobs_path)
+    df = raw[(raw["workload_name"] != STAGE_WORKLOAD) & (raw["allocated_resources"].str.len() > 0)]
     df = df.dropna(subset=["starting_time", "finish_time"]).drop(columns="full_id").reset_index(drop=True)
+    if workload is not None:
+        df = _with_report_stretch(df, raw, jobs_path, Path(workload), platform)
     df["allocated_resources"] = df["allocated_resources"].map(ProcSet.from_str)
     if platform is not None:
         cores = read_platform_cores(platform)
@@ -267,3 +330,16 @@ def jobset(run, platform=None):
     with warnings.catch_warnings():   # evalys 4.0 renames a column in place, which pandas 3 deprecates
         warnings.filterwarnings("ignore", message="The inplace keyword")
         return JobSet(df, resource_bounds=(0, cores - 1))
+
+
+def _with_report_stretch(df, raw, jobs_path: Path, workload: Path, platform) -> pd.DataFrame:
+    """df with the report's per-job stretch and evaluated flag (metrics.per_job), jobs.csv's as batsim_stretch."""
+    from . import metrics
+
+    wl = read_workload(workload)
+    decisions = read_decisions(Path(str(jobs_path)[: -len("_jobs.csv")] + "_decisions.csv"))
+    table = metrics.per_job(raw, wl, decisions, reference_bandwidth(platform)).set_index("job_id")
+    df = df.rename(columns={"stretch": "batsim_stretch"})
+    df["stretch"] = df["job_id"].map(table["stretch"])
+    df["evaluated"] = df["job_id"].map(table["evaluated"]).fillna(False).astype(bool)
+    return df

@@ -10,6 +10,10 @@ Per job J, joined from jobs.csv, the decision log and the workload:
   job (cache `wait`), or for room in a node's memory (the staging proxy's
   `full` rows, counted from there); load_time = their sum, the paper's "time spent waiting
   for a file";
+- memory_wait = the part of file_wait spent waiting for room in a node's
+  memory (the staging proxy's `full` rows);
+- loads = the staging jobs that loaded J's file (one per node of a job that
+  spans nodes under the staging proxy); nodes = the nodes its cores are on;
 - core_time = cores × (finish − reservation start): staging included, since
   cores are held from the decision on;
 - bounded slowdown = max(1, flow / max(run time, BSLD_THRESHOLD)).
@@ -33,7 +37,6 @@ import pandas as pd
 
 from batloc.locality.staging import STAGE_WORKLOAD
 
-from .load import Workload
 
 # Usual bounded-slowdown threshold (Feitelson): jobs shorter than 10 s count as 10 s.
 BSLD_THRESHOLD = 10.0
@@ -43,13 +46,24 @@ JOB_COLUMNS = [
     "job_id", "user", "input_file", "input_size", "evaluated", "cores",
     "submission_time", "reservation_start", "starting_time", "finish_time", "run_time",
     "flow", "wait", "queue_time", "transfer_time", "file_wait", "load_time",
-    "reference_flow", "stretch", "bsld", "core_time", "cache", "hit", "reuse", "node",
-    "final_state", "ended", "completed", "killed", "killed_by_load", "rejected",
+    "reference_flow", "stretch", "bsld", "core_time", "cache", "hit", "reuse", "node", "nodes", "loads",
+    "memory_wait", "final_state", "ended", "completed", "killed", "killed_by_load", "rejected",
 ]
 
 
-def per_job(jobs: pd.DataFrame, workload: Workload, decisions: pd.DataFrame | None, bandwidth: float) -> pd.DataFrame:
+def served_job(staging_id: str) -> str:
+    """The workload job id a staging job `stage-<workload>-<job>-<node>` loaded a file for ('' for a replication)."""
+    if not staging_id.startswith("stage-"):
+        return ""
+    served = staging_id[len("stage-"):].rsplit("-", 1)[0]   # node names hold no '-'
+    return served.split("-", 1)[1] if "-" in served else served
+
+
+def per_job(jobs: pd.DataFrame, workload: "load.Workload", decisions: pd.DataFrame | None, bandwidth: float,
+            node_of: dict | None = None) -> pd.DataFrame:
     """One row per workload job (staging jobs excluded), indexed like the workload.
+
+    node_of: compute resource id → node name (the platform's), for the nodes a job's cores are on.
 
     Jobs absent from jobs.csv or rejected (no times) get ended=False and NaN metrics;
     an absent job's final_state is empty.
@@ -125,6 +139,9 @@ def per_job(jobs: pd.DataFrame, workload: Workload, decisions: pd.DataFrame | No
     out["transfer_time"] = np.where(is_miss, transfer, 0.0)
     out["file_wait"] = np.where(is_wait, waited, room_wait.to_numpy(dtype=float))
     out["load_time"] = out["transfer_time"] + out["file_wait"]
+    out["memory_wait"] = room_wait.to_numpy(dtype=float)
+    out["loads"] = staging["job_id"].map(served_job).value_counts().reindex(out.index).fillna(0).astype(int)
+    out["nodes"] = _nodes(got.get("allocated_resources"), node_of, out.index)
 
     out["flow"] = end - sub
     out["wait"] = start - sub
@@ -150,12 +167,21 @@ def per_run(jobs_table: pd.DataFrame, all_jobs_csv: pd.DataFrame | None = None) 
     ev = jobs_table[jobs_table["evaluated"]]
     done = ev[ev["ended"]]
     completed = int(ev["completed"].sum())
+    waited = done[done["memory_wait"] > 0]
+    spans = done["nodes"] > 1
     summary = {
         "jobs_evaluated": int(len(ev)),
         "jobs_completed": completed,
         "jobs_not_completed": int(len(ev) - completed),
         "jobs_killed": int(ev["killed"].sum()),
         "jobs_killed_by_load": int(ev["killed_by_load"].sum()),
+        "killed_pct": 100.0 * float(ev["killed"].sum()) / len(ev) if len(ev) else float("nan"),
+        "killed_by_load_pct": 100.0 * float(ev["killed_by_load"].sum()) / len(ev) if len(ev) else float("nan"),
+        "jobs_multi_node": int(spans.sum()),
+        "memory_waits": int(len(waited)),
+        "memory_waits_multi_node": int((waited["nodes"] > 1).sum()),
+        "total_memory_wait": float(done["memory_wait"].sum()),
+        "max_memory_wait": float(done["memory_wait"].max()) if len(done) else float("nan"),
         "jobs_rejected": int(ev["rejected"].sum()),
         "mean_stretch": _mean(done["stretch"]),
         "max_stretch": _max(done["stretch"]),
@@ -167,13 +193,27 @@ def per_run(jobs_table: pd.DataFrame, all_jobs_csv: pd.DataFrame | None = None) 
         "total_file_wait": float(done["file_wait"].sum()),
         "total_load_time": float(done["load_time"].sum()),
         "total_core_time": float(done["core_time"].sum()),
-        "loads": int((done["cache"] == "miss").sum()),
+        "loads": int(done["loads"].sum()),
         "hits": int(done["hit"].sum()),
         "reuses": int(done["reuse"].sum()),
     }
     if all_jobs_csv is not None and len(all_jobs_csv):
         summary["makespan"] = float(np.nanmax(all_jobs_csv["finish_time"].to_numpy(dtype=float), initial=0.0))
     return summary
+
+
+def _nodes(allocs, node_of: dict | None, index) -> pd.Series:
+    """How many nodes each job's cores are on (0 for a job that never ran or without a platform)."""
+    if allocs is None or not node_of:
+        return pd.Series(0, index=index, dtype=int)
+    from procset import ProcSet
+
+    def count(text):
+        if not isinstance(text, str) or not text:
+            return 0
+        return len({node_of.get(i) for i in ProcSet.from_str(text) if i in node_of})
+
+    return allocs.map(count).reindex(index).fillna(0).astype(int)
 
 
 def _delays(profiles: dict) -> dict:

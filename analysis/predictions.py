@@ -16,7 +16,11 @@ run total):
   option `predictions: true`).
 Runs without the file (stock schedulers, the file-sharing family, the staging
 proxy) are left out of this section only; so is a run whose file cannot be
-read, named with the file and line in the section's note.
+read (a value that is no time, a column missing), named with the file and line
+in the section's note. A file that is not whole — cut short in a line, or at
+a line's end so that jobs that took cores have no row, or naming a job the
+run's workload does not have — is checked as jobs.csv is: the run is left out
+of the report (``checks.RunLeftOut``), the file named in one line.
 """
 
 from __future__ import annotations
@@ -49,11 +53,9 @@ def read(path) -> pd.DataFrame | None:
     path = Path(path)
     if not path.exists():
         return None
+    check_text(path)   # a file cut short would end in a time cut short, read as another time (RunLeftOut)
     try:
-        check_text(path)   # a file cut short would end in a time cut short, read as another time
         names, rows = read_rows(path, line_key="_line")
-    except RunLeftOut as exc:
-        raise PredictionsUnreadable(str(exc)) from None
     except (OSError, csv.Error) as exc:
         text = str(exc).strip()
         raise PredictionsUnreadable(f"{path}: cannot read: {text.splitlines()[0] if text else type(exc).__name__}") from None
@@ -69,14 +71,36 @@ def read(path) -> pd.DataFrame | None:
                 raise PredictionsUnreadable(f"{path}: line {r['_line']}: {col} {r[col]!r} is not a time "
                                             f"(job {r['job_id']})")
         out[col] = values
-    return pd.DataFrame(out, columns=list(PREDICTIONS_COLUMNS))
+    frame = pd.DataFrame(out, columns=list(PREDICTIONS_COLUMNS))
+    frame.attrs["lines"] = [r["_line"] for r in rows]
+    return frame
+
+
+def check_rows(path, predictions: pd.DataFrame, jobs: pd.DataFrame) -> None:
+    """One row per workload job that took cores (contract §6), and no row for a job the run does not have;
+    RunLeftOut otherwise, naming the file (and the line)."""
+    keys = predictions["job_id"].str.split("!", n=1).str[-1].tolist()
+    known = set(jobs["job_id"].astype(str))
+    lines = predictions.attrs.get("lines") or [None] * len(keys)
+    for key, full, line in zip(keys, predictions["job_id"], lines):
+        if key not in known:
+            raise RunLeftOut(f"{path}: line {line}: job {full} is not a job of the run's workload: the file "
+                             "belongs to another run")
+    have = set(keys)
+    took_cores = jobs.loc[jobs["reservation_start"].notna(), "job_id"].astype(str).tolist()
+    missing = [j for j in took_cores if j not in have]
+    if missing:
+        raise RunLeftOut(f"{path}: rows for {len(took_cores) - len(missing)} of the {len(took_cores)} jobs that "
+                         f"took cores (no row for job {missing[0]}{' and others' if len(missing) > 1 else ''}): "
+                         "the file is truncated or the scheduler lost rows")
 
 
 def attach(jobs: pd.DataFrame, predictions: pd.DataFrame) -> pd.DataFrame:
     """The per-job table (metrics.per_job) with the run's predictions beside each job (NaN without a row):
     predicted_at, predicted_start, last_predicted_start, start_error and last_start_error (actual − predicted)
     and prediction_delay (predicted_at − submission), in seconds."""
-    pred = predictions.assign(key=predictions["job_id"].str.split("!", n=1).str[-1])
+    # astype: a file without rows (every job rejected) reads as an empty float column
+    pred = predictions.assign(key=predictions["job_id"].astype(str).str.split("!", n=1).str[-1])
     pred = pred.drop_duplicates("key", keep="last").set_index("key").reindex(jobs["job_id"].astype(str))
     out = jobs.copy()
     for col in ("predicted_at", "predicted_start", "last_predicted_start"):
@@ -125,7 +149,8 @@ def summary(jobs: pd.DataFrame) -> dict:
 
 
 def add_to_run(result, path) -> None:
-    """Read a run's predictions (if any) into its per-job table and summary; a file it cannot read is noted in meta."""
+    """Read a run's predictions (if any) into its per-job table and summary; a file it cannot read is noted in meta,
+    one that is not whole leaves the run out (RunLeftOut)."""
     result.summary["has_predictions"] = False
     try:
         pred = read(path)
@@ -134,6 +159,7 @@ def add_to_run(result, path) -> None:
         return
     if pred is None:
         return
+    check_rows(path, pred, result.jobs)
     result.jobs = attach(result.jobs, pred)
     result.summary["has_predictions"] = True
     result.summary.update(summary(result.jobs))

@@ -15,10 +15,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from . import compare, figures, gantt, job_table, khanna, load, predictions, seed_metrics, usage
+from . import compare, figures, gantt, job_table, khanna, load, predictions, seed_metrics, usage, workflows
 from .checks import RunLeftOut, check_validation
 from .report_html import render
 from .runs import Inputs, analyse_run
+from .swap import staged
 from .style import Palette, TimeAxis
 
 
@@ -32,6 +33,7 @@ class Report:
     comparison: compare.Comparison | None = None  # the tables behind the report (batloc study reads them)
     captions: dict[str, str] = field(default_factory=dict)   # figure key → what it shows
     per_job: dict[str, Path] = field(default_factory=dict)   # run → its per-job CSV
+    results: list = field(default_factory=list)   # the analysed runs (compare.RunResult; batloc study reads them)
 
 
 def _slug(name: str) -> str:
@@ -39,7 +41,9 @@ def _slug(name: str) -> str:
 
 
 def build_report(output_dir, baseline: str = "fcfs", inputs: Inputs | None = None,
-                 gantt_range: tuple[float, float] | None = None, log=None) -> Report:
+                 gantt_range: tuple[float, float] | None = None, log=None, gantt_window="evaluation") -> Report:
+    """gantt_range: START, END in seconds of simulated time; else gantt_window: `evaluation`, `all` or
+    (FROM, TO) in seconds from the evaluation window's start (gantt.parse_window)."""
     t0 = time.perf_counter()
     log = log or (lambda msg: print(msg, file=sys.stderr))
     output_dir = Path(output_dir)
@@ -48,27 +52,36 @@ def build_report(output_dir, baseline: str = "fcfs", inputs: Inputs | None = Non
         left = f" ({len(failed)} left out, see above)" if failed else ""
         raise FileNotFoundError(f"no analysable run (*_jobs.csv) under {output_dir}{left}")
 
-    fig_dir = output_dir / "figures"
-    fig_dir.mkdir(parents=True, exist_ok=True)
-    khanna.add_metrics(results, raw)
-    comp = compare.compare(results, baseline)
-    palette = Palette([r.scheduler for r in results], baseline if any(r.scheduler == baseline for r in results) else None)
-    axes = _time_axes(results)
-    figs, captions = _figures(results, raw, comp, fig_dir, gantt_range, palette, axes)
-    seed_figs = seed_metrics.figures(results, fig_dir, palette, axes)
-    figs.update(seed_figs)
-    captions.update(_seed_captions(seed_figs))
-    per_job = _per_job_tables(results, raw, output_dir / "per_job")
+    with staged(output_dir) as work:   # written aside, swapped in whole (an interrupted report keeps the last)
+        fig_dir = work / "figures"
+        fig_dir.mkdir(parents=True, exist_ok=True)
+        khanna.add_metrics(results, raw)
+        comp = compare.compare(results, baseline)
+        palette = Palette([r.scheduler for r in results],
+                          baseline if any(r.scheduler == baseline for r in results) else None)
+        axes = _time_axes(results)
+        figs, captions = _figures(results, raw, comp, fig_dir, gantt_range, palette, axes, gantt_window)
+        seed_figs = seed_metrics.figures(results, fig_dir, palette, axes)
+        figs.update(seed_figs)
+        captions.update(_seed_captions(seed_figs))
+        per_job = _per_job_tables(results, raw, work / "per_job")
+        workflows_html, wf_figs = workflows.report_section(results, raw, fig_dir)
+        figs.update(wf_figs)
 
-    summary = _summary_frame(results, comp)
-    summary_csv = output_dir / "summary.csv"
-    summary.to_csv(summary_csv, index=False, float_format="%.6f")
+        summary = _summary_frame(results, comp)
+        summary.to_csv(work / "summary.csv", index=False, float_format="%.6f")
 
-    html = output_dir / "report.html"
-    html.write_text(render(output_dir, results, comp, summary, figs, failed, baseline,
-                           captions=captions, palette=palette, per_job=per_job))
-    return Report(html=html, summary_csv=summary_csv, figures=figs, failed=failed, seconds=time.perf_counter() - t0,
-                  comparison=comp, captions=captions, per_job=per_job)
+        (work / "report.html").write_text(render(work, results, comp, summary, figs, failed, baseline,
+                                                 captions=captions, palette=palette, per_job=per_job,
+                                                 workflows_html=workflows_html, shown_as=output_dir))
+
+    def placed(path):
+        return output_dir / path.relative_to(work)
+
+    return Report(html=output_dir / "report.html", summary_csv=output_dir / "summary.csv",
+                  figures={k: placed(p) for k, p in figs.items()}, failed=failed,
+                  seconds=time.perf_counter() - t0, comparison=comp, captions=captions,
+                  per_job={k: placed(p) for k, p in per_job.items()}, results=results)
 
 
 def gather(output_dir: Path, inputs: Inputs | None, log):
@@ -104,6 +117,8 @@ def _analyse(run: load.RunFiles, inputs: Inputs | None, workload_cache: dict):
         raise RunLeftOut(f"{run.directory / 'run.json'}: robin: {run.meta.get('reason', 'failed')}")
     result, jobs_csv = analyse_run(run, inputs, workload_cache)
     predictions.add_to_run(result, run.predictions_csv)
+    workflows.add_to_run(result, run.input_path("workload") or (inputs.workload if inputs else None), jobs_csv,
+                         run.decisions_csv if run.decisions_csv.exists() else None)
     seed_metrics.extend_summary(result, run.input_path("workload") or (inputs.workload if inputs else None), jobs_csv)
     return result, jobs_csv
 
@@ -141,29 +156,31 @@ _BOX = ("box from the 25th to the 75th percentile, whiskers at 12.5 % and 87.5 %
         "above the dotted line at 1 the scheduler's sessions are faster (log scale: ×2 and ÷2 lie as far from 1).")
 
 
-def _figures(results, raw, comp, fig_dir: Path, gantt_range, palette: Palette, axes) -> tuple[dict, dict]:
+def _figures(results, raw, comp, fig_dir: Path, gantt_range, palette: Palette, axes,
+             gantt_window="evaluation") -> tuple[dict, dict]:
     figs, captions = {}, {}
     imp = comp.improvements
     is_bf = imp["backfilling"].astype(bool)
-    figs["sessions_faster_slower"] = figures.faster_slower_bars(
-        _pooled_counts(imp, palette), fig_dir / "sessions_faster_slower.png", "User sessions faster / equal / slower (±1 %)")
-    captions["sessions_faster_slower"] = (
-        "User sessions faster, equal (within ±1 %) or slower under each scheduler than under its baseline, "
-        "pooled over every platform/workload; above the bars, the mean improvement of the faster and of the slower ones.")
-    figs["improvement_boxplot"] = figures.improvement_boxplot(
-        imp[~is_bf], fig_dir / "improvement_boxplot.png", "Session stretch improvement over the baseline", palette)
-    captions["improvement_boxplot"] = ("Session stretch improvement (baseline's session stretch / the scheduler's) "
-                                       "per scheduler without backfilling: " + _BOX)
-    if is_bf.any():
-        figs["improvement_boxplot_bf"] = figures.improvement_boxplot(
-            imp[is_bf], fig_dir / "improvement_boxplot_bf.png", "With backfilling, over the backfilling baseline",
-            palette)
-        captions["improvement_boxplot_bf"] = ("Session stretch improvement of the schedulers with backfilling over "
-                                              "the baseline with backfilling: " + _BOX)
-    figs["improvement_ecdf"] = figures.improvement_ecdf(
-        imp, fig_dir / "improvement_ecdf.png", "ECDF of session stretch improvements", palette)
-    captions["improvement_ecdf"] = ("Fraction of user sessions whose improvement over the baseline is at most x "
-                                    "(log scale); the further right of the dotted line at 1, the faster the sessions.")
+    if not imp.empty:    # no pair to compare: no empty axes under "nothing to compare"
+        figs["sessions_faster_slower"] = figures.faster_slower_bars(
+            _pooled_counts(imp, palette), fig_dir / "sessions_faster_slower.png", "User sessions faster / equal / slower (±1 %)")
+        captions["sessions_faster_slower"] = (
+            "User sessions faster, equal (within ±1 %) or slower under each scheduler than under its baseline, "
+            "pooled over every platform/workload; above the bars, the mean improvement of the faster and of the slower ones.")
+        figs["improvement_boxplot"] = figures.improvement_boxplot(
+            imp[~is_bf], fig_dir / "improvement_boxplot.png", "Session stretch improvement over the baseline", palette)
+        captions["improvement_boxplot"] = ("Session stretch improvement (baseline's session stretch / the scheduler's) "
+                                           "per scheduler without backfilling: " + _BOX)
+        if is_bf.any():
+            figs["improvement_boxplot_bf"] = figures.improvement_boxplot(
+                imp[is_bf], fig_dir / "improvement_boxplot_bf.png", "With backfilling, over the backfilling baseline",
+                palette)
+            captions["improvement_boxplot_bf"] = ("Session stretch improvement of the schedulers with backfilling over "
+                                                  "the baseline with backfilling: " + _BOX)
+        figs["improvement_ecdf"] = figures.improvement_ecdf(
+            imp, fig_dir / "improvement_ecdf.png", "ECDF of session stretch improvements", palette)
+        captions["improvement_ecdf"] = ("Fraction of user sessions whose improvement over the baseline is at most x "
+                                        "(log scale); the further right of the dotted line at 1, the faster the sessions.")
 
     by_group: dict[tuple, list] = {}
     for r in results:
@@ -176,7 +193,7 @@ def _figures(results, raw, comp, fig_dir: Path, gantt_range, palette: Palette, a
         peaks = (max(float(np.max(u.queued.values)) for u in use.values()),
                  max(float(np.max(u.running.values)) for u in use.values()))
         first = min(runs, key=lambda r: palette.order([x.scheduler for x in runs]).index(r.scheduler))
-        rng = gantt_range or gantt.default_range(raw[first.name], axis.origin)
+        rng = gantt_range or gantt.default_range(raw[first.name], first.jobs, gantt_window)
         for r in runs:
             slug = _slug(r.name)
             cores = r.meta.get("platform_cores")
@@ -184,18 +201,21 @@ def _figures(results, raw, comp, fig_dir: Path, gantt_range, palette: Palette, a
                 use[r.name], fig_dir / f"usage_{slug}.png", f"Cluster usage — {r.name}", axis, cores, span, peaks)
             captions[f"usage:{r.name}"] = (
                 f"Cores queued (top) and held (bottom) over time in run {r.name}: all jobs in blue, evaluated jobs in "
-                "vermilion, cores held while loading or waiting for a file in grey; dashed line: the platform's cores; "
-                "orange lines: the evaluation window. Same axes for every run of its platform/workload.")
+                "vermilion (drawn over the blue: where only vermilion shows, every job is evaluated), cores held "
+                "while loading or waiting for a file in grey; dashed line: the platform's cores; orange lines: "
+                "the evaluation window. Same axes for every run of its platform/workload.")
             figs[f"gantt:{r.name}"] = gantt.gantt(
                 raw[r.name], r.jobs, fig_dir / f"gantt_{slug}.png", rng, f"Gantt — {r.name}", axis, cores,
                 r.meta.get("core_nodes"))
             shown = TimeAxis.for_span(axis.origin, *rng)
             a, b = float(shown(rng[0])), float(shown(rng[1]))
+            parts = {part: name for part, (name, _) in gantt.PARTS.items()}
             captions[f"gantt:{r.name}"] = (
                 f"The jobs of run {r.name} on the compute cores from {a:.2f} to {b:.2f} {shown.unit} after the "
-                "evaluation window's start (the same range for every run of its platform/workload): computing in "
-                "blue (context jobs, not evaluated, light blue), jobs killed at their walltime red, cores held for a "
-                "file orange.")
+                "evaluation window's start (the same range for every run of its platform/workload; "
+                "batloc report --gantt-window to choose it): computing in "
+                f"{parts['evaluated']} (context jobs, not evaluated, {parts['context']}), jobs killed at their "
+                f"walltime {parts['killed']}, cores held for a file {parts['loading']}.")
     return figs, captions
 
 

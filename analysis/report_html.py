@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from . import headline, predictions, tables
+from . import headline, inputs, predictions, proxy_cost, tables
 from .checks import validated
 from .compare import EQUAL_BAND, group_label
 from .khanna import html_section as khanna_section
@@ -103,6 +103,7 @@ def _metadata_rows(results, per_job: dict, root: Path) -> pd.DataFrame:
             "run": html.escape(r.name), "group": html.escape(group_label(r.group)),
             "scheduler": html.escape(r.scheduler),
             "options": html.escape(json.dumps(sched.get("options", {}))) if sched else "",
+            "load counts against walltime": {True: "yes", False: "no", None: "–"}[r.walltime_includes_load],
             "status": html.escape(str(m.get("status", "?"))), "validated": validated(m),
             "wall time (s)": tables.number(m.get("wall_seconds", float("nan"))),
             "decision log": "yes" if r.summary.get("has_decision_log") else "no",
@@ -118,8 +119,9 @@ def _metadata_rows(results, per_job: dict, root: Path) -> pd.DataFrame:
 _DETAILS = {
     "Jobs (evaluated jobs only)": [
         Column("jobs_evaluated", "evaluated", integer=True), Column("jobs_completed", "completed", integer=True),
-        Column("jobs_killed", "killed at walltime", integer=True),
+        Column("jobs_killed", "killed at walltime", integer=True), Column("killed_pct", "killed (% of evaluated)"),
         Column("jobs_killed_by_load", "of them, would have finished without their load", integer=True),
+        Column("killed_by_load_pct", "killed by their load (% of evaluated)"),
         Column("jobs_rejected", "rejected", integer=True), Column("jobs_not_completed", "not completed", integer=True)],
     "Times": [
         Column("mean_wait", "mean wait (h)", 1 / HOUR), Column("mean_flow", "mean turnaround (h)", 1 / HOUR),
@@ -127,11 +129,13 @@ _DETAILS = {
         Column("mean_session_stretch", "mean session stretch"), Column("sessions", "sessions", integer=True),
         Column("mean_bsld", "mean bounded slowdown"), Column("makespan", "makespan (h)", 1 / HOUR)],
     "Files": [
-        Column("loads", "file loads", integer=True), Column("hits", "hits", integer=True),
+        Column("loads", "file loads, evaluated jobs", integer=True),
+        Column("remote_transfers", "file loads, all jobs (replications included)", integer=True),
+        Column("hits", "hits", integer=True),
         Column("reuses", "reuses (hits and shared loads)", integer=True),
-        Column("total_transfer_time", "transfer time (h)", 1 / HOUR),
-        Column("total_file_wait", "wait for others' loads (h)", 1 / HOUR),
-        Column("total_load_time", "time waiting for files (h)", 1 / HOUR),
+        Column("total_transfer_time", "transfer time, total (h)", 1 / HOUR),
+        Column("total_file_wait", "wait for others' loads or for room, total (h)", 1 / HOUR),
+        Column("total_load_time", "time waiting for files, total (h)", 1 / HOUR),
         Column("bytes_staged", "data moved from the file system (TB)", 1 / TB)],
     "Cluster and fairness": [
         Column("total_core_time", "core-hours", 1 / HOUR), Column("idle_ratio", "idle (%)", 100),
@@ -172,7 +176,10 @@ _SESSION_COLUMNS = [
 
 
 def render(output_dir: Path, results, comp, summary: pd.DataFrame, figs: dict, failed: dict, baseline: str,
-           captions: dict | None = None, palette=None, per_job: dict | None = None) -> str:
+           captions: dict | None = None, palette=None, per_job: dict | None = None, workflows_html: str = "",
+           shown_as: Path | None = None) -> str:
+    """The page, its links relative to `output_dir`, where it is written; `shown_as`: the folder it names (the
+    report is written aside, then moved there: analysis/swap.py)."""
     captions = captions or {}
     per_job = per_job or {}
 
@@ -180,9 +187,12 @@ def render(output_dir: Path, results, comp, summary: pd.DataFrame, figs: dict, f
         return _img(figs[key], output_dir, captions.get(key, key.replace("_", " ")))
 
     out = [f"<!doctype html><html><head><meta charset='utf-8'><title>batloc report</title><style>{_STYLE}</style></head><body>"]
-    out.append(f"<h1>batloc report — {html.escape(str(output_dir))}</h1>")
-    out.append(f"<p class='note'>{len(results)} run(s) compared; baseline <code>{html.escape(baseline)}</code> "
-               f"(runs with backfilling against <code>{html.escape(baseline)}</code> with backfilling when present). "
+    out.append(f"<h1>batloc report — {html.escape(str(shown_as or output_dir))}</h1>")
+    out.append(f"<p class='note'>{len(results)} run(s) compared; each against the run its sweep declares "
+               f"(<code>against:</code>), or by default: a run without backfilling against the baseline "
+               f"<code>{html.escape(baseline)}</code>, a run with backfilling (staged or not) against "
+               f"<code>{html.escape(baseline)}</code> with backfilling, and none when the group has no such run; "
+               "a pair that spans the backfilling line says so in red. "
                "Only evaluated jobs count. Stretch = flow / (input size / bandwidth + run time); "
                "session stretch = sum over a user's jobs submitted within 5 minutes; "
                "improvement = baseline session stretch / scheduler session stretch. "
@@ -195,21 +205,28 @@ def render(output_dir: Path, results, comp, summary: pd.DataFrame, figs: dict, f
         out.append(tables.to_html(rows))
 
     out.append("<h2>Headline: each variant against its baseline</h2>")
-    out.append("<p class='note'>Means over the evaluated jobs that ran (a killed job's turnaround ends at its kill); "
-               "wait = computing start − submission, loading included; time waiting for files = own loads plus "
-               "waits for others' loads; core-hours include the time cores are held for a load; data moved counts every load of the run, context jobs' and replications included. In brackets after "
-               "the jobs killed at walltime: those that would have finished had their load not counted against "
-               "their walltime. Under each value, its change from the run in <em>against</em> "
+    out.append("<p class='note'>Over the evaluated jobs that ran (a killed job's turnaround ends at its kill): "
+               "wait and turnaround are means; time waiting for files (own loads, waits for others' loads and, "
+               "under the staging proxy, for room in memory), data moved and core-hours are totals. Wait = "
+               "computing start − submission, loading included; core-hours include the time cores are held for a "
+               "load; data moved counts every load of the run, context jobs' and replications included. Jobs "
+               "killed at their walltime: their number, in brackets those that would have finished had their "
+               "load not counted against their walltime, and their share of the evaluated jobs. Under each "
+               "value, its change from the run in <em>against</em> "
                "(<span class='better'>better</span>, <span class='worse'>worse</span>).</p>")
     order = palette.order([r.scheduler for r in results]) if palette is not None else sorted({r.scheduler for r in results})
     for group, group_rows in headline.rows(results, baseline, order).items():
         evaluated = group_rows[0].run.summary.get("jobs_evaluated", 0)
         out.append(f"<h3>{html.escape(group_label(group))} — {tables.number(evaluated, integer=True)} evaluated jobs</h3>")
+        out.append(inputs.group_html([row.run for row in group_rows]))
+        out.append(f"<p class='note'>{headline.walltime_rule(group_rows)}</p>")
         out.append(tables.to_html(headline.table(group_rows, baseline), keep=2, raw=True))
+    out.append(proxy_cost.html_section(results))
 
-    out.append("<h2>Reduction of time spent waiting for files (transfer + file wait) relative to the baseline, % (Tables I, II)</h2>")
+    out.append("<h2>Reduction of the total time spent waiting for files (transfer + file wait) against each "
+               "run's baseline, % (Tables I, II)</h2>")
     out.append(_pct_table(comp.transfer_table, 2))
-    out.append("<h2>Reduction of total core time relative to the baseline, % (Table III)</h2>")
+    out.append("<h2>Reduction of the total core time against each run's baseline, % (Table III)</h2>")
     out.append(_pct_table(comp.core_time_table, 3))   # core time moves by fractions of a percent
 
     out.append(f"<h2>User sessions faster / slower / equal (±{EQUAL_BAND:.0%}) than the baseline (Figs. 2, 7)</h2>")
@@ -227,6 +244,9 @@ def render(output_dir: Path, results, comp, summary: pd.DataFrame, figs: dict, f
     out.append(predictions.html_section(
         results, order, {r.group: figure(f"predictions:{group_label(r.group)}") for r in results
                          if f"predictions:{group_label(r.group)}" in figs}))
+
+    if workflows_html:       # analysis.workflows: runs whose workloads hold workflows (contract §2b)
+        out.append(workflows_html)
 
     out.append("<h2>Per-run details</h2>")
     out += _details(summary)

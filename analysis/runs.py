@@ -58,7 +58,7 @@ def analyse_run(run: load.RunFiles, inputs: Inputs | None = None, workload_cache
         decisions = load.read_decisions(run.decisions_csv)
     except (ValueError, KeyError, UnicodeDecodeError) as exc:
         raise RunLeftOut(f"{run.decisions_csv}: cannot read: {_first_line(exc)}") from None
-    table = metrics.per_job(jobs_csv, wl, decisions, bandwidth)
+    table = metrics.per_job(jobs_csv, wl, decisions, bandwidth, core_nodes)
     summary = metrics.per_run(table, jobs_csv)
     sess = sessions.session_table(table, session_of)
     summary["sessions"] = int(len(sess))
@@ -74,7 +74,9 @@ def analyse_run(run: load.RunFiles, inputs: Inputs | None = None, workload_cache
     meta["platform_cores"] = cores
     meta["core_nodes"] = core_nodes
     result = RunResult(name=run.name, scheduler=run.scheduler, group=group, summary=summary,
-                       sessions=sess, jobs=table, meta=meta, policy=run.policy, options=run.options)
+                       sessions=sess, jobs=table, meta=meta, policy=run.policy, options=run.options,
+                       against=run.against, uses_backfilling=run.backfilling,
+                       walltime_includes_load=run.walltime_includes_load, staged=run.staged)
     return result, jobs_csv
 
 

@@ -22,12 +22,18 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
 FIGURE_DPI = 150
-# Colour-blind-safe qualitative colours (Okabe & Ito, without the yellow that vanishes on white),
-# then tab10's for more schedulers.
-_COLOURS = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#a6761d",
-            "#8c564b", "#7f7f7f", "#bcbd22", "#17becf", "#9467bd"]
+# The one palette of the report, by name: figures draw with these and captions name them, so that a
+# caption's "vermilion" is the legend's. Colour-blind-safe (Okabe & Ito, without the yellow that vanishes
+# on white), then tab10's for more schedulers; no grey among the schedulers' colours, since grey draws the
+# other schedulers behind a panel's own and the "cores held for a file" curve.
+NAMED = {"blue": "#0072B2", "orange": "#E69F00", "green": "#009E73", "vermilion": "#D55E00",
+         "reddish purple": "#CC79A7", "sky blue": "#56B4E9", "ochre": "#a6761d", "brown": "#8c564b",
+         "pink": "#e377c2", "olive": "#bcbd22", "cyan": "#17becf", "violet": "#9467bd",
+         "light blue": "#9ecae1", "grey": "#777777", "black": "#000000"}
+_COLOURS = [NAMED[n] for n in ("blue", "orange", "green", "vermilion", "reddish purple", "sky blue", "ochre",
+                               "brown", "pink", "olive", "cyan", "violet")]
 _MARKERS = ["o", "s", "^", "D", "v", "P", "X", "<", ">", "h", "*", "p"]
-BASELINE_COLOUR = "#000000"
+BASELINE_COLOUR = NAMED["black"]
 # Whole panels per row in small multiples; above SMALL_MULTIPLES_FROM series one axis is spaghetti.
 PANEL_COLUMNS = 4
 SMALL_MULTIPLES_FROM = 4

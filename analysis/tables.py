@@ -60,7 +60,12 @@ def fixed(v, digits: int) -> str:
         v = float(v)
     except (TypeError, ValueError):
         return "–"
-    return "–" if math.isnan(v) else _group(f"{v:,.{digits}f}")
+    if math.isnan(v):
+        return "–"
+    text = f"{v:,.{digits}f}"
+    if float(text.replace(",", "")) == 0:
+        text = text.lstrip("-")   # a tiny negative rounded to zero is 0.000, not −0.000
+    return _group(text)
 
 
 def _group(text: str) -> str:

@@ -14,7 +14,12 @@ read as the schedulers read them):
   started: its window ended while its file loaded, contract §6, and it
   computed nothing); a hit finds the file in memory when the node's memory is
   replayed under the memory model;
-- no node memory over capacity under that model (``--cache``, default paper).
+- no node memory over capacity under that model (``--cache``, default paper);
+- workflows (contract §2b): every dependent job present too; none started or
+  submitted before each of its parents ended, nor when one did not complete;
+  no job reads an output before its producer completed; outputs enter their
+  producer's node's memory at its end in the replay (pinned until their
+  write-back staging ends), a job of several files is replayed file by file.
 Exit status 1 with one line per violation and a count per kind; 2 when an
 input cannot be read (one line naming it).
 """
@@ -25,14 +30,17 @@ import json
 import os
 import sys
 from collections import Counter
+from pathlib import Path
 
 import numpy as np
 from procset import ProcSet
 
 from batloc.locality.cache import MODELS, NodeCache
-from batloc.locality.staging import STAGE_WORKLOAD
+from batloc.locality.staging import STAGE_WORKLOAD, writeback_job_id
+from batloc.locality.workflow import WorkflowError, check as check_workflows, job_files, job_outputs, parents
+from batloc.locality.platform_view import PlatformView
 from batloc.outputs import DECISIONS_COLUMNS, read_rows
-from batloc.platforms.reader import PlatformError, read_view
+from batloc.platforms.reader import PlatformError, read_resources
 
 EPS = 1e-6
 # Batsim 4's final job states (jobs.csv `final_state`).
@@ -45,6 +53,7 @@ OUTSIDE, STAGING_OUTSIDE, CORE_COUNT = "outside compute ids", "staging outside s
 FINISH_FIRST, OVERLAP, EARLY = "finish before start", "core used twice", "start before submission"
 FILE_LATE, FALSE_HIT, OVER_CAPACITY = "start before file in memory", "hit not in memory", "memory over capacity"
 DECISION = "decision without its job"
+PARENT_LATE, UNWRITTEN = "start before a parent's end", "read of an output not yet written"
 # Decision-log `cache` of a row saying that the job held its cores from `time` waiting for room in the
 # node's memory (the staging proxy, contract §6); its later rows say how it got its file.
 WAITED_FOR_ROOM = "full"
@@ -143,7 +152,53 @@ def check_submission(rows):
             for r in rows if not is_staging(r) and started(r) and r["_start"] < r["_submit"] - EPS]
 
 
-def check_files_and_memory(rows, decisions, memories, model):
+def check_dependencies(rows, jobs):
+    """No dependent job submitted or started before each of its parents ended successfully; no job
+    reading an output before its producer completed (jobs: id -> workload job, dependent ones included)."""
+    by_local = {r["job_id"]: r for r in rows if not is_staging(r)}
+    writer = {f: jid for jid, j in jobs.items() for f, _ in job_outputs(j)}
+    out = []
+    for jid, j in jobs.items():
+        r = by_local.get(jid)
+        if r is None or not started(r):
+            continue
+        for p in parents(j):
+            pr = by_local.get(p)
+            if pr is None or not started(pr) or pr["final_state"] != "COMPLETED_SUCCESSFULLY":
+                out.append((PARENT_LATE, f"{full_id(r)} ran though its parent {p} did not complete"))
+            elif min(r["_start"], r["_submit"]) < pr["_finish"] - EPS:
+                out.append((PARENT_LATE, f"{full_id(r)} is submitted at {r['_submit']:.6f} and starts at "
+                                         f"{r['_start']:.6f}, before its parent {p} ends at {pr['_finish']:.6f}"))
+        for f, _ in job_files(j):
+            w = writer.get(f)
+            if w is None:
+                continue
+            wr = by_local.get(w)
+            if wr is None or not started(wr) or wr["final_state"] != "COMPLETED_SUCCESSFULLY":
+                out.append((UNWRITTEN, f"{full_id(r)} reads {f}, which job {w} never wrote"))
+            elif r["_start"] < wr["_finish"] - EPS:
+                out.append((UNWRITTEN, f"{full_id(r)} reads {f} from {r['_start']:.6f}, before job {w} writes it "
+                                       f"at {wr['_finish']:.6f}"))
+    return out
+
+
+def _entries(d, jobs):
+    """A decision row's files: [(file, size, case, staging)], one per file (';'-separated lists for a
+    job of several files, contract §2b; their sizes from the workload)."""
+    if not d["input_file"]:
+        return []
+    files = d["input_file"].split(";")
+    if len(files) == 1:
+        return [(files[0], float(d["input_size"]) if d["input_size"] else 0.0, d["cache"], d["staging_job"])]
+    job = jobs.get(d["job_id"].split("!", 1)[-1], {})
+    sizes = dict(job_files(job)) if job else {}
+    cases, stagings = d["cache"].split(";"), d["staging_job"].split(";")
+    return [(f, sizes.get(f, 0.0), cases[i] if i < len(cases) else "", stagings[i] if i < len(stagings) else "")
+            for i, f in enumerate(files)]
+
+
+def check_files_and_memory(rows, decisions, memories, model, jobs=None):
+    jobs = jobs or {}
     by_id = {full_id(r): r for r in rows if started(r)}
     out = []
     # (time, order, kind, payload). At equal times loads complete, then jobs end, then jobs start: a
@@ -158,21 +213,29 @@ def check_files_and_memory(rows, decisions, memories, model):
             out.append((DECISION, f"{jid}: in decisions.csv but not in jobs.csv"))
             continue
         start = r["_start"]
-        load_end = float(d["time"])
-        if d["cache"] in ("miss", "wait"):
-            st = by_id.get(d["staging_job"])
+        load_ends = {}
+        entries = _entries(d, jobs)
+        for file, _, case, staging in entries:
+            if case not in ("miss", "wait"):
+                continue
+            st = by_id.get(staging)
             if st is None:
-                out.append((DECISION, f"{jid}: its staging job {d['staging_job']} is not in jobs.csv"))
+                out.append((DECISION, f"{jid}: its staging job {staging} is not in jobs.csv"))
             elif start < st["_finish"] - EPS and not cut_at_start(r):
-                out.append((FILE_LATE, f"{jid} starts at {start:.6f} before its file {d['input_file']} is in "
-                                       f"memory ({d['staging_job']} ends at {st['_finish']:.6f})"))
-            if d["cache"] == "miss" and st is not None:
-                events.append((st["_finish"], 0, "loaded", (d["node"], d["input_file"])))
-                load_end = st["_finish"]
-        file = d["input_file"] or None
-        size = float(d["input_size"]) if d["input_size"] else 0.0
-        events.append((float(d["time"]), 2, "start", (i, jid, d["node"], file, size, d["cache"], load_end)))
-        events.append((r["_finish"], 1, "end", (d["node"], file)))
+                out.append((FILE_LATE, f"{jid} starts at {start:.6f} before its file {file} is in "
+                                       f"memory ({staging} ends at {st['_finish']:.6f})"))
+            if case == "miss" and st is not None:
+                events.append((st["_finish"], 0, "loaded", (d["node"], file)))
+                load_ends[file] = st["_finish"]
+        events.append((float(d["time"]), 2, "start", (i, jid, d["node"], entries, load_ends)))
+        events.append((r["_finish"], 1, "end", (d["node"], [e[0] for e in entries])))
+        job = jobs.get(d["job_id"].split("!", 1)[-1])
+        outputs = job_outputs(job) if job else []
+        if outputs and r["final_state"] == "COMPLETED_SUCCESSFULLY":
+            wb = by_id.get(writeback_job_id(jid, d["node"]))
+            events.append((r["_finish"], 1, "output", (d["node"], outputs, wb is not None)))
+            if wb is not None:
+                events.append((wb["_finish"], 1, "unpin", (d["node"], [f for f, _ in outputs])))
     if model is None:
         return out      # a memory model the replay does not know (e.g. file-sharing's `value`)
     events.sort(key=lambda e: (e[0], e[1], e[3][0] if e[2] == "start" else -1))
@@ -185,14 +248,21 @@ def check_files_and_memory(rows, decisions, memories, model):
         if kind == "loaded":
             cache.load_done(p[1], t)
         elif kind == "end":
-            cache.end_job(p[1], t)
+            cache.end_files(p[1], t)
+        elif kind == "output":
+            for f, size in p[1]:
+                cache.add_output(f, size, t, pinned=p[2])
+        elif kind == "unpin":
+            for f in p[1]:
+                cache.unpin(f, t)
         else:
-            _, jid, _, file, size, logged, load_end = p
-            before = cache.status(file, t) if file else None
-            cache.start_job(file, size, t, load_end=load_end)
-            if logged == "hit" and before != "loaded":
-                out.append((FALSE_HIT, f"{jid}: logged as a hit at {t:.6f} but {file} is not in {node}'s memory "
-                                       f"under the {model} model"))
+            _, jid, _, entries, load_ends = p
+            before = [cache.status(f, t) for f, _, _, _ in entries]
+            cache.start_files([(f, size) for f, size, _, _ in entries], t, load_end=load_ends)
+            for (file, _, logged, _), was in zip(entries, before):
+                if logged == "hit" and was != "loaded":
+                    out.append((FALSE_HIT, f"{jid}: logged as a hit at {t:.6f} but {file} is not in {node}'s "
+                                           f"memory under the {model} model"))
             used = cache.used_bytes()
             if used > cache.capacity + EPS:
                 out.append((OVER_CAPACITY, f"{node}: memory holds {used:.0f} bytes > capacity "
@@ -263,19 +333,27 @@ def read_decisions(path, quiet=False):
     return rows
 
 
-def read_workload_ids(path):
+def read_workload_jobs(path):
+    """{job id: job} of a workload, its dependent jobs (contract §2b) included, in order."""
     try:
         with open(path, encoding="utf-8") as fh:
-            jobs = json.load(fh)["jobs"]
-        return [str(j["id"]) for j in jobs]
+            doc = json.load(fh)
+        doc["jobs"]
+        return check_workflows(doc, path)
     except OSError as exc:
         raise InputError(f"{path}: cannot read: {exc.strerror}") from None
     except UnicodeDecodeError as exc:
         raise InputError(f"{path}: not UTF-8 text (byte {exc.start})") from None
     except json.JSONDecodeError as exc:
         raise InputError(f"{path}:{exc.lineno}: not valid JSON: {exc.msg}") from None
+    except WorkflowError as exc:
+        raise InputError(str(exc)) from None
     except (KeyError, TypeError):
         raise InputError(f"{path}: not a Batsim workload (a 'jobs' list of jobs with an 'id')") from None
+
+
+def read_workload_ids(path):
+    return list(read_workload_jobs(path))
 
 
 def validate(prefix, workload, platform, cache="paper", quiet=False):
@@ -284,19 +362,23 @@ def validate(prefix, workload, platform, cache="paper", quiet=False):
     `cache` None: the run's memory model is not one the replay knows; hits and capacity go unchecked.
     """
     rows = read_jobs_csv(f"{prefix}_jobs.csv")
-    workload_ids = read_workload_ids(workload)
+    jobs = read_workload_jobs(workload)
+    workload_ids = list(jobs)
     try:
-        view = read_view(platform)
+        resources = read_resources(platform)
+        # a plain Batsim platform: one node per host, no memory to overflow (locality.platform_view)
+        view = PlatformView.from_resources(resources.compute, resources.storage)
     except PlatformError as exc:
-        raise InputError(str(exc)) from None
+        raise InputError(exc if str(exc).startswith(str(platform)) else f"{platform}: {exc}") from None
     decisions = read_decisions(f"{prefix}_decisions.csv", quiet)
-    compute_ids = ProcSet(*view.node_of_core)
-    storage_ids = ProcSet(view.lustre_id, *(n.mem_id for n in view.nodes))
+    compute_ids = ProcSet(*(r["id"] for r in resources.compute))
+    storage_ids = ProcSet(*(r["id"] for r in resources.storage))
     memories = {n.name: n.memory_bytes for n in view.nodes}
     violations = check_presence(rows, workload_ids)
     violations += check_allocations(rows, compute_ids, storage_ids)
     violations += check_cores(rows) + check_submission(rows)
-    violations += check_files_and_memory(rows, decisions, memories, cache)
+    violations += check_dependencies(rows, jobs)
+    violations += check_files_and_memory(rows, decisions, memories, cache, jobs)
     ran = [r for r in rows if started(r)]
     stagings = sum(1 for r in ran if is_staging(r))
     return violations, len(ran) - stagings, len(workload_ids), stagings, len(decisions)
@@ -318,16 +400,55 @@ def one_line(message):
     return "".join(c if c.isprintable() else repr(c)[1:-1] for c in message)
 
 
+def _from_run_json(args) -> None:
+    """A run folder: its prefix, inputs and memory model from robin's run.json (what is given wins)."""
+    folder = Path(args.prefix)
+    meta_path = folder / "run.json"
+    if not folder.is_dir():
+        args.cache = args.cache or "paper"
+        return
+    if not meta_path.is_file():
+        raise InputError(f"{folder} is a folder without run.json: give the run's output prefix "
+                         f"(e.g. {folder / 'out'}) with --workload and --platform")
+    try:
+        meta = json.loads(meta_path.read_text(encoding="utf-8"))
+        if not isinstance(meta, dict):
+            raise ValueError("not a JSON object")
+    except (OSError, ValueError, UnicodeDecodeError) as exc:
+        raise InputError(f"{meta_path}: unreadable run.json ({str(exc).splitlines()[0] if str(exc) else exc})") from None
+    prefix = Path(meta.get("export_prefix") or folder / "out")
+    if not Path(f"{prefix}_jobs.csv").exists():    # a folder moved since: its outputs are beside run.json
+        prefix = folder / prefix.name
+    args.prefix = str(prefix)
+    args.workload = args.workload or meta.get("workload")
+    args.platform = args.platform or meta.get("platform")
+    if args.cache is None:
+        from .memory_model import memory_model
+
+        args.cache = memory_model(meta.get("scheduler") or {})
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="batloc validate", description=__doc__.splitlines()[0])
-    ap.add_argument("prefix", help="output prefix of the run (reads <prefix>_jobs.csv, <prefix>_decisions.csv)")
-    ap.add_argument("--workload", required=True)
-    ap.add_argument("--platform", required=True)
-    ap.add_argument("--cache", default="paper", choices=MODELS, help="memory model of the run")
+    ap.add_argument("prefix", help="a run folder holding robin's run.json (its workload, platform, memory model and "
+                                   "outputs are read there), or the output prefix of a run (reads "
+                                   "<prefix>_jobs.csv, <prefix>_decisions.csv; then --workload and --platform)")
+    ap.add_argument("--workload", help="the run's workload (default: run.json's)")
+    ap.add_argument("--platform", help="the run's platform (default: run.json's)")
+    ap.add_argument("--cache", choices=MODELS, help="memory model of the run (default: run.json's scheduler's, else paper)")
     try:
         args = ap.parse_args(argv)
     except SystemExit as exc:  # argparse printed the usage and the error
         return int(exc.code or 0)
+    try:
+        _from_run_json(args)
+    except InputError as exc:
+        print(f"batloc validate: {exc}", file=sys.stderr)
+        return 2
+    if not args.workload or not args.platform:
+        missing = " and ".join(f"--{k}" for k in ("workload", "platform") if not getattr(args, k))
+        print(f"batloc validate: {args.prefix} is not a run folder with a run.json: give {missing}", file=sys.stderr)
+        return 2
     try:
         violations, done, n_jobs, stagings, n_decisions = validate(args.prefix, args.workload, args.platform,
                                                                    args.cache)

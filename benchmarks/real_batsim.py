@@ -6,6 +6,7 @@ environment variable BATLOC_REF_BATSIM; without it, says so in one line and exit
     BATLOC_REF_BATSIM=/path/to/prefix python3 benchmarks/real_batsim.py platforms [--keep DIR]
     BATLOC_REF_BATSIM=/path/to/prefix python3 benchmarks/real_batsim.py parity [--keep DIR]
                                       [--nodes 32] [--duration 1d] [--seed 1]
+    BATLOC_REF_BATSIM=/path/to/prefix python3 benchmarks/real_batsim.py policies [--keep DIR] ...
 
 `platforms`: every shipped platform (platforms/*.xml, experiments/*.xml) and one
 `batloc platform generate` output (SHARED links, a backbone, lustre's I/O
@@ -19,11 +20,47 @@ finish and allocation in jobs.csv are compared; batloc's FCFS, LEA and LEA-BF
 run on real Batsim and every job must end (none left waiting or running, Batsim
 exits 0), and on the embedded engine for comparison. One row per run.
 
+`policies`: every policy batloc ships on real Batsim and on the embedded
+engine, on saturated `batloc workload synth` inputs (load 1.1, files shared by
+about 6 jobs, as `batloc demo`'s) of each `--nodes` × `--duration` × `--seed`;
+the I/O-aware policies on the same nodes with a backbone and an I/O workload of
+200 jobs per day. One row per policy and input: whether each engine ran it to
+the end, how many jobs have the same start, finish, allocation and final state
+on both, and where they part: the first instant at which the scheduler
+answered the two engines differently, and the latest difference in what they
+had told it by then (from the scheduler's own log of every message: events
+split over other messages, in another order, other events, or none: a
+scheduler that is not deterministic). Then a count per policy.
+
+    BATLOC_REF_BATSIM=/path/to/prefix python3 benchmarks/real_batsim.py policies [--keep DIR]
+        [--nodes 32 64] [--duration 1d 2d] [--seed 3 4] [--policies fcfs lea ...]
+
+`batsim-files`: Batsim 4.2.1's own platforms/ × workloads/ (every pair, or those named by --platform and
+--workload) with pybatsim's stock schedFcfs, easyBackfill and schedEasySjfBackfill on both engines, jobs.csv
+compared job by job (start and finish to 1e-6 s, allocation, final state). One row per case: identical,
+differing (how many jobs, the first ones), refused by batloc (its one line), failed, or not run by Batsim
+(a case real Batsim refuses or aborts on is not batloc's to match); then the totals. The files are read from
+--files or $BATLOC_BATSIM_FILES, a folder holding Batsim's platforms/ and workloads/ at tag v4.2.1; they are
+not part of batloc. Get them with:
+
+    git clone https://github.com/oar-team/batsim && cd batsim && \
+        git archive v4.2.1 platforms workloads | tar -x -C /path/to/batsim-files
+
+    BATLOC_REF_BATSIM=/path/to/prefix BATLOC_BATSIM_FILES=/path/to/batsim-files \
+        python3 benchmarks/real_batsim.py batsim-files [--keep DIR] [--platform small_platform.xml ...]
+        [--workload test_delays.json ...] [--scheduler schedFcfs ...]
+
+With --keep, real Batsim's result of a case is kept there and reused by later runs (it does not change).
+The case runner and the comparison are benchmarks/batsim_parity.py's when that module is present (the
+engine side of issue 33), else the small ones here (``_LocalParity``).
+
 Exit status 0 when every check holds.
 """
 
 import argparse
+import ast
 import csv
+import glob
 import json
 import os
 import shutil
@@ -192,6 +229,365 @@ def parity(args, out):
     return failed
 
 
+# ---- policies --------------------------------------------------------------------------------
+
+# every scheduler file batloc ships, by family; the I/O-aware ones run on I/O workloads
+POLICIES = ["fcfs", "eft", "lea", "leo", "lem", "fcfs_bf", "eft_bf", "lea_bf", "leo_bf", "lem_bf",
+            "met", "mct", "sa", "jdp_dll", "online_hps", "cons_tabu"]
+IO_POLICIES = ["io_list", "io_pack", "io_pack_random", "io_pack_max", "io_pack_char"]
+IO_JOBS_PER_DAY = 200
+
+
+def inputs(args, out):
+    """{(nodes, duration, seed, io): (platform, workload, static jobs)} of the policies mode, written once."""
+    made = {}
+    for nodes in args.nodes:
+        plain = os.path.join(out, f"p{nodes}.xml")
+        backbone = os.path.join(out, f"p{nodes}-backbone.xml")
+        if not os.path.exists(plain):
+            batloc_cli("platform", "generate", "-o", plain, "--nodes", str(nodes))
+            batloc_cli("platform", "generate", "-o", backbone, "--nodes", str(nodes), "--io-routes",
+                       "--backbone-bw", "auto")
+        for duration in args.duration:
+            days = max(1, round(parse_seconds(duration) / 86400))
+            for seed in args.seed:
+                for io in (False, True):
+                    name = f"n{nodes}-{duration}-s{seed}" + ("-io" if io else "")
+                    workload = os.path.join(out, name + ".json")
+                    if not os.path.exists(workload):
+                        if io:
+                            batloc_cli("workload", "synth", "--io", "uniform", "--platform", backbone, "-o", workload,
+                                       "--jobs", str(IO_JOBS_PER_DAY * days), "--seed", str(seed))
+                        else:
+                            batloc_cli("workload", "synth", "--platform", plain, "-o", workload, "--duration",
+                                       duration, "--seed", str(seed), "--load", args.load, "--jobs-per-file",
+                                       args.jobs_per_file)
+                    with open(workload) as f:
+                        static = len(json.load(f)["jobs"])
+                    made[nodes, duration, seed, io] = (backbone if io else plain, workload, static, name)
+    return made
+
+
+def parse_seconds(text):
+    from batloc.platforms.units import parse_duration
+    return parse_duration(text)
+
+
+def _plain(value, digits=None):
+    """A message value with numbers as floats (Batsim prints 12.000000 where the engine prints 12), rounded
+    to `digits` decimals if given."""
+    if isinstance(value, dict):
+        return {k: _plain(v, digits) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v, digits) for v in value]
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value) if digits is None else round(float(value), digits)
+    return value
+
+
+def _event_key(event, digits=None):
+    data = dict(event.get("data") or {})
+    data.pop("job_progress", None)      # each engine's own estimate of a killed job's progress
+    data.pop("kill_reason", None)       # the engine's JOB_COMPLETED carries it empty; Batsim 4.2.1's has none
+    return json.dumps([event.get("type"), _plain(data, digits)], sort_keys=True)
+
+
+def _message_keys(events, digits=None):
+    """A message's events as keys, a killed job's end once: Batsim 4.2.1 tells it with a JOB_COMPLETED
+    (COMPLETED_KILLED) and a JOB_KILLED, the engine with the JOB_KILLED alone; a scheduler ends the job
+    either way."""
+    keys = []
+    for e in events:
+        data = e.get("data") or {}
+        if e.get("type") == "SIMULATION_BEGINS":
+            continue
+        if e.get("type") == "JOB_KILLED":
+            found = [json.dumps(["KILLED", j]) for j in data.get("job_ids", [])]
+        elif e.get("type") == "JOB_COMPLETED" and data.get("job_state") == "COMPLETED_KILLED":
+            found = [json.dumps(["KILLED", data.get("job_id")])]
+        else:
+            found = [_event_key(e, digits)]
+        keys += [k for k in found if k not in keys]
+    return keys
+
+
+def scheduler_stream(log_path):
+    """[(now, [received messages' event keys], [sent messages' event keys])] per instant, in order, from the
+    scheduler's pybatsim log (INFO: every message in and out). SIMULATION_BEGINS is left out: its config
+    and resource lists say which engine runs."""
+    instants = []
+    with open(log_path, errors="replace") as f:
+        for line in f:
+            for marker, side in (("Message Received from Batsim: ", 1), ("Message Sent to Batsim: ", 2)):
+                at = line.find(marker)
+                if at < 0:
+                    continue
+                try:
+                    msg = ast.literal_eval(line[at + len(marker):].strip())
+                except (ValueError, SyntaxError):
+                    continue
+                now = float(msg["now"])
+                if not instants or instants[-1][0] != now:
+                    instants.append((now, [], []))
+                instants[-1][side].append((_message_keys(msg["events"]), _message_keys(msg["events"], 6)))
+    return instants
+
+
+def first_told_otherwise(batsim_log, embedded_log):
+    """Where the scheduler's answers first differ between the engines, and why: (time, kind, detail), or None.
+
+    Instant by instant, in order. As long as both engines told the scheduler the same events in the same
+    messages, a deterministic scheduler answers the same; so the first instant whose answers differ is
+    explained by the latest difference in what the engines told it, at that instant or before (a different
+    partition at an earlier instant can change the scheduler's state without changing its answer then).
+    kinds: `split` (the same events, in other messages: either engine may send an instant's events in
+    several), `order` (the same events and messages, in another order), `rounding` (numbers that differ
+    beyond the 6 decimals Batsim prints them with), `engine` (other events or other instants: the engines
+    simulated the same decisions differently), `scheduler` (the same messages so far, another answer: the
+    scheduler is not deterministic, a batloc bug)."""
+    from collections import Counter
+    told = None
+    for (bt, bin_, bout), (et, ein, eout) in zip(scheduler_stream(batsim_log), scheduler_stream(embedded_log)):
+        if bt != et:
+            return min(bt, et), "engine", f"Batsim's next instant is t={bt:.6f}, the engine's t={et:.6f}"
+        kinds = []
+        if Counter(k for m in bin_ for k in m[0]) != Counter(k for m in ein for k in m[0]):
+            kinds.append(("rounding", "Batsim sent numbers rounded to 6 decimals (as every number of its "
+                                      "messages), the engine the workload's own"))
+        bin_, ein = [m[1] for m in bin_], [m[1] for m in ein]
+        bout, eout = [m[1] for m in bout], [m[1] for m in eout]
+        flat_b, flat_e = [k for m in bin_ for k in m], [k for m in ein for k in m]
+        if Counter(flat_b) != Counter(flat_e):
+            only = next(iter((Counter(flat_b) - Counter(flat_e)) or (Counter(flat_e) - Counter(flat_b))))
+            return bt, "engine", f"events differ (e.g. {json.loads(only)[0]} {str(json.loads(only)[1])[:80]})"
+        if flat_b != flat_e:
+            kinds.append(("order", "the engines sent the same events in another order"))
+        if [len(m) for m in bin_] != [len(m) for m in ein]:
+            kinds.append(("split", f"Batsim sent {len(flat_b)} events in messages of {[len(m) for m in bin_]}, "
+                                   f"the engine in {[len(m) for m in ein]}"))
+        if kinds:
+            told = (bt, "+".join(k for k, _ in kinds), f"at t={bt:.6f} " + "; ".join(d for _, d in kinds))
+        if [Counter(m) for m in bout] != [Counter(m) for m in eout]:
+            if told is None:
+                return bt, "scheduler", "the same messages so far, another answer"
+            return bt, told[1], told[2]
+    return None
+
+
+def _kept(prefix):
+    """(ok, note, jobs.csv rows) of a run kept by an earlier invocation (--reuse)."""
+    saved = {"ok": True, "note": ""}
+    if os.path.exists(prefix + "_run.json"):
+        with open(prefix + "_run.json") as f:
+            saved = json.load(f)
+    with open(prefix + "_jobs.csv", newline="") as f:
+        return saved["ok"], saved["note"], list(csv.DictReader(f))
+
+
+def policies(args, out):
+    engine, env = real_batsim(args.batsim)
+    chosen = args.policies or POLICIES + IO_POLICIES
+    made = inputs(args, out)
+    subprocess.run([sys.executable, "-c", "from batloc.schedulers.planning.planner import warm_up; warm_up()"],
+                   check=True)   # the planning core compiles once per source version: not inside a run
+    print(f"inputs in {out}: " + ", ".join(f"{name} {static} jobs" for _, _, static, name in made.values()))
+    print(f"{'input':<16} {'policy':<15} {'batsim':<8} {'embedded':<8} {'identical':>11}  where they part")
+    tally = {}
+    failed = 0
+    for policy in chosen:
+        io = policy in IO_POLICIES
+        for key in sorted(k for k in made if k[3] == io):
+            platform, workload, static, name = made[key]
+            results = {}
+            for label, argv, environment in (("batsim", engine, env), ("embedded", EMBEDDED, None)):
+                prefix = os.path.join(out, f"{name}__{policy}__{label}")
+                if args.reuse and os.path.exists(prefix + "_jobs.csv") and os.path.exists(prefix + "_sched.log"):
+                    ok, note, rows = _kept(prefix)
+                else:
+                    ok, note, _, _, rows = run(argv, environment, platform, workload, prefix,
+                                               batloc_policy(policy, prefix), dynamic=True)
+                    with open(prefix + "_run.json", "w") as f:
+                        json.dump({"ok": ok, "note": note}, f)
+                mine = [r for r in rows if r["workload_name"] == "w0"]
+                ended = sum(r["final_state"] in ENDED for r in mine)
+                ok = ok and len(mine) == static and ended == static
+                results[label] = (ok, note, mine, prefix)
+            (b_ok, b_note, b_rows, b_prefix), (e_ok, e_note, e_rows, e_prefix) = results["batsim"], results["embedded"]
+            same, total, _ = compare(b_rows, e_rows)
+            where = ""
+            if not b_ok:
+                where = f"Batsim: {b_note}"
+            elif not e_ok:
+                where = f"embedded: {e_note}"
+            elif same != total:
+                why = first_told_otherwise(b_prefix + "_sched.log", e_prefix + "_sched.log")
+                kind = why[1] if why else "unknown"
+                where = (f"answers first differ at t={why[0]:.6f}: {kind}: {why[2]}" if why else
+                         "the scheduler's logs do not say (pybatsim's INFO lines missing?)")
+                tally.setdefault(policy, []).append(kind)
+            failed += not (b_ok and e_ok)
+            row = tally.setdefault(("rows", policy), [0, 0, 0])
+            row[0] += b_ok and e_ok
+            row[1] += same == total and b_ok and e_ok
+            row[2] += 1
+            print(f"{name:<16} {policy:<15} {'ends' if b_ok else 'FAILS':<8} {'ends' if e_ok else 'FAILS':<8} "
+                  f"{same:>5}/{total:<5}  {where[:300]}", flush=True)
+            if not args.keep:
+                for label in ("batsim", "embedded"):
+                    for path in glob.glob(results[label][3] + "_*"):
+                        os.remove(path)
+    print(f"\n{'policy':<15} {'both end':>9} {'identical':>9} {'inputs':>6}  differing runs, by their first divergence")
+    for policy in chosen:
+        both, identical, n = tally.get(("rows", policy), [0, 0, 0])
+        kinds = tally.get(policy, [])
+        why = ", ".join(f"{kinds.count(k)} {k}" for k in sorted(set(kinds)))
+        print(f"{policy:<15} {both:>9} {identical:>9} {n:>6}  {why}")
+    print("(split: an engine sent an instant's events in other messages than the other; order: in another "
+          "order; rounding: numbers beyond Batsim's 6 decimals; engine: the engines simulated the same decisions "
+          "differently; scheduler: the same messages, another answer. Contract §4.)")
+    return failed
+
+
+# ---- batsim-files ---------------------------------------------------------------------------
+
+STOCK = ("schedFcfs", "easyBackfill", "schedEasySjfBackfill")
+KEY = ("starting_time", "finish_time", "allocated_resources", "final_state")
+TOLERANCE = 1.5e-6     # both engines print 6 decimals: 1e-6 apart after rounding is within the target
+
+
+class _LocalParity:
+    """One case on each engine and their job-by-job comparison, with batsim_parity.py's names and meanings,
+    for when that module is absent: replace by ``import batsim_parity``."""
+
+    class Run:
+        def __init__(self, ended, note, rows, simulated=True):
+            self.ended, self.note, self.rows, self.simulated = ended, note, rows, simulated
+
+    @classmethod
+    def _run(cls, engine, env, platform, workload, prefix, scheduler):
+        os.makedirs(os.path.dirname(prefix), exist_ok=True)
+        ok, note, _, _, rows = run(engine, env, platform, workload, prefix, stock(scheduler), dynamic=False)
+        ended = ok and bool(rows) and all(r["final_state"] in ENDED for r in rows)
+        return cls.Run(ended, note, rows, simulated=bool(rows))
+
+    @classmethod
+    def run_batsim(cls, prefix_dir, platform, workload, scheduler, out_prefix):
+        engine, env = real_batsim(prefix_dir)
+        return cls._run(engine, env, platform, workload, out_prefix, scheduler)
+
+    @classmethod
+    def run_batloc(cls, platform, workload, scheduler, out_prefix):
+        return cls._run(EMBEDDED, None, platform, workload, out_prefix, scheduler)
+
+    @staticmethod
+    def compare(batsim_rows, batloc_rows):
+        mine = {r["job_id"]: r for r in batloc_rows}
+        out = []
+        for r in batsim_rows:
+            other = mine.pop(r["job_id"], None)
+            if other is None:
+                out.append(f"job {r['job_id']}: missing on batloc")
+                continue
+            bad = [f"{k} {r[k]} vs {other[k]}" for k in KEY if not _same(k, r[k], other[k])]
+            if bad:
+                out.append(f"job {r['job_id']}: " + ", ".join(bad))
+        return out + [f"job {j}: only on batloc" for j in mine]
+
+    @classmethod
+    def verdict(cls, batsim, batloc):
+        if not batsim.ended:
+            return "not run by Batsim"
+        if batloc.ended:
+            return "differing" if cls.compare(batsim.rows, batloc.rows) else "identical"
+        return "refused" if not batloc.simulated else "failed"
+
+    @staticmethod
+    def cases(files, platforms=None, workloads=None, schedulers=STOCK):
+        plats = sorted(glob.glob(os.path.join(files, "platforms", "*.xml")))
+        plats += sorted(glob.glob(os.path.join(files, "platforms", "*", "*.xml")))
+        loads = sorted(glob.glob(os.path.join(files, "workloads", "*.json")))
+
+        def pick(paths, names):
+            return [p for p in paths if not names or os.path.basename(p) in names
+                    or os.path.splitext(os.path.basename(p))[0] in names]
+
+        return [(p, w, sc) for p in pick(plats, platforms) for w in pick(loads, workloads) for sc in schedulers]
+
+
+def _same(key, a, b):
+    if key.endswith("_time"):
+        try:
+            return abs(float(a) - float(b)) <= TOLERANCE
+        except ValueError:
+            pass
+    return a == b
+
+
+def _parity():
+    try:
+        import batsim_parity     # benchmarks/batsim_parity.py, beside this script
+        return batsim_parity
+    except ImportError:
+        return _LocalParity
+
+
+def batsim_files(args, out):
+    files = args.files or os.environ.get("BATLOC_BATSIM_FILES")
+    if not files or not os.path.isdir(os.path.join(files, "platforms")):
+        print("real_batsim: batsim-files: skipped: give --files or BATLOC_BATSIM_FILES, a folder holding Batsim "
+              "4.2.1's platforms/ and workloads/ (git archive v4.2.1 platforms workloads, from oar-team/batsim)")
+        return 0
+    parity = _parity()
+    grid = parity.cases(files, args.platform, args.workload, args.scheduler or STOCK)
+    print(f"{len(grid)} cases from {files}; comparison: {parity.__name__}")
+    counts, failed = {}, 0
+    for platform, workload, scheduler in grid:
+        stem = lambda p: os.path.splitext(os.path.basename(p))[0]    # noqa: E731
+        parent = os.path.basename(os.path.dirname(platform))
+        name = f"{stem(platform) if parent == 'platforms' else parent + '-' + stem(platform)}__{stem(workload)}__{scheduler}"
+        folder = os.path.join(out, name)
+        ref = _reference(parity, args.batsim, platform, workload, scheduler, folder)
+        if not ref.ended:
+            verdict, detail = "not run by Batsim", ref.note
+        else:
+            mine = parity.run_batloc(platform, workload, scheduler, os.path.join(folder, "batloc", "out"))
+            verdict = parity.verdict(ref, mine)
+            detail = ""
+            if verdict == "differing":
+                diffs = parity.compare(ref.rows, mine.rows)
+                detail = f"{len(diffs)}/{len(ref.rows)} jobs differ: " + "; ".join(diffs[:2])
+            elif verdict in ("refused", "failed"):
+                detail = mine.note
+        counts[verdict] = counts.get(verdict, 0) + 1
+        failed += verdict in ("differing", "failed")
+        print(f"{name:<78} {verdict:<17} {detail[:240]}", flush=True)
+    ran = sum(n for v, n in counts.items() if v != "not run by Batsim")
+    print(f"\ntotal: {len(grid)} cases; run to the end by real Batsim: {ran}; "
+          + ", ".join(f"{v}: {n}" for v, n in sorted(counts.items()))
+          + (f" ({100 * counts.get('identical', 0) / ran:.0f} % of the cases Batsim ran give its jobs.csv)"
+             if ran else ""))
+    return failed
+
+
+def _reference(parity, batsim, platform, workload, scheduler, folder):
+    """Real Batsim's run of a case, kept in `folder` and reused (it does not change)."""
+    prefix = os.path.join(folder, "batsim", "out")
+    done = os.path.join(folder, "batsim", "result.json")
+    if os.path.exists(done):
+        with open(done) as f:
+            saved = json.load(f)
+        rows = []
+        if os.path.exists(prefix + "_jobs.csv"):
+            with open(prefix + "_jobs.csv", newline="") as f:
+                rows = list(csv.DictReader(f))
+        return parity.Run(saved["ended"], saved["note"], rows)
+    os.makedirs(os.path.dirname(prefix), exist_ok=True)
+    ref = parity.run_batsim(batsim, platform, workload, scheduler, prefix)
+    with open(done, "w") as f:
+        json.dump({"ended": ref.ended, "note": ref.note}, f)
+    return ref
+
+
 def compare(a_rows, b_rows):
     """(jobs agreeing on start, finish and allocation, jobs compared, first difference or '')."""
     key = ("starting_time", "finish_time", "allocated_resources", "final_state")
@@ -209,11 +605,22 @@ def compare(a_rows, b_rows):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("check", choices=("platforms", "parity"))
-    ap.add_argument("--keep", help="keep the outputs in this folder")
-    ap.add_argument("--nodes", type=int, default=32)
-    ap.add_argument("--duration", default="1d")
-    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("check", choices=("platforms", "parity", "policies", "batsim-files"))
+    ap.add_argument("--keep", help="keep the outputs in this folder (the policies mode reuses its inputs there)")
+    ap.add_argument("--nodes", type=int, nargs="+", default=[32])
+    ap.add_argument("--duration", nargs="+", default=["1d"])
+    ap.add_argument("--seed", type=int, nargs="+", default=[1])
+    ap.add_argument("--policies", nargs="+", help="policies mode: these scheduler files only (default: all)")
+    ap.add_argument("--load", default="1.1", help="policies mode: offered load (default 1.1: saturated)")
+    ap.add_argument("--jobs-per-file", default="6", help="policies mode: mean jobs per input file (default 6)")
+    ap.add_argument("--reuse", action="store_true", help="policies mode: take the runs kept in --keep by an "
+                                                         "earlier invocation instead of running them again")
+    ap.add_argument("--files", help="batsim-files: the folder holding Batsim's platforms/ and workloads/ "
+                                    "(default $BATLOC_BATSIM_FILES)")
+    ap.add_argument("--platform", action="append", help="batsim-files: only this platform (file name, repeatable)")
+    ap.add_argument("--workload", action="append", help="batsim-files: only this workload (file name, repeatable)")
+    ap.add_argument("--scheduler", action="append", help=f"batsim-files: only this stock scheduler "
+                                                         f"(default: {', '.join(STOCK)})")
     args = ap.parse_args()
     args.batsim = os.environ.get("BATLOC_REF_BATSIM")
     if not args.batsim:
@@ -224,7 +631,10 @@ def main():
         return 2
     out = args.keep or tempfile.mkdtemp(prefix=f"batloc-real-{args.check}-")
     os.makedirs(out, exist_ok=True)
-    failed = (platforms if args.check == "platforms" else parity)(args, out)
+    if args.check == "parity":
+        args.nodes, args.duration, args.seed = args.nodes[0], args.duration[0], args.seed[0]
+    failed = {"platforms": platforms, "parity": parity, "policies": policies,
+              "batsim-files": batsim_files}[args.check](args, out)
     if not args.keep:
         shutil.rmtree(out, ignore_errors=True)
     return 1 if failed else 0

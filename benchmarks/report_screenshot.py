@@ -5,7 +5,7 @@ page's scroll width in a 1 400 px window (wider: something runs off the
 page) and writes a screenshot of the page's top. Not a test: run it by hand,
 e.g. on the demo's sweep (`batloc demo`, then):
 
-    python benchmarks/report_screenshot.py batloc-demo/runs --png docs/report-screenshot.png
+    python benchmarks/report_screenshot.py batloc-demo --png docs/report-screenshot.png
 
 Needs Chromium (Debian: apt-get install chromium). Exit status 1 if the page overflows.
 """

@@ -1,8 +1,9 @@
 """`batloc demo`: the whole pipeline in about a minute, on the embedded engine.
 
-Generates a 32-node Rackham-like platform and a saturated synthetic day whose
-jobs share input files, runs FCFS, LEA and LEM on it as a robin sweep, writes
-the comparison report and prints its headline numbers.
+Generates a 32-node Rackham-like platform and a saturated synthetic trace whose
+jobs share input files, runs FCFS, LEA and LEM on it as a robin sweep (runs in
+OUT/runs/, the report in OUT/report.html), and prints the report's headline:
+the same labels, units and changes as its first table.
 """
 
 import argparse
@@ -14,16 +15,9 @@ import yaml
 
 from batloc.platforms.units import parse_duration
 
-HEADLINE = [
-    ("scheduler", "scheduler", "{}"),
-    ("jobs_evaluated", "jobs", "{:.0f}"),
-    ("mean_stretch", "mean stretch", "{:.3f}"),
-    ("mean_wait", "mean wait (s)", "{:,.0f}"),
-    ("loads", "file loads", "{:.0f}"),
-    ("reuses", "reuses", "{:.0f}"),
-    ("total_transfer_time", "transfer time (s)", "{:,.0f}"),
-    ("transfer_reduction_pct", "transfer cut", "{:.1f} %"),
-]
+# The report's headline columns (analysis.headline), in its labels and units; each value's change from the
+# run it is compared with follows it.
+SHOWN = ("mean_wait", "mean_flow", "total_load_time", "bytes_staged", "jobs_killed")
 
 
 def _duration(text):
@@ -66,8 +60,9 @@ def main(argv=None):
         return 2
     out = os.path.abspath(args.out)
     os.makedirs(out, exist_ok=True)
-    platform = os.path.join(out, "platform.xml")
-    workload = os.path.join(out, "workload.json")
+    # named for what they are: the report names a comparison by its files
+    platform = os.path.join(out, f"rackham-{args.nodes}n.xml")
+    workload = os.path.join(out, f"synth-{args.duration}-load{args.load:g}-seed{args.seed}.json")
     step = "platform"
     try:
         print(f"batloc demo: platform of {args.nodes} nodes x 20 cores -> {platform}")
@@ -88,7 +83,7 @@ def main(argv=None):
         print(f"batloc demo: {step} failed: {exc}", file=sys.stderr)
         return 2
     sweep = {
-        "output-dir": os.path.join(out, "runs"),
+        "output-dir": out,
         "platforms": [platform],
         "workloads": [workload],
         "schedulers": ["fcfs", "lea", "lem"],
@@ -103,22 +98,45 @@ def main(argv=None):
         yaml.safe_dump(sweep, f, sort_keys=False)
     print(f"batloc demo: running FCFS, LEA and LEM ({description}; `robin {description}` runs it again)")
     _step("the sweep", run_sweep(sweep, os.cpu_count() or 1, args.force, True, lambda msg: print(msg, flush=True)))
-    summary = os.path.join(sweep["output-dir"], "summary.csv")
-    with open(summary) as f:
-        rows = list(csv.DictReader(f))
     print()
-    print("  ".join(f"{title:>17}" for _, title, _ in HEADLINE))
-    for row in rows:
-        cells = []
-        for key, _, fmt in HEADLINE:
-            value = row.get(key, "")
-            try:
-                cells.append(fmt.format(float(value)) if fmt != "{}" else value)
-            except ValueError:
-                cells.append(value or "-")
-        print("  ".join(f"{c:>17}" for c in cells))
-    print(f"\nReport with tables and figures: {os.path.join(sweep['output-dir'], 'report.html')}")
+    print(headline_text(out))
+    print(f"\nReport with tables and figures: {os.path.join(out, 'report.html')}")
     return 0
+
+
+def headline_text(out) -> str:
+    """The report's headline table as text: its columns' labels and units, each value with its change."""
+    from batloc.analysis import headline
+    from batloc.analysis.tables import change
+
+    with open(os.path.join(out, "summary.csv")) as f:
+        rows = {r["scheduler"]: r for r in csv.DictReader(f)}
+    metrics = [m for key in SHOWN for m in headline.METRICS if m.column.key == key]
+    header = ["scheduler", "against", "mean stretch"] + [m.column.header for m in metrics]
+    lines = [header]
+    for name, row in rows.items():
+        base = rows.get(row.get("baseline") or "")
+        cells = [name, row.get("baseline") or "–", _show(row.get("mean_stretch"), base and base.get("mean_stretch"))]
+        for m in metrics:
+            text = m.column.show(row.get(m.column.key))
+            if m.column.key == "jobs_killed" and row.get("jobs_killed_by_load"):
+                text += f" ({float(row['jobs_killed_by_load']):.0f}) · {float(row['killed_pct']):.1f} %"
+            delta = change(row.get(m.column.key), base.get(m.column.key), counts=m.counts) if base else ""
+            cells.append(f"{text} {delta}".strip())
+        lines.append(cells)
+    widths = [max(len(r[i]) for r in lines) for i in range(len(header))]
+    return "\n".join("  ".join(c.rjust(w) for c, w in zip(r, widths)) for r in lines)
+
+
+def _show(value, base) -> str:
+    from batloc.analysis.tables import change, number
+
+    try:
+        text = number(float(value))
+    except (TypeError, ValueError):
+        return "–"
+    delta = change(value, base) if base else ""
+    return f"{text} {delta}".strip()
 
 
 if __name__ == "__main__":

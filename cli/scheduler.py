@@ -5,18 +5,21 @@ before any batloc code runs, so a malformed ``-o`` or a port already taken ends
 in its tracebacks; and it listens on every interface (``tcp://*:28000``) by
 default. This command reads the same arguments, says what is wrong in one line
 (exit status 2), listens on 127.0.0.1 unless told otherwise, then hands the
-scheduler to pybatsim's loop. SCHEDULER is a file (``schedulers/lea.py``) or
-the name of one of pybatsim's stock schedulers (``schedFcfs``).
+scheduler to pybatsim's loop. SCHEDULER is a file (``schedulers/lea.py``), a
+name robin takes (``lea``, ``lea-bf``: batloc's policy, with backfilling for
+``-bf``) or the name of one of pybatsim's stock schedulers (``schedFcfs``).
+Logs at warning, as every batloc launch path (``-v info`` for pybatsim's
+line per message).
 """
 
 import argparse
 import errno
 import json
-import os
 import socket
 import sys
 
-from batloc.shipped import packaged
+from batloc.schedulers.loading import pybatsim_logging
+from batloc.shipped import policy_named, policy_of
 
 PROG = "batloc scheduler"
 DEFAULT_ENDPOINT = "tcp://127.0.0.1:28000"
@@ -25,7 +28,8 @@ BAD_INPUT = 2
 
 def parse_args(argv):
     p = argparse.ArgumentParser(prog=PROG, description=__doc__.splitlines()[0].split(": ", 1)[1])
-    p.add_argument("scheduler", help="a scheduler file (schedulers/lea.py) or a pybatsim stock scheduler (schedFcfs)")
+    p.add_argument("scheduler", help="a scheduler file (schedulers/lea.py), a name robin takes (lea, lea-bf) or a "
+                                     "pybatsim stock scheduler (schedFcfs)")
     p.add_argument("-s", "--socket-endpoint", default=DEFAULT_ENDPOINT,
                    help=f"where to listen for the engine (default: {DEFAULT_ENDPOINT}; pybatsim's is tcp://*:28000)")
     options = p.add_mutually_exclusive_group()
@@ -33,8 +37,8 @@ def parse_args(argv):
     options.add_argument("-O", "--options-file", help="a file holding the options as JSON")
     p.add_argument("-t", "--timeout", type=int, default=2000,
                    help="milliseconds between two looks at a silent engine (pybatsim's default: 2000)")
-    p.add_argument("-v", "--verbosity", default="info", choices=("debug", "info", "warning", "error", "critical"),
-                   help="pybatsim's log level (default: info, which logs every message)")
+    p.add_argument("-v", "--verbosity", default="warning", choices=("debug", "info", "warning", "error", "critical"),
+                   help="pybatsim's log level (default: warning; info logs every message, megabytes a run)")
     return p.parse_args(argv)
 
 
@@ -66,22 +70,18 @@ def read_options(args):
 
 
 def load(name, options):
-    from batsim.tools.launcher import instanciate_scheduler
+    """The scheduler, loaded as pybatsim's launcher does, each failure one line (``schedulers.loading``)."""
+    from batloc.schedulers.loading import LoadError
+    from batloc.schedulers.loading import load as load_scheduler
 
-    if "/" in name or "." in name:
-        path = packaged(name)    # schedulers/lea.py from any folder: an installed batloc's own
-        if not path.is_file():
-            raise LaunchError(f"no scheduler file {name}")
-        return instanciate_scheduler(str(path), options=options)
-    # A stock name is imported from pybatsim's package `schedulers`: a folder of that name in the
-    # current directory (this repository's root) must not stand in for it.
-    here = {"", os.getcwd()}
-    kept = [p for p in sys.path if p in here]
-    sys.path[:] = [p for p in sys.path if p not in here]
+    named = policy_named(name) if "/" not in name and "." not in name else None
+    if named is not None:    # robin's names: lea, lea-bf
+        path, implied = named
+        name, options = str(path), {**implied, **options}
     try:
-        return instanciate_scheduler(name, options=options)
-    finally:
-        sys.path[:0] = kept
+        return load_scheduler(name, options)
+    except LoadError as e:
+        raise LaunchError(str(e)) from None
 
 
 def check_endpoint(endpoint):
@@ -121,10 +121,10 @@ def launch(args):
     import zmq
     from batsim.tools.launcher import launch_scheduler
 
-    logging.basicConfig(format="[pybatsim - %(asctime)s - %(name)s - %(levelname)s] %(message)s",
-                        level=logging.getLevelName(args.verbosity.upper()))
+    pybatsim_logging(args.verbosity)
     options = read_options(args)
     check_endpoint(args.socket_endpoint)
+    _compile_first(args.scheduler)
     scheduler = load(args.scheduler, options)
     try:
         return launch_scheduler(scheduler, args.socket_endpoint, None, options, args.timeout, False)
@@ -132,6 +132,17 @@ def launch(args):
         if e.errno != errno.EADDRINUSE:
             raise
         raise LaunchError(_bind_error(args.socket_endpoint, e)) from None
+
+
+def _compile_first(name):
+    """The planning core's first compile, said on stderr before the scheduler listens (robin.kernel)."""
+    import threading
+
+    from batloc.robin import kernel
+
+    policy = policy_of(os.path.basename(name).removesuffix(".py"))
+    say = lambda text: print(text.replace("robin:", f"{PROG}:"), file=sys.stderr, flush=True)  # noqa: E731
+    kernel.prepare([{"policy": policy}], say, say, threading.Event())
 
 
 def main(argv=None) -> int:

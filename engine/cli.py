@@ -12,18 +12,26 @@ from .errors import EngineError, Interrupted
 from .network import REPLY_TIMEOUT
 
 VERSION = "batloc-engine-0.1.0"
+SOCKET_ENDPOINT = "tcp://localhost:28000"
+READY_TIMEOUT = 30.0
+# exit status of a command line that cannot be run as given (argparse's)
+USAGE = 2
+
+
+class UsageError(Exception):
+    """A flag that cannot be used as given, in one line."""
 
 
 def parse_args(argv):
     p = argparse.ArgumentParser(
         prog="batloc-batsim",
         description="Batsim-compatible simulation engine on SimGrid (speaks the Batsim 4 JSON protocol).")
-    p.add_argument("-p", "--platform", required=True, help="SimGrid platform XML file")
-    p.add_argument("-w", "--workload", action="append", required=True,
-                   help="Batsim JSON workload (repeatable; named w0, w1, … in order)")
+    p.add_argument("-p", "--platform", help="SimGrid platform XML file (required)")
+    p.add_argument("-w", "--workload", action="append",
+                   help="Batsim JSON workload (required; repeatable; named w0, w1, … in order)")
     p.add_argument("-e", "--export", default="out/", help="prefix of the output files (default: out/)")
-    p.add_argument("-s", "--socket-endpoint", default="tcp://localhost:28000",
-                   help="where the decision process listens (default: tcp://localhost:28000)")
+    p.add_argument("-s", "--socket-endpoint",
+                   help=f"where the decision process listens (default: {SOCKET_ENDPOINT}; not with --in-process)")
     p.add_argument("--enable-dynamic-jobs", action="store_true", help="accept REGISTER_JOB / REGISTER_PROFILE")
     p.add_argument("--acknowledge-dynamic-jobs", action="store_true",
                    help="answer each REGISTER_JOB with a JOB_SUBMITTED")
@@ -35,24 +43,31 @@ def parse_args(argv):
                    help="call a scheduler now when its CALL_ME_LATER asks for a time not in the future, with "
                         "one warning, instead of stopping the run as Batsim 4.2.1 does (for schedulers written "
                         "against batloc before it followed Batsim here)")
-    p.add_argument("--ready-timeout", type=timeout_seconds, default=30.0,
-                   help="seconds to wait for a ZeroMQ scheduler to be there and answer first; once its ZeroMQ "
-                        "handshake is done, the reply timeout applies (default: 30; 0: no limit)")
+    p.add_argument("--ready-timeout", type=timeout_seconds,
+                   help=f"seconds to wait for a ZeroMQ scheduler to be there and answer first; once its ZeroMQ "
+                        f"handshake is done, the reply timeout applies (default: {READY_TIMEOUT:g}; 0: no limit; "
+                        "not with --in-process)")
     p.add_argument("--reply-timeout", type=timeout_seconds, default=REPLY_TIMEOUT,
-                   help=f"seconds to wait for any later answer before ending the run, outputs written "
-                        f"(default: {REPLY_TIMEOUT:g}; 0: no limit)")
+                   help=f"seconds to wait for any later answer (in process: for the scheduler to load, and for "
+                        f"each answer) before ending the run, outputs written (default: {REPLY_TIMEOUT:g}; "
+                        "0: no limit)")
     p.add_argument("--in-process", metavar="SCHEDULER",
                    help="run the pybatsim scheduler SCHEDULER (a file such as schedulers/lea.py, or a stock "
-                        "name such as schedFcfs) inside this process instead of talking to one over ZeroMQ "
-                        "(--socket-endpoint is then unused); same outputs, less time per message")
-    p.add_argument("--scheduler-options", metavar="JSON", default="{}",
+                        "name such as schedFcfs) inside this process instead of talking to one over ZeroMQ, under "
+                        "a supervisor that ends a hung or dead run; same outputs, less time per message")
+    p.add_argument("--scheduler-options", metavar="JSON",
                    help="with --in-process: the scheduler's options, as pybatsim's -o takes them (default: {})")
-    p.add_argument("--scheduler-verbosity", default="warning",
-                   choices=("debug", "info", "warning", "error", "critical"),
+    p.add_argument("--scheduler-verbosity", choices=("debug", "info", "warning", "error", "critical"),
                    help="with --in-process: pybatsim's log level, as its -v (default: warning)")
     p.add_argument("--time-scheduler", action="store_true",
                    help="with --in-process: count the CPU time spent in the scheduler and print it in the last "
                         "line (for benchmarks; costs 1-2 %% of a run)")
+    p.add_argument("--recover", metavar="PREFIX",
+                   help="write the outputs of a run with export prefix PREFIX that was killed (-9, out of memory), "
+                        "from the journal it left, and exit (a later run with that prefix does it too)")
+    p.add_argument("--no-journal", action="store_true",
+                   help="keep no journal of the run (<prefix>_journal.<pid>.tmp): a run killed with -9 then "
+                        "leaves no outputs, as Batsim's")
     p.add_argument("--record-wallclock", action="store_true",
                    help="write wall-clock times into _schedule.csv (makes outputs differ between runs)")
     p.add_argument("-q", "--quiet", action="store_true", help="print nothing but errors")
@@ -60,13 +75,106 @@ def parse_args(argv):
     p.add_argument("--progress-file", metavar="FILE",
                    help="rewrite FILE about once a second with one line 'now horizon jobs_done jobs_total' "
                         "(simulated seconds, last submission time in seconds, counts), for robin")
+    # Batsim 4.2.1's options that change which hosts compute (batsim.cpp's usage text)
+    batsim = p.add_argument_group("platform options, as Batsim 4.2.1's")
+    batsim.add_argument("-m", "--master-host", default="master_host", metavar="NAME",
+                        help="the host that runs no job when none has role=master (default: master_host)")
+    batsim.add_argument("-r", "--add-role-to-hosts", action="append", default=[], metavar="HOSTS:ROLE",
+                        help="give ROLE (master, storage or compute_node) to each of HOSTS (comma-separated); "
+                             "repeatable")
+    batsim.add_argument("--mmax", type=int, default=0, metavar="N",
+                        help="keep only the first N compute hosts by name (default: 0, all)")
+    batsim.add_argument("--mmax-workload", action="store_true",
+                        help="keep only as many compute hosts as the workloads' largest nb_res")
     p.add_argument("--version", action="version", version=VERSION)
-    return p.parse_args(argv)
+    return checked(p.parse_args(argv))
+
+
+# flags that mean something only with --in-process, and those that mean nothing with it
+OWN_COMMAND_LINE = "a scheduler over ZeroMQ takes its options and verbosity from its own command line"
+IN_PROCESS_ONLY = (("scheduler_options", "--scheduler-options", OWN_COMMAND_LINE),
+                   ("scheduler_verbosity", "--scheduler-verbosity", OWN_COMMAND_LINE),
+                   ("time_scheduler", "--time-scheduler", "over ZeroMQ the scheduler is a process of its own: time "
+                                                          "that process"))
+ZEROMQ_ONLY = (("socket_endpoint", "--socket-endpoint"), ("ready_timeout", "--ready-timeout"))
+
+
+def checked(args):
+    """Refuse a flag that does nothing as given (it needs another one, or the mode makes it unused), then fill
+    in the defaults left unset so that giving them could be told apart."""
+    if args.recover is not None:
+        given = [flag for flag, value in (("-p", args.platform), ("-w", args.workload), ("--in-process",
+                 args.in_process)) if value is not None]
+        if given:
+            raise UsageError(f"--recover rebuilds a killed run's outputs from its journal alone: not with {given[0]}")
+        if not args.recover.strip():
+            raise UsageError("--recover needs the export prefix of the killed run (its -e)")
+        return args
+    for flag, value in (("-p/--platform", args.platform), ("-w/--workload", args.workload)):
+        if value is None:
+            raise UsageError(f"the following argument is required: {flag}")
+    if args.in_process is not None:
+        if not args.in_process.strip():
+            raise UsageError("--in-process needs a scheduler: a file such as schedulers/lea.py, or a pybatsim "
+                             "stock scheduler such as schedFcfs")
+        for attr, flag in ZEROMQ_ONLY:
+            if getattr(args, attr) is not None:
+                raise UsageError(f"{flag} is for a scheduler over ZeroMQ: with --in-process the engine starts the "
+                                 "scheduler itself (its answers are bounded by --reply-timeout)")
+    else:
+        for attr, flag, why in IN_PROCESS_ONLY:
+            if getattr(args, attr) not in (None, False):
+                raise UsageError(f"{flag} needs --in-process ({why})")
+    defaults = dict(socket_endpoint=SOCKET_ENDPOINT, ready_timeout=READY_TIMEOUT, scheduler_options="{}",
+                    scheduler_verbosity="warning")
+    for attr, value in defaults.items():
+        if getattr(args, attr) is None:
+            setattr(args, attr, value)
+    return args
+
+
+def _needs_ptasks(paths):
+    """Whether a workload holds Batsim's compute tasks, which run as one L07 parallel task as on Batsim."""
+    import json
+
+    for path in paths:
+        try:
+            with open(path, "rb") as f:
+                profiles = json.load(f).get("profiles", {})
+        except (OSError, ValueError, AttributeError):
+            continue   # the workload's own reading says what is wrong with it
+        if isinstance(profiles, dict) and any(isinstance(p, dict) and p.get("type") in PTASK_TYPES
+                                              for p in profiles.values()):
+            return True
+    return False
+
+
+PTASK_TYPES = ("parallel", "parallel_homogeneous", "parallel_homogeneous_total")
+
+
+def _machine_limit(args):
+    """Batsim's --mmax, or with --mmax-workload the workloads' largest nb_res (0: every compute host)."""
+    if args.mmax < 0:
+        raise EngineError(f"--mmax must be >= 0, got {args.mmax}")
+    if not args.mmax_workload:
+        return args.mmax
+    import json
+
+    sizes = []
+    for path in args.workload:
+        try:
+            with open(path, "rb") as f:
+                nb_res = json.load(f).get("nb_res")
+        except (OSError, ValueError, AttributeError):
+            nb_res = None   # the workload's own reading says what is wrong with it
+        if isinstance(nb_res, int) and not isinstance(nb_res, bool) and nb_res > 0:
+            sizes.append(nb_res)
+    return max(sizes, default=0)
 
 
 def _load(args):
     """Check and load every input before SimGrid runs or the socket is touched."""
-    from .platform import SIMGRID_CONFIG, check_platform_file, load_platform
+    from .platform import PTASK_MODEL, SIMGRID_CONFIG, check_platform_file, load_platform
     from .simgrid_loader import import_simgrid
     from .workload import load_workload
 
@@ -75,9 +183,19 @@ def _load(args):
         if not os.path.exists(path):
             raise EngineError(f"workload file not found: {path}")
     sg = import_simgrid()
-    engine = sg.Engine(["batloc-batsim"] + SIMGRID_CONFIG)
-    platform = load_platform(engine, args.platform)
+    ptasks = _needs_ptasks(args.workload)
+    # L07 times networks and computations itself: SimGrid refuses a network model beside it
+    config = [PTASK_MODEL] + [c for c in SIMGRID_CONFIG if "network/" not in c] if ptasks else SIMGRID_CONFIG
+    engine = sg.Engine(["batloc-batsim"] + config)
+    from batloc.platforms.numbering import RoleError, parse_role_maps
+
+    try:
+        roles = parse_role_maps(args.add_role_to_hosts)
+    except RoleError as e:
+        raise EngineError(str(e)) from None
+    platform = load_platform(engine, args.platform, args.master_host, roles, _machine_limit(args), args.quiet)
     workloads = [load_workload(path, f"w{i}", len(platform.compute)) for i, path in enumerate(args.workload)]
+    args.ptasks = ptasks
     return sg, engine, platform, workloads
 
 
@@ -97,14 +215,39 @@ def _actor(sim, outcome):
     return actor
 
 
+def recover_runs(prefix, alone=False):
+    """Rebuild the outputs of the dead runs that left a journal with this prefix, one line each: None if there
+    was none, False if one could not be (its journal is kept), True otherwise."""
+    from .journal import Unreadable
+    from .recovery import recover
+
+    try:
+        lines = recover(prefix)
+    except Unreadable as e:
+        print(f"batloc-batsim: {'error' if alone else 'warning'}: cannot recover the killed run with prefix "
+              f"{prefix}: {e} (journal kept)", file=sys.stderr)
+        return False
+    for line in lines:
+        print(f"batloc-batsim: {line}", file=sys.stderr)
+    return True if lines else None
+
+
 def run(args):
     from .signals import StopOnSignal
 
+    recover_runs(args.export)   # a killed run with this prefix: its outputs first (this run then replaces them)
+    stamp = None
+    if args.in_process is not None:
+        from .supervisor import supervise
+
+        status, stamp = supervise(args)   # this process goes on as the engine, or as its supervisor
+        if status is not None:
+            return status
     # Before any thread exists, so that SimGrid's and ZeroMQ's threads inherit the blocked signals.
     stop = StopOnSignal()
     try:
         sg, engine, platform, workloads = _load(args)
-        exporter, link, sim, outcome = _prepare(args, stop, sg, engine, platform, workloads)
+        exporter, link, sim, outcome = _prepare(args, stop, sg, engine, platform, workloads, stamp)
     except Interrupted as e:
         e.args = (f"{e}; no output written",)
         raise
@@ -117,7 +260,7 @@ def run(args):
     return _finish(args, sim, exporter, link, outcome.get("error"), time.monotonic() - wall_start)
 
 
-def _prepare(args, stop, sg, engine, platform, workloads):
+def _prepare(args, stop, sg, engine, platform, workloads, stamp=None):
     from .export import Exporter
     from .network import SchedulerLink
     from .progress import Progress
@@ -131,20 +274,23 @@ def _prepare(args, stop, sg, engine, platform, workloads):
     options = SimpleNamespace(
         dynamic_jobs=args.enable_dynamic_jobs, ack_dynamic=args.acknowledge_dynamic_jobs,
         profile_reuse=args.enable_profile_reuse, forward_profiles=args.forward_profiles_on_submission,
-        lenient_calls=args.lenient_call_me_later)
+        lenient_calls=args.lenient_call_me_later, ptasks=args.ptasks)
     nb_static = sum(len(w.jobs) for w in workloads)
     horizon = max((j.subtime for w in workloads for j in w.jobs), default=0.0)
     progress = None
+    # paths taken whole before a scheduler in this process can change directory
+    progress_file = os.path.abspath(args.progress_file) if args.progress_file else None
     if args.progress or args.progress_file:
-        progress = Progress(horizon, nb_static, sys.stderr if args.progress else None, args.progress_file)
-    exporter = Exporter(args.export, len(platform.compute), VERSION, args.record_wallclock)
+        progress = Progress(horizon, nb_static, sys.stderr if args.progress else None, progress_file)
+    journal = None if args.no_journal else journal_header(args, workloads)
+    exporter = Exporter(args.export, len(platform.compute), VERSION, args.record_wallclock, journal)
     link = None
     try:
         if args.in_process:
             from .in_process import InProcessLink
 
             link = InProcessLink(args.in_process, args.scheduler_options, args.scheduler_verbosity,
-                                 args.time_scheduler)
+                                 args.time_scheduler, stamp)
         else:
             link = SchedulerLink(args.socket_endpoint, args.ready_timeout, args.reply_timeout, stop)
         sim = Simulation(sg, engine, platform, workloads, link, exporter, options, progress, stop)
@@ -156,6 +302,16 @@ def _prepare(args, stop, sg, engine, platform, workloads):
             link.close()
         raise
     return exporter, link, sim, outcome
+
+
+def journal_header(args, workloads):
+    """What the journal says of the run's inputs, for `--recover` (recovery.py) to read them again."""
+    stamps = []
+    for w in workloads:
+        st = os.stat(w.path)
+        stamps.append([st.st_size, st.st_mtime_ns])
+    return {"workloads": [w.path for w in workloads], "stamps": stamps,
+            "platform": os.path.abspath(args.platform), "argv": sys.argv}
 
 
 def _finish(args, sim, exporter, link, error, wall):
@@ -179,6 +335,8 @@ def _finish(args, sim, exporter, link, error, wall):
         link.close()
         if sim.progress is not None:
             sim.progress.close(sim.now)
+    if error is None:
+        error = getattr(link, "end_error", None)   # an in-process scheduler that failed as it left
     if isinstance(error, (EngineError, Interrupted)):
         # say what became of the outputs, in the same one line
         if written:
@@ -206,7 +364,17 @@ def in_process_cpu(link):
 
 
 def main(argv=None):
-    args = parse_args(sys.argv[1:] if argv is None else argv)
+    try:
+        args = parse_args(sys.argv[1:] if argv is None else argv)
+    except UsageError as e:
+        print(f"batloc-batsim: error: {e}", file=sys.stderr)
+        return USAGE
+    if args.recover is not None:
+        done = recover_runs(args.recover, alone=True)
+        if done is None:
+            print(f"batloc-batsim: error: no journal of a killed run with prefix {args.recover} "
+                  f"({args.recover}_journal.*.tmp)", file=sys.stderr)
+        return 0 if done else 1
     try:
         return run(args)
     except Interrupted as e:

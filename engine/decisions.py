@@ -7,6 +7,7 @@ the job and the field at fault.
 
 from .checks import integer, number, shown, string, walltime
 from .errors import EngineError
+from .mailbox import refuse_gone
 from .profiles import check_profile, phases
 from .protocol import format_intervals, parse_intervals
 from .timers import CALL, HORIZON, WALLTIME
@@ -72,12 +73,19 @@ class DecisionHandlers:
                 busy[r.id] = job.id
                 computing += 1
         self.nb_computing += computing
-        self.out.machine_state(self.now, self.nb_computing)
+        self.out.started(job, self.now, self.nb_computing)
         job.pdata = profiles[job.profile]
-        job.runner = phases(job.pdata, profiles, [r.host for r in resources], storage)
-        if job.walltime > 0:
+        # Batsim's executors take the allocation in id order (an interval set)
+        job.runner = phases(job.pdata, profiles, [r.host for r in sorted(resources, key=lambda r: r.id)], storage)
+        if self.timed:
+            job.remaining = job.walltime   # Batsim's remaining_time (jobs_execution.cpp): < 0 without walltime
+        elif job.walltime > 0:
             self.push(self.now + job.walltime, WALLTIME, job)
-        self.next_phase(job)
+        try:
+            self.next_phase(job)
+        except EngineError:
+            self.unstart(job)   # refused before it ran: its row says SUBMITTED, not RUNNING on an allocation
+            raise
 
     def _allocation(self, alloc, job):
         """(resource ids, Batsim's text of them, whether an id repeats) of an EXECUTE_JOB's alloc.
@@ -119,22 +127,52 @@ class DecisionHandlers:
             raise EngineError(f"the scheduler rejected job {job.id!r}, which is {job.state}, not waiting")
         job.state = "REJECTED"
         self.finish_bookkeeping(job)
+        self.to_delete.append(job)
 
     def on_kill(self, data):
+        """Batsim 4.2.1 (server.cpp, jobs_execution.cpp killer_process): a kill of a running job ends it; of a job
+        that ended but whose end the scheduler has not heard of yet, changes nothing; either way JOB_KILLED
+        follows, with JOB_COMPLETED first for a job really killed. A job already named by a kill is skipped
+        (no JOB_KILLED if none is left). A kill of a job that never ran, or that the scheduler was told ended
+        (Batsim has deleted it by then), aborts Batsim: the engine refuses both."""
         ids = data.get("job_ids")
         if not isinstance(ids, list):
             raise EngineError(f"KILL_JOB at t={self.now:.6f}: job_ids must be a list of job ids, got {shown(ids)}")
-        progress = {}
+        jobs = []
         for job_id in ids:
             job = self.job_named(job_id, "kill")
-            if job.state == "RUNNING":
-                progress[job.id] = {"profile": job.profile, "progress": self.progress_of(job)}
-                self.end_job(job, "COMPLETED_KILLED", -1, announce=False)
-            elif job.state in ("SUBMITTED", "REJECTED"):
+            if job.gone:
+                refuse_gone(job, "KILL_JOB", self.now)
+            if job.kill_asked:
+                continue
+            if job.state in ("SUBMITTED", "REJECTED"):
                 raise EngineError(f"KILL_JOB at t={self.now:.6f}: job {job.id!r} has not started, it is {job.state} "
                                   "(Batsim 4.2.1 refuses it too: only a job that ran can be killed; REJECT_JOB ends "
                                   "a waiting one)")
-        self.emit("JOB_KILLED", {"job_ids": list(ids), "job_progress": progress})
+            job.kill_asked = True
+            jobs.append(job)
+        if not jobs:
+            return
+        if self.timed:
+            self.start_killer(jobs)
+        else:
+            self.kills_done(jobs, self.kill_running(jobs))
+
+    def kill_running(self, jobs):
+        """The killer's work: end the running ones now; returns their progress."""
+        progress = {}
+        for job in jobs:
+            if job.state == "RUNNING":
+                progress[job.id] = {"profile": job.profile, "progress": self.progress_of(job)}
+                self.end_job(job, "COMPLETED_KILLED", -1, announce=False)
+        return progress
+
+    def kills_done(self, jobs, progress):
+        """The server hears the killer is done (server_on_killing_done)."""
+        for job in jobs:
+            if job.state == "COMPLETED_KILLED" and not job.written:
+                self.announce_end(job)
+        self.emit("JOB_KILLED", {"job_ids": [job.id for job in jobs], "job_progress": progress})
 
     def on_call_me_later(self, data):
         where = f"CALL_ME_LATER at t={self.now:.6f}"
@@ -147,7 +185,10 @@ class DecisionHandlers:
                                   "(Batsim 4.2.1 refuses it; --lenient-call-me-later calls such a scheduler now)")
             self.warn_once("past call", f"{where} asks for t={ts:.6f}, which is not in the future: called now "
                                         "(--lenient-call-me-later; Batsim 4.2.1 refuses it)")
-        self.push(max(ts, self.now), CALL)
+        if self.timed:
+            self.start_waiter(ts)   # Batsim's waiter: 10 µs at least
+        else:
+            self.push(max(ts, self.now), CALL)
 
     def on_register_profile(self, data):
         self.require_dynamic("REGISTER_PROFILE")
@@ -190,6 +231,7 @@ class DecisionHandlers:
         desc["id"] = job_id
         desc.setdefault("subtime", self.now)
         job = Job(wname, local, desc, self.now, res, wall, pname)
+        self.out.registered(job)
         self.submit(job, announce=self.opt.ack_dynamic)
 
     def on_notify(self, data):
@@ -203,7 +245,10 @@ class DecisionHandlers:
 
     def on_set_metadata(self, data):
         job = self.job_named(data.get("job_id"), "set metadata of")
+        if job.gone:
+            refuse_gone(job, "SET_JOB_METADATA", self.now)
         job.metadata = string(data.get("metadata", ""), "metadata", f"SET_JOB_METADATA of {job.id!r}")
+        self.out.metadata_set(job)
 
     def on_change_job_state(self, data):
         job = self.job_named(data.get("job_id"), "change the state of")
@@ -215,8 +260,11 @@ class DecisionHandlers:
         if job.state == "SUBMITTED" and state == "REJECTED":
             job.state = "REJECTED"
             self.finish_bookkeeping(job)
+            self.to_delete.append(job)
         elif job.state == "RUNNING" and state.startswith("COMPLETED_"):
             self.end_job(job, state, -1, announce=False)   # Batsim lets its work go on (contract §4)
+            self.finish_bookkeeping(job)
+            self.to_delete.append(job)
         else:
             raise EngineError(f"{where}: {job.state} -> {state} (Batsim 4.2.1 refuses it too: a waiting job can "
                               "only become REJECTED, a running one COMPLETED_*)")

@@ -5,6 +5,11 @@ only by `close`, so a run that fails before it simulated anything (`discard`)
 or is killed leaves the outputs of an earlier run with the same prefix intact;
 a run whose outputs cannot be written (a full disk) leaves no temporary file.
 Columns and quoting: ``batloc.outputs``.
+
+Meanwhile every event that shapes a row goes to the run's journal
+(``journal``), so that a killed run's outputs can be rebuilt (``recovery``):
+the simulation tells the exporter of each start, end, registration and
+metadata change, and checkpoints before each message to its scheduler.
 """
 
 import os
@@ -12,6 +17,7 @@ import os
 from batloc.outputs import JOBS_HEADER, MACHINE_STATES_HEADER, open_for_writing, quoted, text
 
 from .errors import EngineError
+from .journal import Journal, path_of
 
 
 def f6(x):
@@ -41,20 +47,36 @@ def stretch(turnaround, run):
 SUFFIXES = ("_jobs.csv", "_machine_states.csv", "_schedule.csv")
 
 
+def absolute(prefix):
+    """`prefix` from the root, its last part kept as is (`out/` names files in out/, not beside it)."""
+    folder, name = os.path.split(prefix)
+    return os.path.join(os.path.abspath(folder or "."), name)
+
+
 class Exporter:
     """Writes rows as jobs end (completion order, like Batsim) and the summaries at the end."""
 
-    def __init__(self, prefix, nb_compute, version, record_wallclock=False):
-        self.prefix = prefix
-        self.temp = {s: f"{prefix}{s}.{os.getpid()}.tmp" for s in SUFFIXES}
+    def __init__(self, prefix, nb_compute, version, record_wallclock=False, journal=None):
+        """`journal`: what the run's journal records of its inputs (a dict), or None for no journal."""
+        self.prefix = prefix                  # as the user gave it, for messages
+        self.path = absolute(prefix)          # taken whole before a scheduler in this process can change directory
+        self.temp = {s: f"{self.path}{s}.{os.getpid()}.tmp" for s in SUFFIXES}
         self.broken = None  # why the outputs cannot be written, once a write failed
-        parent = os.path.dirname(prefix)
+        self.journal = None
+        parent = os.path.dirname(self.path)
         try:
             if parent:
                 os.makedirs(parent, exist_ok=True)
             self.jobs_file = open_for_writing(self.temp["_jobs.csv"], buffering=1 << 20)
         except OSError as e:
             raise EngineError(f"cannot write outputs with prefix {prefix!r}: {e.strerror}") from None
+        if journal is not None:
+            try:
+                self.journal = Journal(path_of(self.path, os.getpid()), dict(journal, nb_compute=nb_compute,
+                                       version=version, record_wallclock=record_wallclock))
+            except EngineError:
+                self.discard()
+                raise
         self._write(JOBS_HEADER + "\n")
         self.nb_compute = nb_compute
         self.version = version
@@ -75,8 +97,46 @@ class Exporter:
             self.broken = f"cannot write outputs with prefix {self.prefix!r}: {e.strerror or e}"
             raise EngineError(self.broken) from None
 
+    # ---- what the journal records (each hook costs a tuple when it is kept, a test when not) ------------
+    def submitted(self, job):
+        """`job` is submitted: a workload's, or one the scheduler registered (`registered` first)."""
+        if self.journal is not None:
+            self.journal.pending.append(("j", job.id))
+
+    def registered(self, job):
+        if self.journal is not None:
+            self.journal.pending.append(("d", job.workload, job.local_id, job.profile, job.subtime, job.res,
+                                         job.walltime))
+
+    def started(self, job, time, nb_computing):
+        """`job` started at `time`, `nb_computing` compute resources now busy."""
+        self.machine_state(time, nb_computing)
+        if self.journal is not None:
+            self.journal.pending.append(("s", job.id, job.start, job.alloc_str, nb_computing))
+
+    def ended(self, job, time, nb_computing):
+        """`job` ended where it ran (its row comes when the server hears of it: at once, or by its message)."""
+        self.machine_state(time, nb_computing)
+        if self.journal is not None:
+            self.journal.pending.append(("f", job.id, job.state, job.finish, nb_computing))
+
+    def metadata_set(self, job):
+        if self.journal is not None:
+            self.journal.pending.append(("m", job.id, job.metadata))
+
+    def checkpoint(self, now):
+        """Before a message to the scheduler: the journal holds everything up to here."""
+        if self.journal is not None and self.broken is None:
+            try:
+                self.journal.checkpoint(now)
+            except OSError as e:
+                self.broken = f"cannot write the run's journal {self.journal.path}: {e.strerror or e}"
+                raise EngineError(self.broken) from None
+
     def job(self, job):
         """Append one finished (or rejected) job's row."""
+        if self.journal is not None:
+            self.journal.pending.append(("e", job.id, job.state, job.finish))
         c = self.counts
         c["nb_jobs"] += 1
         rejected = job.state == "REJECTED"
@@ -148,7 +208,9 @@ class Exporter:
                 f.write(f"{f6(time)},0,0,0,{self.nb_compute - busy},{busy}\n")
         self._write_schedule(end_time, scheduling_time, simulation_time)
         for suffix, temp in self.temp.items():
-            os.replace(temp, self.prefix + suffix)
+            os.replace(temp, self.path + suffix)
+        if self.journal is not None:
+            self.journal.close(remove=True)
 
     def discard(self):
         """Remove the temporary files, keep whatever the prefix held (nothing simulated, or a failed write)."""
@@ -161,6 +223,8 @@ class Exporter:
                 os.remove(temp)
             except OSError:
                 pass   # never created
+        if self.journal is not None:
+            self.journal.close(remove=True)
 
     def _write_schedule(self, end_time, scheduling_time, simulation_time):
         computing = 0.0

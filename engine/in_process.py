@@ -1,54 +1,69 @@
 """The engine's end of the link when the decision process runs inside the engine (``--in-process``).
 
 Batsim 5 can load a decision component as a library and call it; here a
-pybatsim scheduler, unchanged, is loaded into the engine's process and
-called at each message, without ZeroMQ and without a thread: pybatsim's
-``Batsim`` object gets ``schedulers.link.LocalNetwork`` instead of its
-socket, the engine delivers each message's bytes to it and runs pybatsim's
-own handler for one message (``do_next_event``), and takes the answer's
-bytes back. The bytes are those of a ZeroMQ run (same encoder and decoder on
-both ends), so the outputs are too.
+pybatsim scheduler, unchanged, is loaded into the engine's process
+(``schedulers.loading``) and called at each message, without ZeroMQ and
+without a thread: pybatsim's ``Batsim`` object gets
+``schedulers.link.LocalNetwork`` instead of its socket, the engine delivers
+each message's bytes to it and runs pybatsim's own handler for one message
+(``do_next_event``), and takes the answer's bytes back. The bytes are those of
+a ZeroMQ run (same encoder and decoder on both ends), so the outputs are too.
 
-A scheduler that stops (``SystemExit``: it printed its one line) or raises
-ends the run as a scheduler that died over ZeroMQ does: an EngineError at
-that simulated time, the outputs written. Its traceback, if any, is printed
-first by the scheduler's own ``sys.excepthook``, as its process would.
+A call costs what the scheduler's work costs: no second process or thread to
+wake (measured: a scheduler in a child process over a pipe cost 20 % more
+CPU on a saturated slice, ZeroMQ 36 %; ``docs/performance.md``). What a call
+cannot do by itself — give up on a scheduler that hangs, act on a signal in
+the middle of one, survive a scheduler that segfaults, exits or exhausts the
+memory — the engine's supervisor does (``supervisor``): each call is stamped
+in memory it shares (`stamp`), and the supervisor ends a call that outlives
+the reply timeout or a signal, or an engine that died in one, and rebuilds
+the outputs from the run's journal. A scheduler that raises (anything but
+SystemExit: KeyboardInterrupt and other BaseExceptions too) or stops
+(``SystemExit``: it printed its one line) ends the run here, as a scheduler
+that died over ZeroMQ does: an EngineError at that simulated time, the
+outputs written; its traceback, if any, is printed first by the scheduler's
+own ``sys.excepthook``, as its process would.
 """
 
 import json
-import logging
 import sys
 import time
 
-from .errors import EngineError
+from .errors import EngineError, Interrupted
 
 
 class InProcessLink:
-    def __init__(self, scheduler, options_text="{}", verbosity="warning", timed=False):
-        from batloc.cli.scheduler import LaunchError, load
-        from batloc.robin.pybatsim_launcher import LEVELS, stderr_handlers_at
+    def __init__(self, scheduler, options_text="{}", verbosity="warning", timed=False, stamp=None):
+        from batloc.schedulers.loading import LoadError, load, pybatsim_logging
 
         self.name = scheduler
+        self.stamp = stamp   # supervisor.Stamp: when the current call began (None outside calls)
         try:
             options = json.loads(options_text)
         except json.JSONDecodeError as e:
             raise EngineError(f"--scheduler-options is not JSON ({e.msg} at column {e.colno}): {options_text!r}; "
                               "options are a JSON object such as '{\"cache\": \"lru\"}'") from None
         # pybatsim's launcher sets up logging before it loads a scheduler: so do we, at its -v level
-        level = LEVELS[verbosity]
-        stderr_handlers_at(level)
-        logging.basicConfig(format="[pybatsim - %(asctime)s - %(name)s - %(levelname)s] %(message)s", level=level)
+        pybatsim_logging(verbosity)
         started = time.thread_time()
+        if stamp is not None:
+            stamp.loading()
         try:
             self.scheduler = load(scheduler, options)
-        except LaunchError as e:
+        except LoadError as e:
             raise EngineError(f"--in-process: {e}") from None
         except SystemExit as e:   # the scheduler refused its options (it printed its line)
             raise EngineError(f"the in-process scheduler {scheduler} did not start (exit status {e.code})") from None
+        except Interrupted:
+            raise                 # a signal to the engine while the scheduler loads
+        except BaseException as e:  # noqa: BLE001  (its own KeyboardInterrupt, say: ours are Interrupted)
+            raise EngineError(f"--in-process: {scheduler} raised {type(e).__name__} while loading") from None
+        finally:
+            if stamp is not None:
+                stamp.idle()
         self.bs = None            # pybatsim's Batsim, made at the first message (its constructor reads it)
         self.network = None
         self.ended = False
-        self.answered = False
         # CPU seconds spent in the scheduler: loading it, then pybatsim's handler and its callbacks; only
         # when asked (`timed`): two reads of the thread's clock per message cost 1-2 % of a saturated run
         self.cpu = time.thread_time() - started if timed else None
@@ -59,6 +74,9 @@ class InProcessLink:
         if self.ended:
             raise EngineError(f"the engine sent a message at t={now:.6f} after SIMULATION_ENDS")
         started = self.clock()
+        stamp = self.stamp
+        if stamp is not None:
+            stamp.call(now)
         try:
             if self.bs is None:
                 self._start(payload)
@@ -68,14 +86,15 @@ class InProcessLink:
         except SystemExit as e:
             raise EngineError(f"the in-process scheduler {self.name} stopped at simulated time {now:.6f} "
                               f"(exit status {e.code})") from None
-        except Exception as e:  # noqa: BLE001  (whatever the scheduler raises ends the run, in one line)
+        except BaseException as e:  # noqa: BLE001  (whatever the scheduler raises ends the run, in one line)
             sys.excepthook(type(e), e, e.__traceback__)
             raise EngineError(f"the in-process scheduler {self.name} failed at simulated time {now:.6f}: "
                               f"{type(e).__name__} (see above)") from None
         finally:
+            if stamp is not None:
+                stamp.idle()
             if self.cpu is not None:
                 self.cpu += self.clock() - started
-        self.answered = True
         answer = self.network.answer
         if answer is None:
             raise EngineError(f"the in-process scheduler {self.name} did not answer at simulated time {now:.6f}")

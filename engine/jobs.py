@@ -7,8 +7,14 @@ its jobs.csv row here.
 """
 
 from .errors import EngineError
+from .mailbox import COMPLETED, Put
 from .profiles import Delay
 from .timers import INF, PHASE_END
+
+# Owner of a transfer or computation left running by a job that reached its walltime: Batsim 4.2.1 waits for
+# its parallel task with a timeout, which does not cancel it; it goes on loading its hosts and links until
+# Batsim deletes the job, once the message holding its end went out
+ZOMBIE = object()
 
 
 class JobLifecycle:
@@ -17,6 +23,7 @@ class JobLifecycle:
     def submit(self, job, announce=True):
         job.state = "SUBMITTED"
         self.jobs[job.id] = job
+        self.out.submitted(job)
         self.unfinished += 1
         if announce:
             desc = job.description  # the engine's own copy of the input: sent as is, id rewritten
@@ -41,35 +48,102 @@ class JobLifecycle:
         if type(phase) is Delay:
             job.activities = None
             job.phase_end = self.now + phase.seconds
+            if self.timed:
+                self.timed_delay(job, phase.seconds)
+                return
+            if job.walltime > 0 and phase.seconds >= job.start + job.walltime - self.now:
+                return   # Batsim sleeps until the walltime instead (do_delay_task): its timer ends the job
             self.push(job.phase_end, PHASE_END, job)
             return
         job.phase_end = None
         if self.io is not None and not self.io.admit(job, phase):
             return  # waits for exclusive file-system access; the gate resumes it
+        if not phase.execs and not phase.comms:
+            if self.timed:   # an empty parallel task: SimGrid ends it at its next step, taking no time
+                token = job.token
+                self.clock.message(0.0, None, lambda: self.slept(job, token))
+            else:
+                self.push(self.now, PHASE_END, job)
+            return
         self.sync_simgrid()
-        acts = []
-        now, earliest = self.now, []
         try:
-            for host, flops in phase.execs:
-                ex = self.sg.this_actor.exec_init(flops)
-                ex.host = host
-                acts.append(ex.start())
-                earliest.append(now if self.platform.varies else now + flops / host.speed)
-            for src, dst, size in phase.comms:
-                acts.append(self.sg.Comm.sendto_async(src, dst, int(size)))
-                earliest.append(now + int(size) / self.bottleneck(src, dst))
+            if self.opt.ptasks:
+                act, end = self.parallel_task(phase)
+                acts, earliest = [act], [end]
+            else:
+                acts, earliest = self.separate_activities(phase)
         except Exception as e:
             raise EngineError(f"job {job.id!r} (profile {job.profile!r}) cannot run on its allocation: {e}") from None
-        if not acts:
-            self.push(self.now, PHASE_END, job)
-            return
         job.activities = acts
+        job.moves_bytes = bool(phase.comms)
+        self.comms_in_flight += job.moves_bytes
         for a, end in zip(acts, earliest):
             self.acts.push(a)
             self.act_owner[a] = job
             self.act_earliest[a] = end
         self.quiet_until = min(self.quiet_until, min(earliest))
         self.act_count += len(acts)
+        if self.timed and job.remaining >= 0:   # Batsim waits for it with the walltime as timeout
+            token = job.token
+            job.sleep = self.clock.sleep(job.remaining, lambda: self.walltime_reached(job, token))
+
+    def timed_delay(self, job, seconds):
+        """Batsim's do_delay_task: sleep the delay if it is shorter than what is left of the walltime, else sleep
+        until the walltime, which ends the job."""
+        left, token = job.remaining, job.token
+        if left < 0 or seconds < left:
+            if left > 0:
+                job.remaining = left - seconds
+            job.sleep = self.clock.sleep(seconds, lambda: self.slept(job, token))
+        else:
+            job.remaining = 0.0
+            job.sleep = self.clock.sleep(left, lambda: self.walltime_reached(job, token))
+
+    def slept(self, job, token):
+        if job.token == token:
+            job.sleep = None
+            self.next_phase(job)
+
+    def walltime_reached(self, job, token):
+        if job.token == token:
+            job.sleep = None
+            self.end_job(job, "COMPLETED_WALLTIME_REACHED", -1)
+
+    def separate_activities(self, phase):
+        """The phase's computations and transfers as concurrent SimGrid activities (CM02 model: the engine's
+        model when no workload holds Batsim's compute tasks, byte for byte the engine's results before L07)."""
+        acts, earliest, now = [], [], self.now
+        for host, flops in phase.execs:
+            ex = self.sg.this_actor.exec_init(flops)
+            ex.host = host
+            acts.append(ex.start())
+            earliest.append(now if self.platform.varies else now + flops / host.speed)
+        for src, dst, size in phase.comms:
+            acts.append(self.sg.Comm.sendto_async(src, dst, int(size)))
+            earliest.append(now + int(size) / self.bottleneck(src, dst))
+        return acts, earliest
+
+    def parallel_task(self, phase):
+        """One SimGrid L07 parallel task for the phase's computations and transfers, as Batsim 4.2.1 runs every
+        profile but delays (task_execution.cpp); and the earliest it can end (its most loaded host or route)."""
+        hosts, index = [], {}
+        for host in [h for h, _ in phase.execs] + [h for c in phase.comms for h in c[:2]]:
+            if host not in index:
+                index[host] = len(hosts)
+                hosts.append(host)
+        n = len(hosts)
+        flops, matrix = [0.0] * n, [0.0] * (n * n)
+        for host, amount in phase.execs:
+            flops[index[host]] += amount
+        for src, dst, size in phase.comms:
+            matrix[index[src] * n + index[dst]] += size
+        now = self.now
+        earliest = now
+        if not self.platform.varies:
+            earliest = max([now] + [now + f / (h.speed * h.core_count) for h, f in zip(hosts, flops) if f]
+                           + [now + size / self.bottleneck(src, dst) for src, dst, size in phase.comms])
+        act = self.sg.this_actor.exec_init(hosts, flops, matrix if any(matrix) else [])
+        return act.start(), earliest
 
     def bottleneck(self, src, dst):
         """The fastest a transfer from `src` to `dst` can go: its route's slowest link (infinite when the
@@ -90,9 +164,20 @@ class JobLifecycle:
         self.act_count -= 1
         job = self.act_owner.pop(act)
         self._forget_activity(act)
+        if type(job) is Put:   # a Batsim message SimGrid timed (``mailbox``)
+            self.transfer_done()
+            return
+        if job is ZOMBIE:
+            return
         job.activities.remove(act)
         if not job.activities:
             job.activities = None
+            self.comms_in_flight -= job.moves_bytes
+            job.moves_bytes = False
+            if self.timed and job.sleep is not None:   # done before its walltime: the timeout goes
+                self.clock.cancel(job.sleep)
+                job.sleep = None
+                job.remaining -= self.now - job.phase_start
             self.next_phase(job)
 
     def progress_of(self, job):
@@ -101,38 +186,74 @@ class JobLifecycle:
         return 0.0
 
     def end_job(self, job, state, return_code, announce=True):
+        """`job` ends now where it runs: its resources are free. With `announce`, its end is told to the
+        scheduler: at once (instant mode), or by its message from its first host to the master (timed mode)."""
         if self.io is not None:
             self.io.forget(job)
         if job.activities:
-            for a in job.activities:
-                if self.act_owner.pop(a, None) is not None:
-                    self._forget_activity(a)
-                self.acts.erase(a)
-                a.cancel()
-                self.act_count -= 1
+            if self.timed and state == "COMPLETED_WALLTIME_REACHED":
+                for a in job.activities:   # left running until Batsim deletes the job (``forget_sent_jobs``)
+                    self.act_owner[a] = ZOMBIE
+                self.zombies[job] = job.activities
+            else:
+                self.cancel_activities(job.activities)
             job.activities = None
+            self.comms_in_flight -= job.moves_bytes
+            job.moves_bytes = False
+        if job.sleep is not None:   # timed mode: a killed job's executor sleeps no more
+            self.clock.cancel(job.sleep)
+            job.sleep = None
         job.token += 1
         job.runner = None
         job.state = state
         job.finish = self.now
+        job.return_code = return_code
         for r in job.alloc:
             if r.kind == "compute":
                 del self.busy[r.id]
                 self.nb_computing -= 1
-        self.out.machine_state(self.now, self.nb_computing)
-        self.finish_bookkeeping(job)
+        self.out.ended(job, self.now, self.nb_computing)
         if announce:
-            self.emit("JOB_COMPLETED", {
-                "job_id": job.id, "job_state": state, "return_code": return_code,
-                "kill_reason": "", "alloc": job.alloc_str,
-            })
+            if self.timed:
+                first = min(job.alloc, key=lambda r: r.id).host
+                self.put(first, COMPLETED, job, None)
+            else:
+                self.announce_end(job)
         key = (job.workload, job.profile)
         if key in self.dynamic_profiles and not self.opt.profile_reuse:
             # Batsim 4.2 deletes a dynamic profile once its first job ends (contract §3)
             self.workloads[job.workload].profiles.pop(job.profile, None)
             self.dynamic_profiles.discard(key)
 
+    def unstart(self, job):
+        """Undo `job`'s start, refused as its first phase began (the run then stops): it never ran."""
+        for r in job.alloc:
+            if r.kind == "compute":
+                del self.busy[r.id]
+                self.nb_computing -= 1
+        self.out.machine_state(self.now, self.nb_computing)
+        job.token += 1
+        job.state, job.start, job.alloc, job.alloc_str, job.runner = "SUBMITTED", None, None, "", None
+
+    def cancel_activities(self, activities):
+        for a in activities:
+            if self.act_owner.pop(a, None) is not None:
+                self._forget_activity(a)
+                self.acts.erase(a)
+                a.cancel()
+                self.act_count -= 1
+
+    def announce_end(self, job):
+        """The server hears of `job`'s end: its jobs.csv row, and JOB_COMPLETED to the scheduler."""
+        self.finish_bookkeeping(job)
+        self.to_delete.append(job)
+        self.emit("JOB_COMPLETED", {
+            "job_id": job.id, "job_state": job.state, "return_code": job.return_code,
+            "kill_reason": "", "alloc": job.alloc_str,
+        })
+
     def finish_bookkeeping(self, job):
+        job.written = True
         self.unfinished -= 1
         self.out.job(job)
         if self.progress is not None and self.workloads[job.workload].path is not None:
@@ -140,8 +261,11 @@ class JobLifecycle:
 
     def write_unfinished(self):
         """After a fatal error: write every job not yet written, so that none is silently lost; returns how many."""
+        for job in self.jobs.values():
+            if job.finish is not None and not job.written and job.state != "REJECTED":
+                self.out.job(job)   # ended, but its message had not reached the server (timed mode)
         left = [job for job in self.jobs.values() if job.state in ("SUBMITTED", "RUNNING")]
-        left += self.static[self.next_static:]
+        left += [job for job in self.static[self.next_static:] if job.state == "NOT_SUBMITTED"]
         for job in left:
             self.out.unfinished(job)
         return len(left)

@@ -1,30 +1,39 @@
 """The platform as Batsim resources: SimGrid hosts numbered and classified per the contract.
 
-Numbered as Batsim 4.2 does (``batloc.platforms.numbering``, contract §1):
-compute hosts first by name, then `role=storage` hosts by name; the master
-host gets no id.
+Roles and numbers as Batsim 4.2.1 gives them (``batloc.platforms.numbering``,
+contract §1): the master is the host with role=master or the one named by
+-m/--master-host (default master_host); compute hosts first by name, then
+`role=storage` hosts by name; the master host gets no id. Any file SimGrid
+reads loads (``<cluster>``, nested zones, ``zoneRoute``, ``core=``); power
+states and energy properties are ignored with one notice (no energy model).
 """
 
 import math
 import os
+import sys
 import xml.etree.ElementTree as ET
 
-from batloc.platforms.numbering import COMPUTE, MASTER, STORAGE, number_hosts
+from batloc.platforms.numbering import DEFAULT_MASTER, STORAGE, RoleError, batsim_roles, kind_of, number_hosts
+from batloc.platforms.xml_text import platform_text
 
 from .errors import EngineError
 
+# Batsim 4.2.1's model (batsim.cpp), for workloads holding its compute tasks (`parallel`, `parallel_homogeneous`
+# and `_total`): every job is one L07 parallel task; transfers sharing a link progress at the same pace
+PTASK_MODEL = "--cfg=host/model:ptask_L07"
+# batloc's own model otherwise: the paper's, S bytes over B bytes/s take exactly S/B (+ latency), no TCP
+# correction factors, and SimGrid's 5 % acknowledgement cross-traffic on SHARED links off. (Both time a
+# lone load alike; L07's floats differ by an ulp, which would regroup batloc's instants.)
 SIMGRID_CONFIG = [
-    # the paper's load model: S bytes over B bytes/s take S/B (+ latency), no TCP correction factors
     "--cfg=network/model:CM02",
-    # SimGrid otherwise adds 5 % acknowledgement cross-traffic on SHARED links
     "--cfg=network/crosstraffic:0",
     "--log=root.thresh:warning",
     "--log=xbt_cfg.thresh:warning",
 ]
 
 
-# Batsim's roles ("compute_node" is its own name for a compute host)
-ROLES = (COMPUTE, "compute_node", STORAGE, MASTER)
+# Host properties of Batsim's energy model (machines.cpp, the energy plugin), which the engine has not
+ENERGY_PROPERTIES = ("wattage_per_state", "wattage_off", "sleep_pstates", "wattage_range")
 # the contract's numeric properties of storage hosts (§6), read by schedulers and the staging proxy
 CONTRACT_NUMBERS = ("memory_bytes", "bandwidth")
 
@@ -44,8 +53,9 @@ class Resource:
 
 
 class Platform:
-    def __init__(self, path, resources, master, varies=True):
+    def __init__(self, path, resources, master, varies=True, hosts=None):
         self.path = path
+        self.hosts = hosts or {}   # every SimGrid host by name, the master's included
         self.resources = resources
         self.master = master
         self.varies = varies   # whether a speed, bandwidth or state may change over time (a profile)
@@ -60,16 +70,13 @@ def _host_properties(host):
     return {}
 
 
-def _check_numbers(path, engine, hosts, props):
+def _check_numbers(path, engine, hosts, props, role_of):
     """SimGrid accepts NaN, infinite or negative speeds and bandwidths; they would freeze or garble the clock."""
     for name in sorted(hosts):
         speed = hosts[name].speed
         if not (math.isfinite(speed) and speed > 0):
             raise EngineError(f"{path}: host {name!r}: speed must be a finite number > 0, got {speed!r} flop/s")
-        role = props[name].get("role", COMPUTE)
-        if role not in ROLES:
-            raise EngineError(f"{path}: host {name!r}: unknown role {role!r} (known: {', '.join(ROLES)})")
-        for key in CONTRACT_NUMBERS if role == STORAGE else ():
+        for key in CONTRACT_NUMBERS if kind_of(role_of[name]) == STORAGE else ():
             if key in props[name]:
                 try:
                     value = float(props[name][key])
@@ -86,13 +93,22 @@ def _check_numbers(path, engine, hosts, props):
             raise EngineError(f"{path}: link {link.name!r}: latency must be a finite number >= 0, got {link.latency!r} s")
 
 
-def varies(path):
-    """Whether the platform gives a host or link a profile (`speed_file`, `bandwidth_file`, …, a `<trace>`)."""
-    for element in ET.parse(path).iter():
-        if element.tag in ("trace", "trace_connect", "include") or any(
-                k.endswith("_file") for k in element.attrib):
-            return True
-    return False
+def varies(path, master=None):
+    """Whether the platform gives a host or link a profile (`speed_file`, `bandwidth_file`, …, a `<trace>`).
+
+    With `master`, one pass also checks that Batsim's server can hear from the master itself: in a zone
+    without routing SimGrid has no route from a host to itself and aborts (Batsim 4.2.1 as well)."""
+    found = False
+    for element in ET.fromstring(platform_text(path)).iter():
+        if element.tag in ("trace", "trace_connect", "include") or any(k.endswith("_file") for k in element.attrib):
+            found = True
+        if master is not None and element.tag in ("zone", "AS") and element.get("routing") == "None" and any(
+                child.tag == "host" and child.get("id") == master for child in element):
+            raise EngineError(f"{path}: the master host {master!r} is in zone {element.get('id')!r} with "
+                              "routing=None, where a host has no route to itself: Batsim's messages from the master "
+                              "to its server cannot be sent (SimGrid aborts: \"There can't be route in an Empty "
+                              "zone\", Batsim 4.2.1 too)")
+    return found
 
 
 def check_platform_file(path):
@@ -102,7 +118,7 @@ def check_platform_file(path):
     if not os.access(path, os.R_OK):
         raise EngineError(f"cannot read platform file {path}")
     try:
-        ET.parse(path)
+        ET.fromstring(platform_text(path))
     except ET.ParseError as e:
         line, col = e.position
         raise EngineError(f"{path}:{line}:{col + 1}: platform XML error: {e.msg if hasattr(e, 'msg') else e}") from None
@@ -110,24 +126,44 @@ def check_platform_file(path):
         raise EngineError(f"cannot read platform file {path}: {e.strerror}") from None
 
 
-def load_platform(engine, path):
-    """Load `path` into the SimGrid `engine` and return the Batsim view of it."""
+def load_platform(engine, path, master_host=DEFAULT_MASTER, roles=None, limit=0, quiet=False):
+    """Load `path` into the SimGrid `engine` and return the Batsim view of it: the master as Batsim 4.2.1 finds
+    it (`master_host`: its -m; `roles`: its -r), `limit` compute hosts at most (its --mmax, 0: all)."""
     check_platform_file(path)
     try:
         engine.load_platform(path)
     except Exception as e:  # SimGrid raises its own types; the message is what matters
-        raise EngineError(f"{path}: SimGrid cannot load this platform: {e}") from None
+        raise EngineError(f"{path}: SimGrid cannot load this platform: {_first_line(e)}") from None
     hosts = {host.name: host for host in engine.all_hosts}
     props = {name: _host_properties(host) for name, host in hosts.items()}
-    _check_numbers(path, engine, hosts, props)
-    masters = sorted(name for name, p in props.items() if p.get("role") == MASTER)
-    if not masters:
-        # Batsim needs a master host; a platform without one is not a Batsim platform.
-        raise EngineError(f"{path}: no host has the property role=master (Batsim's convention)")
-    if len(masters) > 1:
-        raise EngineError(f"{path}: hosts {', '.join(masters)} all have role=master; Batsim needs exactly one")
-    resources = [Resource(rid, name, hosts[name], kind, props[name])
-                 for rid, name, kind in number_hosts((name, p.get("role", "compute")) for name, p in props.items())]
+    try:
+        role_of, master = batsim_roles(((name, p.get("role")) for name, p in props.items()), master_host, roles)
+        numbered = number_hosts(role_of.items(), limit)
+    except RoleError as e:
+        raise EngineError(f"{path}: {e}") from None
+    _check_numbers(path, engine, hosts, props, role_of)
+    for name, role in role_of.items():
+        if role is not None and role != props[name].get("role"):   # given on the command line, as Batsim does
+            props[name]["role"] = role
+    resources = [Resource(rid, name, hosts[name], kind, props[name]) for rid, name, kind in numbered]
     if not any(r.kind == "compute" for r in resources):
         raise EngineError(f"{path}: the platform has no compute host")
-    return Platform(os.path.abspath(path), resources, hosts[masters[0]], varies(path))
+    profiles = varies(path, master)
+    if not quiet:
+        _energy_notice(path, hosts, props)
+    return Platform(os.path.abspath(path), resources, hosts[master], profiles, hosts)
+
+
+def _first_line(error):
+    lines = [line.strip() for line in str(error).splitlines() if line.strip()]
+    return lines[0] if lines else type(error).__name__
+
+
+def _energy_notice(path, hosts, props):
+    """One notice for what Batsim reads only under --energy: power states (a list of speeds) and wattages."""
+    found = sorted({key for p in props.values() for key in p if key in ENERGY_PROPERTIES})
+    if any(host.pstate_count > 1 for host in hosts.values()):
+        found.append("power states (several speeds per host)")
+    if found:
+        print(f"batloc-batsim: notice: {path}: {', '.join(found)} ignored: the engine has no energy model (hosts "
+              "compute at their first speed, as Batsim does without --energy; energy columns are 0)", file=sys.stderr)

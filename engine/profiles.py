@@ -29,6 +29,7 @@ class Work:
 
 _FIELDS = {
     "delay": ("delay",),
+    "parallel": ("cpu", "com"),
     "parallel_homogeneous": ("cpu", "com"),
     "parallel_homogeneous_total": ("cpu", "com"),
     "parallel_homogeneous_pfs": (),
@@ -37,6 +38,14 @@ _FIELDS = {
     "composed": ("seq",),
 }
 KNOWN_TYPES = tuple(_FIELDS)
+# Batsim 4.2.1's other profile types (profiles.cpp), and why the engine cannot run them
+UNSUPPORTED = {
+    "smpi": "it replays MPI traces with SimGrid's SMPI, which SimGrid's Python bindings do not offer",
+    "usage_trace": "it replays per-rank usage traces through SimGrid's replay runner, which the engine does not "
+                   "implement",
+    "send": "Batsim's scheduler-message profiles (send, recv) are not implemented",
+    "recv": "Batsim's scheduler-message profiles (send, recv) are not implemented",
+}
 
 
 def check_profile(profile, where, profiles):
@@ -44,11 +53,16 @@ def check_profile(profile, where, profiles):
     if not isinstance(profile, dict) or "type" not in profile:
         raise EngineError(f"{where}: a profile is an object with a 'type'")
     ptype = profile["type"]
+    if isinstance(ptype, str) and ptype in UNSUPPORTED:
+        raise EngineError(f"{where}: profile type {ptype!r} is not supported: {UNSUPPORTED[ptype]}")
     if not isinstance(ptype, str) or ptype not in _FIELDS:
         raise EngineError(f"{where}: unknown profile type {ptype!r} (known: {', '.join(KNOWN_TYPES)})")
     for field in _FIELDS[ptype]:
         if field not in profile:
             raise EngineError(f"{where}: a {ptype} profile needs the field {field!r}")
+    if ptype == "parallel":
+        _check_parallel(profile, where)
+        return
     for field in ("delay", "cpu", "com", "nb_bytes", "bytes_to_read", "bytes_to_write"):
         if field in profile:
             number(profile[field], field, where, minimum=0, maximum=HORIZON if field == "delay" else None)
@@ -67,6 +81,22 @@ def check_profile(profile, where, profiles):
         integer(profile.get("repeat", 1), "repeat", where, minimum=1)
         if profiles is not None:
             _check_acyclic(profile, where, profiles)
+
+
+def _check_parallel(profile, where):
+    """Batsim's ptask: `cpu` flops per host (n numbers), `com` bytes from host i to host j (n × n, row i)."""
+    cpu, com = profile["cpu"], profile["com"]
+    if not isinstance(cpu, list) or not cpu:
+        raise EngineError(f"{where}: a parallel profile's cpu is a non-empty list of flops, one per host")
+    if not isinstance(com, list) or len(com) != len(cpu) ** 2:
+        raise EngineError(f"{where}: a parallel profile's com is a list of {len(cpu)} x {len(cpu)} byte amounts "
+                          f"(host i to host j at i * {len(cpu)} + j), got {len(com) if isinstance(com, list) else com!r}")
+    for i, value in enumerate(cpu):
+        number(value, f"cpu[{i}]", where, minimum=0)
+    for i, value in enumerate(com):
+        number(value, f"com[{i}]", where, minimum=0)
+    if "ret" in profile:
+        integer(profile["ret"], "ret (the return code)", where)
 
 
 def _check_acyclic(profile, where, profiles, path=(), done=None):
@@ -91,11 +121,20 @@ def phases(profile, profiles, hosts, storage):
         for _ in range(profile.get("repeat", 1)):
             for name in profile["seq"]:
                 yield from phases(profiles[name], profiles, hosts, storage)
+    elif ptype == "parallel":
+        n = len(profile["cpu"])
+        if len(hosts) != n:
+            raise EngineError(f"its parallel profile is for {n} hosts, the allocation has {len(hosts)} (Batsim 4.2.1 "
+                              "refuses it too)")
+        com = profile["com"]
+        yield Work(execs=[(h, float(f)) for h, f in zip(hosts, profile["cpu"])],
+                   comms=[(a, b, float(com[i * n + j])) for i, a in enumerate(hosts) for j, b in enumerate(hosts)])
     elif ptype in ("parallel_homogeneous", "parallel_homogeneous_total"):
         cpu, com, n = float(profile["cpu"]), float(profile["com"]), len(hosts)
         if ptype == "parallel_homogeneous_total":
+            # Batsim 4.2.1 (task_execution.cpp) spreads both amounts over the n hosts: com / n per host pair
             cpu = cpu / n
-            com = com / (n * (n - 1)) if n > 1 else 0.0
+            com = com / n
         yield Work(
             execs=[(h, cpu) for h in hosts],
             comms=[(a, b, com) for a in hosts for b in hosts if a is not b],

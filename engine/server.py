@@ -8,8 +8,16 @@ SimGrid activities, waited for with `wait_any_for(time to next timer)`. While
 no activity is in flight SimGrid is not called at all; its clock catches up
 (`sleep_until`) just before the next activity starts.
 
-Everything that happens at one simulated instant is sent to the scheduler as
-one message; its decisions apply at that instant (or later, if it dates them).
+Two modes. On a platform where Batsim's own messages take time (latencies
+on the routes to the master), the *timed* mode reproduces when Batsim's
+server hears of each event and when it tells the scheduler (``mailbox``):
+decisions apply when their message reaches the server, jobs end where they
+run and are announced when their message arrives, events of one instant may
+come in several messages. Where every such message takes less than 1 ns
+(batloc's own platforms), the *instant* mode gives the same instants more
+cheaply: everything that happens at one simulated instant is sent to the
+scheduler as one message; its decisions apply at that instant (or later, if
+it dates them).
 
 `Simulation` is one state with three roles, one file each, as in Batsim
 (`server`, `protocol` reader, `jobs_execution`): the clock, heap and run loop
@@ -21,12 +29,14 @@ the roles share is visible at once.
 import heapq
 import itertools
 import sys
+from collections import deque
 
 from .decisions import HANDLERS, DecisionHandlers
 from .errors import EngineError
 from .io_gate import exclusive_io
 from .jobs import JobLifecycle
 from .checks import number, shown
+from .mailbox import TimedMessages
 from .protocol import decode, encode, simulation_begins
 from .timers import CALL, DEFERRED, FIRST_SUBMISSION, HORIZON, INF, PHASE_END, WALLTIME
 
@@ -41,7 +51,13 @@ STALL_LIMIT = 1000
 QUIET_MARGIN = 1e-9
 
 
-class Simulation(DecisionHandlers, JobLifecycle):
+def submission_order(workloads):
+    """Batsim's submitters: by date, workload, then job id as text ("w0!10" before "w0!2") (recovery reads it)."""
+    order = ((j.subtime, wi, j.id, j) for wi, w in enumerate(workloads) for j in w.jobs)
+    return [t[3] for t in sorted(order, key=lambda t: t[:3])]
+
+
+class Simulation(DecisionHandlers, JobLifecycle, TimedMessages):
     def __init__(self, sg, engine, platform, workloads, link, exporter, options, progress=None, stop=None):
         self.sg = sg
         self.engine = engine
@@ -56,8 +72,7 @@ class Simulation(DecisionHandlers, JobLifecycle):
         self.heap = []
         self.seq = itertools.count()
         self.events = []
-        order = ((j.subtime, wi, ji, j) for wi, w in enumerate(workloads) for ji, j in enumerate(w.jobs))
-        self.static = [t[3] for t in sorted(order, key=lambda t: t[:3])]
+        self.static = submission_order(workloads)
         self.release = [max(j.subtime, FIRST_SUBMISSION) for j in self.static]  # when each is announced
         self.next_static = 0
         self.jobs = {}
@@ -81,6 +96,12 @@ class Simulation(DecisionHandlers, JobLifecycle):
         self.warned = set()  # kinds of warnings already printed
         self.stall = (None, None, 0)  # (instant, jobs progress, answers in a row without progress)
         self.io = exclusive_io(platform, self.next_phase)  # None unless a storage is pfs_access=exclusive
+        self.timed = False       # Batsim's message times (``mailbox``), decided when the run starts
+        self.delays = {}         # host -> (latency, seconds per byte) of a message from it to the master
+        self.to_delete = []      # jobs Batsim deletes once the next message went out (their end is in it)
+        self.comms_in_flight = 0 # jobs' phases moving bytes now: a message may share their links
+        self.round_puts = None   # timed mode: messages put by the actors of the round being run
+        self.zombies = {}        # timed mode: job -> its activities left running past its walltime
 
     # ---- time -----------------------------------------------------------
     def push(self, time, kind, job=None, data=None):
@@ -89,7 +110,7 @@ class Simulation(DecisionHandlers, JobLifecycle):
 
     def next_time(self):
         t = self.heap[0][0] if self.heap else INF
-        if self.next_static < len(self.static):
+        if not self.timed and self.next_static < len(self.static):
             t = min(t, self.release[self.next_static])
         return t
 
@@ -169,14 +190,28 @@ class Simulation(DecisionHandlers, JobLifecycle):
         # Batsim prints times with six decimals; events are always sent at the instant they happen
         self.events.append({"timestamp": round(self.now, 6), "type": etype, "data": data})
 
+    def encode_message(self, events):
+        return encode({"now": round(self.now, 6), "events": events})
+
     def flush(self):
         while self.events:
             events, self.events = self.events, []
-            now = round(self.now, 6)
-            reply = self.link.exchange(encode({"now": now, "events": events}), self.now)
+            self.out.checkpoint(self.now)   # the journal holds all up to here
+            reply = self.link.exchange(self.encode_message(events), self.now)
             self.messages += 1
+            self.forget_sent_jobs()
             answered = self.apply_reply(reply)
             self.check_stall(answered)
+
+    def forget_sent_jobs(self):
+        """Batsim deletes a job once the message holding its end (or rejection) went out (server.cpp)."""
+        if self.to_delete:
+            for job in self.to_delete:
+                job.gone = True
+                zombies = self.zombies.pop(job, None)
+                if zombies:
+                    self.cancel_activities(zombies)
+            self.to_delete = []
 
     def check_stall(self, answered):
         at, progress, count = self.stall
@@ -190,6 +225,20 @@ class Simulation(DecisionHandlers, JobLifecycle):
                 "it loops at one instant")
 
     def apply_reply(self, raw):
+        """Instant mode: apply the answer's decisions now, or at their date when it is later."""
+        events, _ = self.read_reply(raw)
+        types = []
+        now = self.now
+        for ts, event in events:
+            types.append(str(event.get("type")) if isinstance(event, dict) else "?")
+            if ts > now + 1e-9:  # a decision dated later (a batloc extension: Batsim refuses them)
+                self.push(ts, DEFERRED, data=event)
+                continue
+            self.apply_event(event)
+        return types
+
+    def read_reply(self, raw):
+        """The answer's decisions as (timestamp, event), and its `now`; a malformed answer stops the run."""
         where = f"the scheduler's answer at t={self.now:.6f}"
         try:
             msg = decode(raw)
@@ -200,21 +249,20 @@ class Simulation(DecisionHandlers, JobLifecycle):
             hint = " (it holds NaN or Infinity, which JSON does not allow)" if any(
                 w in raw for w in (b"NaN", b"Infinity")) else ""
             raise EngineError(f"{where} is not a Batsim message{hint}: {raw[:200]!r}") from None
-        number(now, "'now'", where)
-        types = []
+        now = number(now, "'now'", where)
+        out = []
         for event in events:
-            types.append(str(event.get("type")) if isinstance(event, dict) else "?")
             ts = event.get("timestamp", self.now) if isinstance(event, dict) else self.now
             if not (type(ts) is float and -INF < ts <= HORIZON):   # the common case needs no conversion
                 ts = number(ts, "an event's timestamp", where, maximum=HORIZON)
-            if ts > self.now + 1e-9:  # a decision dated later (a batloc extension: Batsim refuses them)
-                self.push(ts, DEFERRED, data=event)
-                continue
             if ts < self.now - 1e-6:
                 self.warn_once("past event", f"{where} dates an event at t={ts:.6f}, in the past: applied now, "
                                              "as Batsim does")
-            self.apply_event(event)
-        return types
+            if self.timed and ts > max(now, self.now) + 1e-9:   # later than the answer's now: Batsim refuses it
+                self.defer(ts, event)
+                continue
+            out.append((ts, event))
+        return (deque(out) if self.timed else out), now
 
     def warn_once(self, kind, text):
         if kind not in self.warned:
@@ -237,8 +285,16 @@ class Simulation(DecisionHandlers, JobLifecycle):
         return (self.next_static >= len(self.static) and self.unfinished == 0
                 and not self.registration_open and not self.events)
 
+    def begins(self):
+        return simulation_begins(self.platform, self.workloads.values(), self.opt)
+
     def run(self):
-        self.emit("SIMULATION_BEGINS", simulation_begins(self.platform, self.workloads.values(), self.opt))
+        # SimGrid knows its routes once the simulation runs: the mode is decided here
+        self.timed = not self.platform_is_instant()
+        if self.timed:
+            self.run_timed()
+            return
+        self.emit("SIMULATION_BEGINS", self.begins())
         if not self.static:
             self.emit("NOTIFY", {"type": "no_more_static_job_to_submit"})
         self.flush()
@@ -251,10 +307,7 @@ class Simulation(DecisionHandlers, JobLifecycle):
             t = self.next_time()
             if t == INF and not self.act_count:
                 if self.unfinished == 0 and self.next_static >= len(self.static):
-                    # Only the scheduler could add work, and nothing will call it again.
-                    print("batloc-batsim: warning: every job ended but the scheduler never sent "
-                          "NOTIFY registration_finished; ending the simulation", file=sys.stderr)
-                    self.registration_open = False
+                    self.registration_never_closed()
                     continue
                 self.deadlock()
             self.advance(t)
@@ -263,6 +316,12 @@ class Simulation(DecisionHandlers, JobLifecycle):
             self.flush()
         self.emit("SIMULATION_ENDS", {})
         self.flush()
+
+    def registration_never_closed(self):
+        # Only the scheduler could add work, and nothing will call it again.
+        print("batloc-batsim: warning: every job ended but the scheduler never sent "
+              "NOTIFY registration_finished; ending the simulation", file=sys.stderr)
+        self.registration_open = False
 
     def deadlock(self):
         left = [j for j in self.jobs.values() if j.state in ("SUBMITTED", "RUNNING")]

@@ -1,9 +1,13 @@
 """The engine's timing conventions: the entries of its timer heap and their order, the first submission instant.
 
 An entry is (time, kind, seq, job, token, data). At equal times: ends of
-phases before walltime kills (a job that ends exactly at its walltime
-succeeded), then requested calls, then deferred decisions; `seq` keeps the
+phases before walltime kills (a delay phase that would end at or after its
+job's walltime is not scheduled at all: Batsim 4.2.1 kills such a job at its
+walltime), then requested calls, then deferred decisions; `seq` keeps the
 order of insertion among the rest, so runs are deterministic.
+
+The heap times the instant mode; the timed mode (``mailbox``) runs on SimGrid's
+own clock arithmetic instead (``l07_clock``).
 """
 
 INF = float("inf")

@@ -18,6 +18,7 @@ class Job:
         "id", "workload", "local_id", "subtime", "res", "walltime", "profile", "description",
         "state", "start", "finish", "alloc", "alloc_str", "metadata",
         "token", "runner", "activities", "phase_end", "phase_start", "pdata",
+        "return_code", "written", "gone", "kill_asked", "moves_bytes", "remaining", "sleep",
     )
 
     def __init__(self, workload, local_id, description, subtime, res, walltime, profile):
@@ -41,6 +42,13 @@ class Job:
         self.phase_end = None
         self.phase_start = None
         self.pdata = None
+        self.return_code = 0
+        self.written = False      # its jobs.csv row is out
+        self.gone = False         # the scheduler was told it ended: Batsim has deleted it (contract §4)
+        self.kill_asked = False   # a KILL_JOB named it: Batsim ignores later ones
+        self.moves_bytes = False  # its phase in flight moves bytes (a Batsim message may share its links)
+        self.remaining = -1.0     # timed mode: what is left of its walltime, as Batsim counts it
+        self.sleep = None         # timed mode: its sleep (a delay, or its walltime's timeout) on the L07 clock
 
 
 class Workload:
@@ -52,6 +60,7 @@ class Workload:
         self.profiles = {}
         self.jobs = []
         self._ids = None
+        self.too_large = False   # a job asks for more resources than the platform has (warned once)
 
     def holds(self, local_id):
         """Whether `local_id` names one of the workload's own jobs, submitted or not yet."""
@@ -154,8 +163,12 @@ def _job_from(desc, index, path, workload, seen, nb_compute):
             raise EngineError(f"{where}: missing field {key!r}")
     subtime = number(desc["subtime"], "subtime", where, minimum=0, maximum=HORIZON)
     res = integer(desc["res"], "'res'", where, minimum=1)
-    if nb_compute is not None and res > nb_compute:
-        raise EngineError(f"{where}: asks for {res} resources but the platform has only {nb_compute}")
+    if nb_compute is not None and res > nb_compute and not workload.too_large:
+        # Batsim 4.2.1 loads such a job; schedulers reject it (pybatsim's stock ones do)
+        workload.too_large = True
+        print(f"batloc-batsim: warning: {where}: asks for {res} resources but the platform has only {nb_compute} "
+              "compute resources: no allocation can run it, a scheduler can only reject it (further such jobs "
+              "are not named)", file=sys.stderr)
     wall = walltime(desc.get("walltime"), where)
     profile = desc["profile"]
     if not isinstance(profile, str) or profile not in workload.profiles:

@@ -1,4 +1,4 @@
-"""One node's memory (its page cache) under the three memory models.
+"""One node's memory (its page cache) under the four memory models.
 
 This is the *actual* state, changed only by what really happens: a job starts
 or ends on the node, a load begins or completes. Planning looks ahead with
@@ -22,6 +22,13 @@ Models (semantics note, "File availability and the memory model"):
   earlier user that ended before it, for a file loaded again since, loads
   nothing the node keeps (that simulator keeps one load end per file and node).
   Only this model makes the validator accept such a start.
+
+A job may read several files (a workflow task: its inputs and its parents'
+outputs): ``start_files``/``end_files`` take them all at once, so that under
+``paper`` a job never evicts one of its own files. A job's *outputs* appear
+at its end (``add_output``): loaded, unused, then kept or evicted by the model
+like any file whose last user just ended; an output being written back to
+Lustre is *pinned* (``pin``/``unpin``): in memory, counted, never evicted.
 """
 
 from dataclasses import dataclass
@@ -44,6 +51,12 @@ class Resident:
     users: int            # jobs running or waiting on the node that use it
     last_use: float       # last time a user started (LRU order)
     seq: int              # insertion order, to break LRU ties deterministically
+    pins: int = 0         # write-backs in flight: dirty pages no model may drop
+
+    @property
+    def held(self):
+        """In use or pinned: no model evicts it, every model counts it."""
+        return self.users > 0 or self.pins > 0
 
 
 class NodeCache:
@@ -76,7 +89,7 @@ class NodeCache:
         # start in that instant; it holds no memory (the authors' build, whose
         # rule this is, has no memory capacity at all).
         if self.model in UNTIL_LAST_END:
-            return sum(r.size for r in self.files.values() if r.users > 0)
+            return sum(r.size for r in self.files.values() if r.held)
         return sum(r.size for r in self.files.values())
 
     def room_for(self, size, now):
@@ -86,7 +99,7 @@ class NodeCache:
         needed; strict: they hold none), so only the files in use count.
         """
         self._drop_ended(now)
-        return sum(r.size for r in self.files.values() if r.users > 0) + size <= self.capacity
+        return sum(r.size for r in self.files.values() if r.held) + size <= self.capacity
 
     def orphans(self):
         """Loaded files no running or waiting job uses: (file, size) in insertion order."""
@@ -100,31 +113,44 @@ class NodeCache:
         flight) or 'miss' (the caller starts a load ending around `load_end`),
         or 'none' for a job without file; evicted lists the files dropped.
         """
+        cases, evicted = self.start_files(((file, size),) if file is not None else (), now, load_end)
+        return (cases[0] if cases else "none"), evicted
+
+    def start_files(self, files, now, load_end=None):
+        """A job reading `files` ((file, size), ...; none: a job without file) starts at `now`.
+
+        Returns (cases, evicted): one case per file, in order ('hit', 'wait' or
+        'miss', as ``start_job``), and the files dropped. ``load_end``: one end
+        for every load begun, or a dict file -> end (the validator's replay)."""
         evicted = self._drop_ended(now)
+        own = {f for f, _ in files}
         if self.model == "paper":
             # Another job starting on the node ends the survival of unused files.
             for f, r in list(self.files.items()):
-                if r.users == 0 and f != file:
+                if not r.held and f not in own:
                     del self.files[f]
                     evicted.append(f)
             if self._started_at != now:
                 self._started_at, self._started_files = now, set()
-            self._started_files.add(file)
-        if file is None:
-            return "none", evicted
-        r = self.files.get(file)
-        if r is not None:
-            case = "hit" if r.loaded else "wait"
-        else:
-            case = "miss"
-            if self.model == "lru":
-                evicted += self._make_room(size, now, file)
-            self._seq += 1
-            r = self.files[file] = Resident(float(size), False, load_end if load_end is not None else now,
-                                            0, now, self._seq)
-        r.users += 1
-        r.last_use = now
-        return case, evicted
+            # a job without file is remembered as None: it evicts every file at its instant
+            self._started_files.update(own or (None,))
+        cases = []
+        for file, size in files:
+            r = self.files.get(file)
+            if r is not None:
+                case = "hit" if r.loaded else "wait"
+            else:
+                case = "miss"
+                if self.model == "lru":
+                    evicted += self._make_room(size, now, file)
+                self._seq += 1
+                end = load_end.get(file, now) if isinstance(load_end, dict) else load_end
+                r = self.files[file] = Resident(float(size), False, end if end is not None else now,
+                                                0, now, self._seq)
+            r.users += 1
+            r.last_use = now
+            cases.append(case)
+        return cases, evicted
 
     def load_done(self, file, now):
         self._drop_ended(now)
@@ -135,19 +161,66 @@ class NodeCache:
 
     def end_job(self, file, now):
         """A job using `file` ended (or was killed). Returns the files dropped."""
+        return self.end_files((file,) if file is not None else (), now)
+
+    def end_files(self, files, now):
+        """A job reading `files` (names) ended (or was killed). Returns the files dropped."""
         dropped = self._drop_ended(now)
-        if file is None or file not in self.files:
+        for file in files:
+            r = self.files.get(file)
+            if r is None:
+                continue
+            r.users = max(0, r.users - 1)
+            if r.users == 0:
+                r.last_use = max(r.last_use, now)
+                # strict keeps a loaded file through the instant e (_drop_ended), authors any file.
+                if r.pins == 0 and ((not r.loaded and self.model != "authors") or self._started_since(file, now)):
+                    del self.files[file]
+                    dropped.append(file)
+        return dropped
+
+    def _started_since(self, file, now):
+        """paper: a file whose last user ends at e survives until a job starts in [e, t]; one
+        that started at e itself, with another file, before this end arrived, counts.
+        (strict keeps a loaded file through the instant e: ``_drop_ended``.)"""
+        return (self.model == "paper" and self._started_at == now
+                and any(f != file for f in self._started_files))
+
+    def add_output(self, file, size, now, pinned=False):
+        """`file` (`size` bytes), written by a job that ended at `now` on this node, is in memory:
+        loaded and unused, as a file whose last user just ended (``pinned``: until ``unpin``).
+        Returns the files dropped (lru: to make room)."""
+        dropped = self._drop_ended(now)
+        r = self.files.get(file)
+        if r is None:
+            if self.model == "lru":
+                dropped += self._make_room(size, now, file)
+            self._seq += 1
+            r = self.files[file] = Resident(float(size), True, now, 0, now, self._seq)
+        r.loaded, r.load_end, r.last_use = True, now, max(r.last_use, now)
+        if pinned:
+            r.pins += 1
+        elif r.users == 0 and self._started_since(file, now):
+            del self.files[file]
+            dropped.append(file)
+        return dropped
+
+    def pin(self, file):
+        r = self.files.get(file)
+        if r is not None:
+            r.pins += 1
+
+    def unpin(self, file, now):
+        """A write-back of `file` ended at `now`: unpinned, it is kept or dropped as the model says,
+        as if its last user ended then. Returns the files dropped."""
+        dropped = self._drop_ended(now)
+        r = self.files.get(file)
+        if r is None or r.pins == 0:
             return dropped
-        r = self.files[file]
-        r.users = max(0, r.users - 1)
-        if r.users == 0:
+        r.pins -= 1
+        if not r.held:
             r.last_use = max(r.last_use, now)
-            # paper: the file survives its last user's end e until a job starts in
-            # [e, t]; one that started at e itself, before this end arrived, counts.
-            started_now = (self.model == "paper" and self._started_at == now
-                           and any(f != file for f in self._started_files))
-            # strict keeps a loaded file through the instant e (_drop_ended), authors any file.
-            if (not r.loaded and self.model != "authors") or started_now:
+            if self._started_since(file, now):
                 del self.files[file]
                 dropped.append(file)
         return dropped
@@ -156,7 +229,7 @@ class NodeCache:
         """strict, authors: drop the files whose last user ended before `now`."""
         if self.model not in UNTIL_LAST_END:
             return []
-        gone = [f for f, r in self.files.items() if r.users == 0 and r.last_use < now]
+        gone = [f for f, r in self.files.items() if not r.held and r.last_use < now]
         for f in gone:
             del self.files[f]
         return gone
@@ -166,7 +239,7 @@ class NodeCache:
         evicted = []
         used = self.used_bytes()
         if used + size > self.capacity:
-            victims = sorted((self.eviction_key(f, r), f) for f, r in self.files.items() if r.users == 0)
+            victims = sorted((self.eviction_key(f, r), f) for f, r in self.files.items() if not r.held)
             for _, f in victims:
                 if used + size <= self.capacity:
                     break

@@ -5,6 +5,13 @@ property ``node``; node memories are storage hosts named ``<node>_mem`` with
 ``node``, ``memory_bytes`` and ``bandwidth``; Lustre is the storage named
 ``lustre``. Ids are taken as given — never id arithmetic. Node index order is
 the order of node names sorted.
+
+A plain Batsim platform has neither: a compute host without ``node`` is a node
+of its own (Batsim's reading: one host, one resource), and a platform with no
+node memory and no ``lustre`` at all is *memoryless*: its nodes can run jobs
+without input files only (``memoryless``, ``NO_MEMORY``), until `batloc platform
+annotate` writes a copy that has them. A platform with some of them is held to
+the contract (``CONTRACT_HINT``).
 """
 
 import math
@@ -22,7 +29,13 @@ CONTRACT_HINT = (
     "the batloc contract (docs/contract.md §1 and §6) expects, for every node "
     "nNNN, cores with property node=nNNN and one storage host named 'nNNN_mem' "
     "(role=storage) with properties node, memory_bytes and bandwidth (bytes/s), "
-    "plus a storage host named 'lustre'")
+    "plus a storage host named 'lustre' (`batloc platform annotate` adds them to a copy of a Batsim platform)")
+
+
+NO_MEMORY = (
+    "the platform has no node memories (no storage host '<node>_mem' with properties memory_bytes and "
+    "bandwidth, and no storage 'lustre': contract §1, §6), so no input file can be loaded; "
+    "`batloc platform annotate PLATFORM -o COPY --memory SIZE --node-bw BW` writes a copy that has them")
 
 
 @dataclass(frozen=True)
@@ -30,26 +43,29 @@ class NodeInfo:
     index: int
     name: str
     core_ids: tuple          # resource ids of the node's cores, ascending
-    mem_id: int              # resource id of the node's memory storage
-    memory_bytes: float
-    bandwidth: float         # bytes/s from Lustre to this node's memory
+    mem_id: Optional[int]    # resource id of the node's memory storage (None: memoryless platform)
+    memory_bytes: float      # +inf on a memoryless platform, where no job has a file to load
+    bandwidth: float         # bytes/s from Lustre to this node's memory (+inf: memoryless)
 
 
 class PlatformView:
     def __init__(self, nodes, lustre_id):
         self.nodes = list(nodes)
         self.lustre_id = lustre_id
+        self.memoryless = lustre_id is None      # no node memory, no file system: jobs without files only
         self.by_name = {n.name: n for n in self.nodes}
         self.node_of_core = {cid: n.index for n in self.nodes for cid in n.core_ids}
         self.max_cores = max(len(n.core_ids) for n in self.nodes)
         self.bandwidth = np.array([n.bandwidth for n in self.nodes], dtype=float)
         self.memory = np.array([n.memory_bytes for n in self.nodes], dtype=float)
+        self.mem_ids = [n.mem_id for n in self.nodes]
 
     def __len__(self):
         return len(self.nodes)
 
     def misfit(self, job_id, file, size):
-        """Why no node's memory can hold `job_id`'s `file` of `size` bytes, or None if one can."""
+        """Why no node's memory can hold `job_id`'s `file` of `size` bytes, or None if one can (a memoryless
+        platform holds no file: the callers refuse such a job first, with ``NO_MEMORY``)."""
         largest = float(self.memory.max())
         if size <= largest:
             return None
@@ -61,14 +77,11 @@ class PlatformView:
         cores_by_node = {}
         for res in compute:
             props = res.get("properties") or {}
-            node = props.get("node")
-            if node is None:
-                raise PlatformError(
-                    f"compute resource {res.get('name')!r} (id {res.get('id')}) has no 'node' "
-                    f"property; {CONTRACT_HINT}")
+            # Batsim's reading where batloc's property is absent: one host, one node
+            node = props.get("node", res.get("name"))
             cores_by_node.setdefault(str(node), []).append(int(res["id"]))
         if not cores_by_node:
-            raise PlatformError(f"the platform has no compute resources; {CONTRACT_HINT}")
+            raise PlatformError("the platform has no compute host (every host is the master or a storage)")
 
         mems, lustre_id = {}, None
         for res in storage:
@@ -78,6 +91,9 @@ class PlatformView:
             elif name.endswith("_mem"):
                 props = res.get("properties") or {}
                 mems[str(props.get("node", name[:-4]))] = res
+        if not mems and lustre_id is None:
+            return cls([NodeInfo(index, name, tuple(sorted(cores_by_node[name])), None, math.inf, math.inf)
+                        for index, name in enumerate(sorted(cores_by_node))], None)
         if not mems:
             raise PlatformError(f"the platform has no node memory storage ('<node>_mem'); {CONTRACT_HINT}")
         if lustre_id is None:

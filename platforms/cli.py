@@ -4,6 +4,7 @@
   batloc platform generate -o mix.xml --memory-mix 450x128GB,32x256GB,4x1TB --sharing SHARED --backbone-bw auto
   batloc platform rackham -d platforms/
   batloc platform show platforms/rackham.xml
+  batloc platform annotate cluster512.xml -o cluster512-batloc.xml --memory 128GB --node-bw 0.1GB/s
 """
 
 import argparse
@@ -12,6 +13,7 @@ import sys
 from batloc import command
 
 from . import rackham
+from .annotate import annotate
 from .generator import PFS_ACCESS, SHARING_POLICIES, PlatformSpec, write
 from .reader import PlatformError, read_platform
 from .units import parse_bandwidth, parse_bytes, parse_duration
@@ -50,6 +52,9 @@ def _parser():
     gen.add_argument("--io-routes", action="store_true",
                      help="for jobs doing I/O phases: lustre carries the backbone bandwidth the I/O-aware "
                           "schedulers share out (docs/contract.md §7; lustre reaches every core in any case)")
+    gen.add_argument("--node-routes", action="store_true",
+                     help="routes between nodes' memories, over both nodes' links (workflows' outputs read from "
+                          "their producer's node, write_back: staged); nodes^2/2 routes")
     gen.add_argument("--pfs-access", default="shared", choices=PFS_ACCESS,
                      help="shared: concurrent I/O shares the links; exclusive: one job's I/O at a time, FIFO")
 
@@ -60,7 +65,33 @@ def _parser():
 
     show = sub.add_parser("show", help="summarise a platform file (nodes, cores, memory, bandwidth)")
     show.add_argument("platform")
+
+    ann = sub.add_parser("annotate", help="a copy of a Batsim platform with batloc's node memories and lustre, "
+                                          "for the file-aware schedulers and the staging proxy")
+    ann.add_argument("platform", help="a Batsim platform (SimGrid XML), left unchanged")
+    ann.add_argument("-o", "--output", required=True, help="XML file to write")
+    ann.add_argument("--memory", default="128GB", help="memory of every node (default 128GB, Rackham's)")
+    ann.add_argument("--node-bw", default="0.1GB/s",
+                     help="each node memory's link to the file system (default 0.1GB/s, Rackham's)")
+    ann.add_argument("--latency", default="0s", help="latency of those links, added to every load (default 0s)")
+    ann.add_argument("--sharing", default="FATPIPE", type=str.upper, choices=SHARING_POLICIES,
+                     help="FATPIPE = the paper's model, SHARED = concurrent loads into one node share its link")
+    ann.add_argument("--backbone-bw", help="a shared file-system backbone on every load's route (default: none); "
+                                           "lustre then carries it for the I/O-aware schedulers")
     return parser
+
+
+def _annotate(args):
+    memory, bandwidth = parse_bytes(args.memory), parse_bandwidth(args.node_bw)
+    backbone = parse_bandwidth(args.backbone_bw) if args.backbone_bw else None
+    nodes = annotate(args.platform, args.output, memory, bandwidth, parse_duration(args.latency), args.sharing,
+                     backbone)
+    widest = max(len(hosts) for hosts in nodes.values())
+    grouping = ("one per compute host" if widest == 1
+                else "compute hosts grouped by their node property, a host without one a node of its own")
+    print(f"wrote {args.output}: {len(nodes)} nodes ({grouping}), each with {memory / 1e9:g} GB of memory loaded "
+          f"from lustre at {bandwidth / 1e9:g} GB/s" + (f" through a {backbone / 1e9:g} GB/s backbone" if backbone
+                                                        else ""))
 
 
 def _generate(args):
@@ -74,7 +105,7 @@ def _generate(args):
     spec = PlatformSpec(memory_mix=mix, cores=args.cores, node_bandwidth=node_bw,
                         backbone_bandwidth=backbone, latency=parse_duration(args.latency),
                         sharing=args.sharing, name=args.name, io_routes=args.io_routes,
-                        pfs_access=args.pfs_access)
+                        pfs_access=args.pfs_access, node_routes=args.node_routes)
     write(spec, args.output)
     print(f"wrote {args.output}: {spec.nodes} nodes x {spec.cores} cores")
 
@@ -86,6 +117,8 @@ def _run(args):
         backbone = parse_bandwidth(args.backbone_bw) if args.backbone_bw else None
         for path in rackham.write_all(args.directory, backbone):
             print(f"wrote {path}")
+    elif args.command == "annotate":
+        _annotate(args)
     else:
         print(read_platform(args.platform).describe())
 

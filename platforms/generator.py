@@ -53,6 +53,11 @@ class PlatformSpec:
     # every core exist in every platform (a node's zone is entered at its memory).
     io_routes: bool = False
     pfs_access: str = "shared"
+    # Routes between nodes' memories (a workflow's output read from its producer's
+    # node, contract §2b): one zone route per pair of nodes, over both nodes' links
+    # (no backbone), in the same Full table. nodes x (nodes - 1) / 2 more lines (15 MB
+    # for Rackham). Off, the layout is unchanged, byte for byte.
+    node_routes: bool = False
     description: str = field(default="", compare=False)
 
     @property
@@ -160,6 +165,11 @@ def render(spec: PlatformSpec) -> str:
         lines.append(zone_route(LUSTRE_ZONE, name, "lustre", f"{name}_mem", [f"{name}_link"] + backbone))
     for name in names:
         lines.append(zone_route(name, MASTER_ZONE, f"{name}_mem", "master", [MASTER_LINK]))
+    if spec.node_routes:
+        # one node's memory -> another's: both nodes' links, no backbone (Full routing composes nothing)
+        for i, a in enumerate(names):
+            for b in names[i + 1:]:
+                lines.append(zone_route(a, b, f"{a}_mem", f"{b}_mem", [f"{a}_link", f"{b}_link"]))
     lines += ["  </zone>", "</platform>", ""]
     return "\n".join(lines)
 

@@ -1,12 +1,29 @@
-"""Batsim 4.2's resource numbering (contract §1), in one place for every reader of a platform.
+"""Batsim 4.2's roles and resource numbering (contract §1), in one place for every reader of a platform.
 
-Compute hosts come first, ids 0…n-1 in ascending host name order; storage hosts
-follow, ids n… in name order as well; the master host gets no id. pybatsim's
-stock schedulers allocate consecutive free compute ids, so a storage numbered
-between two nodes' cores would split every multi-node allocation.
+Roles, as Batsim 4.2.1's ``batsim.cpp`` and ``machines.cpp`` decide them: a
+host's ``role`` property (absent or empty: a compute host), to which the
+command line adds a role for some hosts by name: ``-m/--master-host NAME``
+(default ``master_host``) makes NAME the master, ``-r HOSTS:ROLE`` gives ROLE
+to each host of HOSTS. A host that already has a role property and is named
+there gets both, comma-joined (``master,master``), which Batsim cannot read and
+aborts on; so does any role but ``master``, ``compute_node`` and ``storage``
+(batloc also reads its own ``compute``). Exactly one host must be the master.
+
+Numbering: compute hosts come first, ids 0…n-1 in ascending host name order;
+storage hosts follow, ids n… in name order as well; the master host gets no
+id. pybatsim's stock schedulers allocate consecutive free compute ids, so a
+storage numbered between two nodes' cores would split every multi-node
+allocation. ``--mmax N`` keeps the first N compute hosts only.
 """
 
 COMPUTE, STORAGE, MASTER = "compute", "storage", "master"
+DEFAULT_MASTER = "master_host"   # Batsim 4.2.1's default for -m/--master-host
+# Batsim's role names (permissions.cpp), and batloc's own name for a compute host
+KINDS = {"": COMPUTE, "compute_node": COMPUTE, COMPUTE: COMPUTE, STORAGE: STORAGE, MASTER: MASTER}
+
+
+class RoleError(ValueError):
+    """A host's role Batsim 4.2.1 cannot read (it aborts), or no master, or two."""
 
 
 def kind_of(role):
@@ -16,8 +33,50 @@ def kind_of(role):
     return STORAGE if role == STORAGE else COMPUTE
 
 
-def number_hosts(hosts):
-    """``hosts``: iterable of (name, role). Returns [(id, name, kind)] in id order, master left out."""
+def parse_role_maps(texts):
+    """``-r`` values (``host1,host2:role``) as {host: role}, later ones winning, as Batsim reads them."""
+    roles = {}
+    for text in texts or ():
+        hosts, sep, role = text.partition(":")
+        if not sep or ":" in role:
+            raise RoleError(f"-r {text!r}: a role map reads HOSTS:ROLE with one ':' (e.g. host8:master)")
+        for host in hosts.split(","):
+            roles[host] = role
+    return roles
+
+
+def batsim_roles(hosts, master_host=DEFAULT_MASTER, roles=None):
+    """``hosts``: iterable of (name, role property or None). Returns {name: role} with the command line's roles
+    applied as Batsim does, and the name of the master; RoleError names the host Batsim would abort on."""
+    given = {master_host: MASTER} if master_host else {}
+    given.update(roles or {})
+    out, masters = {}, []
+    for name, role in hosts:
+        if name in given:
+            extra = given[name]
+            if role is not None:
+                raise RoleError(
+                    f"host {name!r} has the property role={role!r} and is also given role {extra!r} on the command "
+                    f"line ({'-m/--master-host' if extra == MASTER and name == master_host else '-r'}): Batsim 4.2.1 "
+                    f"reads role {role + ',' + extra!r} and aborts; drop one of them")
+            role = extra
+        if (role or "") not in KINDS:
+            raise RoleError(f"host {name!r} has role {role!r}: Batsim 4.2.1 knows only master, compute_node and "
+                            "storage (no role: compute_node)")
+        if KINDS[role or ""] == MASTER:
+            masters.append(name)
+        out[name] = role
+    if not masters:
+        raise RoleError(f"no master host: no host has the property role=master and none is named {master_host!r} "
+                        "(Batsim's -m/--master-host, default master_host)")
+    if len(masters) > 1:
+        raise RoleError(f"hosts {', '.join(sorted(masters))} are all masters; Batsim 4.2.1 needs exactly one")
+    return out, masters[0]
+
+
+def number_hosts(hosts, limit=0):
+    """``hosts``: iterable of (name, role). Returns [(id, name, kind)] in id order, master left out; with
+    ``limit`` > 0 only the first ``limit`` compute hosts by name (Batsim's --mmax)."""
     compute, storage = [], []
     for name, role in hosts:
         kind = kind_of(role)
@@ -25,5 +84,10 @@ def number_hosts(hosts):
             compute.append(name)
         elif kind == STORAGE:
             storage.append(name)
-    ordered = [(n, COMPUTE) for n in sorted(compute)] + [(n, STORAGE) for n in sorted(storage)]
+    compute.sort()
+    if limit:
+        if limit > len(compute):
+            raise RoleError(f"cannot keep {limit} compute hosts (--mmax): the platform has {len(compute)}")
+        compute = compute[:limit]
+    ordered = [(n, COMPUTE) for n in compute] + [(n, STORAGE) for n in sorted(storage)]
     return [(rid, name, kind) for rid, (name, kind) in enumerate(ordered)]

@@ -10,14 +10,17 @@ the workload tools, the validator and the analysis all read platforms here.
 
 from __future__ import annotations
 
+import io
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 
 from batloc.locality.platform_view import PlatformError, PlatformView
 
-from .numbering import COMPUTE, number_hosts
+from .numbering import COMPUTE, DEFAULT_MASTER, RoleError, batsim_roles, number_hosts
+from .xml_text import platform_text
 
-__all__ = ["PlatformError", "Resources", "PlatformSummary", "read_resources", "read_view", "read_platform"]
+__all__ = ["PlatformError", "Resources", "PlatformSummary", "platform_hosts", "platform_text", "read_resources",
+           "read_view", "read_platform"]
 
 
 @dataclass
@@ -29,20 +32,49 @@ class Resources:
     storage: list
 
 
-def read_resources(path) -> Resources:
-    """Every host but the master as a Batsim resource, numbered as Batsim 4.2 numbers them."""
-    hosts = {}
+def _radical(text):
+    """SimGrid's ``radical`` of a <cluster> or <cabinet>: "0-511" or "1,3,5-7" as the host numbers."""
+    numbers = []
+    for part in text.split(","):
+        lo, _, hi = part.strip().partition("-")
+        numbers.extend(range(int(lo), int(hi or lo) + 1))
+    return numbers
+
+
+def platform_hosts(path):
+    """Every host of a platform file as (name, {property: value}), <cluster> and <cabinet> hosts included
+    (named prefix + number + suffix, each with the cluster's properties), in file order."""
+    hosts = []
     try:
         # iterparse + clear: a Rackham file holds ~10 000 hosts
-        for _, elem in ET.iterparse(str(path)):
-            if elem.tag == "host":
-                hosts[elem.get("id", "")] = {p.get("id"): p.get("value") for p in elem.findall("prop")}
+        for _, elem in ET.iterparse(io.BytesIO(platform_text(path))):
+            if elem.tag in ("host", "cluster", "cabinet"):
+                props = {p.get("id"): p.get("value") for p in elem.findall("prop")}
+                if elem.tag == "host":
+                    hosts.append((elem.get("id", ""), props))
+                else:
+                    prefix, suffix = elem.get("prefix", ""), elem.get("suffix", "")
+                    hosts.extend((f"{prefix}{i}{suffix}", dict(props)) for i in _radical(elem.get("radical", "")))
                 elem.clear()
-    except (OSError, ET.ParseError) as exc:
+    except (OSError, ET.ParseError, ValueError) as exc:
         raise PlatformError(f"{path}: cannot read platform: {exc}") from None
+    return hosts
+
+
+def read_resources(path, master_host=DEFAULT_MASTER, roles=None) -> Resources:
+    """Every host but the master as a Batsim resource, numbered as Batsim 4.2 numbers them; the master is
+    the host with role=master or the one named `master_host` (Batsim's -m, default master_host)."""
+    hosts = dict(platform_hosts(path))
+    try:
+        role_of, _ = batsim_roles(((name, props.get("role")) for name, props in hosts.items()), master_host, roles)
+    except RoleError as exc:
+        raise PlatformError(f"{path}: {exc}") from None
     compute, storage = [], []
-    for rid, name, kind in number_hosts((name, props.get("role")) for name, props in hosts.items()):
-        resource = {"id": rid, "name": name, "state": "idle", "properties": dict(hosts[name])}
+    for rid, name, kind in number_hosts(role_of.items()):
+        props = dict(hosts[name])
+        if role_of[name] is not None:
+            props["role"] = role_of[name]
+        resource = {"id": rid, "name": name, "state": "idle", "properties": props}
         (compute if kind == COMPUTE else storage).append(resource)
     return Resources(str(path), compute, storage)
 
@@ -60,6 +92,7 @@ def read_view(path, bandwidth_override: float | None = None) -> PlatformView:
 class PlatformSummary:
     path: str
     view: PlatformView
+    resources: Resources | None = None
 
     @property
     def nodes(self) -> list:
@@ -80,11 +113,30 @@ class PlatformSummary:
             key = (len(n.core_ids), n.memory_bytes, n.bandwidth)
             mix[key] = mix.get(key, 0) + 1
         lines = [f"{self.path}: {len(self.nodes)} nodes, {self.total_cores} cores"]
+        if self.view.memoryless:
+            own = self.resources is not None and not any("node" in r["properties"] for r in self.resources.compute)
+            storages = [r["name"] for r in self.resources.storage] if self.resources is not None else []
+            lines[0] += (" (Batsim's compute hosts: one host, one node, as no host has batloc's property node)"
+                         if own else "")
+            if storages:
+                lines.append(f"  storages: {', '.join(storages[:5])}" + (" ..." if len(storages) > 5 else ""))
+            for (cores, _, _), count in sorted(mix.items(), key=lambda kv: kv[0]):
+                lines.append(f"  {count} x {cores} {'core' if cores == 1 else 'cores'}, no node memory")
+            lines.append(f"  no node memories and no lustre: stock schedulers run it as it is; batloc's file-aware "
+                         f"schedulers and the staging proxy run jobs without input files only (`batloc platform "
+                         f"annotate {self.path} -o COPY` adds memories, contract §1)")
+            return "\n".join(lines)
         for (cores, memory, bw), count in sorted(mix.items(), key=lambda kv: kv[0]):
             lines.append(f"  {count} x {cores} cores, {memory / 1e9:g} GB, {bw / 1e9:g} GB/s")
         return "\n".join(lines)
 
 
 def read_platform(path) -> PlatformSummary:
-    """Nodes, cores, memory and bandwidth of a contract platform (`batloc platform show`, workload tools)."""
-    return PlatformSummary(str(path), read_view(path))
+    """Nodes, cores, memory and bandwidth of a platform (`batloc platform show`, workload tools): batloc's
+    layout, or a plain Batsim platform (one node per host, no memory: ``PlatformView``)."""
+    resources = read_resources(path)
+    try:
+        view = PlatformView.from_resources(resources.compute, resources.storage)
+    except PlatformError as exc:
+        raise PlatformError(f"{path}: {exc}") from None
+    return PlatformSummary(str(path), view, resources)

@@ -13,6 +13,9 @@ plus batloc additions used when `batcmd` is absent (the embedded engine runs):
     pybatsim-verbosity       log level of the pybatsim schedulers robin starts (debug,
                              info, warning, error, critical; default warning: pybatsim
                              logs every message at info, megabytes per simulated week)
+    walltime-includes-load   true (the paper's rule, default): a job's load counts against its
+                             walltime, for batloc's policies and the staging proxy alike;
+                             false: the engine's walltime, from the execution on, is the only kill
     in-process               true: the engine runs the scheduler inside its own process
                              (batloc-batsim --in-process: no ZeroMQ, same outputs) when it
                              can: a batloc policy, or a command `pybatsim SCHEDULER [-o …]`;
@@ -20,7 +23,11 @@ plus batloc additions used when `batcmd` is absent (the embedded engine runs):
 
 Sweep — any description with `platforms`, `workloads` and `schedulers` lists:
     output-dir, platforms, workloads, schedulers (names, or mappings with
-    name/policy/options or name/command), baseline (default fcfs),
+    name/policy/options or name/command; a command may add staging: true, and
+    then one-node: true, the proxy's --one-node; any entry may declare
+    `against: NAME`, the run the report compares it with, and a command
+    `backfilling: true|false` where its name does not tell), baseline (default fcfs),
+    walltime-includes-load (as above, for every run of the sweep),
     engine (command of the engine: default the embedded one; `batsim` for
     real Batsim), engine-args, scheduler-address, pybatsim-verbosity,
     in-process (embedded engine only), and the four timeouts. Scheduler names and input file names become folder names
@@ -50,7 +57,7 @@ from pathlib import Path
 import yaml
 
 from batloc.processes import LOOPBACK, scheduler_command
-from batloc.shipped import package_root, packaged
+from batloc.shipped import options_of, package_root, packaged, policy_of
 
 from .process import Timeouts
 
@@ -61,9 +68,15 @@ TIMEOUT_KEYS = {
     "failure-timeout": "failure",
 }
 SINGLE_KEYS = {"output-dir", "batcmd", "schedcmd", "platform", "workload", "scheduler", "engine-args",
-               "scheduler-address", "pybatsim-verbosity", "in-process", *TIMEOUT_KEYS}
+               "scheduler-address", "pybatsim-verbosity", "in-process", "walltime-includes-load", *TIMEOUT_KEYS}
 SWEEP_KEYS = {"output-dir", "platforms", "workloads", "schedulers", "baseline", "engine", "engine-args",
-              "scheduler-address", "pybatsim-verbosity", "in-process", *TIMEOUT_KEYS}
+              "scheduler-address", "pybatsim-verbosity", "in-process", "walltime-includes-load", *TIMEOUT_KEYS}
+# The batloc policies that load files (planning and file-sharing families): they take the option
+# walltime_includes_load; the others load nothing, so the rule does not touch them.
+LOADING_POLICIES = {"fcfs", "eft", "lea", "leo", "lem", "fcfs_bf", "eft_bf", "lea_bf", "leo_bf", "lem_bf",
+                    "met", "mct", "sa", "jdp_dll", "online_hps"}
+# pybatsim stock schedulers that backfill (their name says so otherwise: `backfilling:` in the entry)
+STOCK_BACKFILLING = ("backfill", "easy")
 VERBOSITIES = ("debug", "info", "warning", "error", "critical")
 PYBATSIM_VERBOSITY = "warning"
 # A run folder's name part: nothing that could leave OUTPUT_DIR/runs.
@@ -159,6 +172,20 @@ class SchedulerSpec:
     options: dict = field(default_factory=dict)
     command: str | None = None
     staging: bool = False
+    one_node: bool = False               # staged only: the proxy's --one-node
+    walltime_includes_load: bool = True  # the sweep's rule (robin.description.walltime_rule)
+    against: str | None = None           # the run the report compares it with (by name)
+    backfilling: bool | None = None      # a command's, when its entry says; else read from its name
+
+    @property
+    def uses_backfilling(self) -> bool:
+        """Whether the report pairs it with a backfilling baseline (a policy's option, a command's name)."""
+        if self.policy:
+            return bool(self.options.get("backfilling"))
+        if self.backfilling is not None:
+            return self.backfilling
+        word = stock_name(self.command or "").lower()
+        return any(k in word for k in STOCK_BACKFILLING)
 
     @property
     def dynamic_jobs(self) -> bool:
@@ -166,6 +193,7 @@ class SchedulerSpec:
         return self.policy is not None or self.staging
 
     def to_json(self) -> dict:
+        """What defines the run (run.json's `scheduler`, part of its configuration hash)."""
         d = {"name": self.name}
         if self.policy:
             d["policy"] = self.policy
@@ -174,6 +202,11 @@ class SchedulerSpec:
             d["command"] = self.command
             if self.staging:
                 d["staging"] = True
+                d["walltime_includes_load"] = self.walltime_includes_load
+                if self.one_node:
+                    d["one_node"] = True
+            if self.backfilling is not None:
+                d["backfilling"] = self.backfilling
         return d
 
     def command_line(self, port: int, export_prefix: Path, address: str = LOOPBACK,
@@ -188,7 +221,10 @@ class SchedulerSpec:
         elif self.staging:
             # the proxy listens where the engine connects and gives the command its own -s
             argv = [sys.executable, "-m", "batloc.adapters.cli", "-q", "--bind", endpoint,
-                    "--export-prefix", str(export_prefix), "--"] + quiet(absolute(self.command), verbosity)
+                    "--export-prefix", str(export_prefix)]
+            argv += [] if self.walltime_includes_load else ["--walltime-excludes-load"]
+            argv += ["--one-node"] if self.one_node else []
+            argv += ["--"] + quiet(absolute(self.command), verbosity)
         else:
             argv = quiet(absolute(self.command), verbosity) + ["-s", endpoint]
         return shlex.join(argv)
@@ -279,30 +315,89 @@ def scheduler_address(desc: dict) -> str:
 
 def parse_scheduler(entry) -> SchedulerSpec:
     if isinstance(entry, str):
-        return SchedulerSpec(name=checked_name(entry), policy=checked_policy(_policy_of(entry)),
-                             options=_options_of(entry))
+        return SchedulerSpec(name=checked_name(entry), policy=checked_policy(policy_of(entry)),
+                             options=options_of(entry))
     if not isinstance(entry, dict):
         raise DescriptionError(f"a scheduler is a name or a mapping, not {entry!r}")
-    unknown = set(entry) - {"name", "policy", "options", "command", "staging"}
+    unknown = set(entry) - {"name", "policy", "options", "command", "staging", "one-node", "against", "backfilling"}
     if unknown:
         raise DescriptionError(f"unknown scheduler keys: {sorted(unknown)}")
+    against = entry.get("against")
+    if against is not None and not isinstance(against, str):
+        raise DescriptionError(f"scheduler {entry.get('name') or entry.get('command') or entry.get('policy')!r}: "
+                               f"against must be a scheduler name, not {against!r}")
     if "command" in entry:
-        staging = entry.get("staging", False)
-        if not isinstance(staging, bool):
-            raise DescriptionError(f"scheduler {entry['command']!r}: staging must be true or false")
+        what = f"scheduler {entry['command']!r}"
+        staging, one_node = entry.get("staging", False), entry.get("one-node", False)
+        for key, value in (("staging", staging), ("one-node", one_node)):
+            if not isinstance(value, bool):
+                raise DescriptionError(f"{what}: {key} must be true or false")
+        if one_node and not staging:
+            raise DescriptionError(f"{what}: one-node is an option of the staging proxy: it needs staging: true")
+        backfilling = entry.get("backfilling")
+        if backfilling is not None and not isinstance(backfilling, bool):
+            raise DescriptionError(f"{what}: backfilling must be true or false")
         words = command_words(entry["command"])
-        name = entry.get("name") or safe_name(words[-1]) + ("-staged" if staging else "")
-        return SchedulerSpec(name=checked_name(name), command=str(entry["command"]), staging=staging)
-    policy = entry.get("policy") or _policy_of(str(entry.get("name", "")))
+        name = entry.get("name") or (safe_name(words[-1]) + ("-staged" if staging else "")
+                                     + ("-one-node" if one_node else ""))
+        return SchedulerSpec(name=checked_name(name), command=str(entry["command"]), staging=staging,
+                             one_node=one_node, against=against, backfilling=backfilling)
+    for key in ("one-node", "backfilling"):
+        if key in entry:
+            raise DescriptionError(f"scheduler {entry.get('name') or entry.get('policy')!r}: {key} is for a command "
+                                   "(a policy's backfilling is its option)")
+    policy = entry.get("policy") or policy_of(str(entry.get("name", "")))
     if not policy:
         raise DescriptionError(f"scheduler {entry!r} needs a policy or a command")
     policy = checked_policy(str(policy))
     given = entry.get("options") or {}
     if not isinstance(given, dict):
         raise DescriptionError(f"scheduler {entry.get('name', policy)!r}: options must be a mapping, not {given!r}")
-    options = {**_options_of(str(entry.get("name", policy))), **given}
+    options = {**options_of(str(entry.get("name", policy))), **given}
     name = entry.get("name") or (policy + ("-bf" if options.get("backfilling") else ""))
-    return SchedulerSpec(name=checked_name(name), policy=str(policy), options=dict(options))
+    return SchedulerSpec(name=checked_name(name), policy=str(policy), options=dict(options), against=against)
+
+
+def stock_name(command: str) -> str:
+    """The scheduler a command runs: `pybatsim easyBackfill -o …` → easyBackfill; else its last plain word."""
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return ""
+    rest = [w for w in words[1:] if not w.startswith("-")]
+    if words and Path(words[0]).name == "pybatsim" and rest:
+        return Path(rest[0]).stem
+    return Path(words[-1]).stem if words else ""
+
+
+def walltime_rule(desc: dict, schedulers: list) -> bool:
+    """The run's or sweep's walltime rule, set on every scheduler it touches (`schedulers` are changed).
+
+    The description's `walltime-includes-load`, else the one the loading policies' options agree on,
+    else the paper's (true). Both groups follow it: the loading policies (their option, written only
+    when it is not the default, so that default runs keep their configuration) and the staging proxy.
+    A policy whose own option says otherwise is refused: the groups would not be treated alike.
+    """
+    given = desc.get("walltime-includes-load")
+    if given is not None and not isinstance(given, bool):
+        raise DescriptionError(f"walltime-includes-load must be true or false, not {given!r}")
+    own = {s.name: s.options["walltime_includes_load"] for s in schedulers
+           if s.policy and "walltime_includes_load" in s.options}
+    rule = given if given is not None else (next(iter(own.values())) if own else True)
+    other = sorted(name for name, value in own.items() if value != rule)
+    if other:
+        raise DescriptionError(f"scheduler(s) {', '.join(other)} set walltime_includes_load to {not rule}, "
+                               f"the {'description' if given is not None else 'other schedulers'} to {rule}: one "
+                               "rule for every run, so that batloc's policies and the staging proxy are treated "
+                               "alike (set walltime-includes-load once for the sweep)")
+    for s in schedulers:
+        s.walltime_includes_load = rule
+        if s.policy in LOADING_POLICIES:
+            if rule:
+                s.options.pop("walltime_includes_load", None)
+            else:
+                s.options["walltime_includes_load"] = False
+    return rule
 
 
 def command_words(command) -> list[str]:
@@ -326,13 +421,6 @@ def checked_policy(policy: str) -> str:
     return policy
 
 
-def _policy_of(name: str) -> str:
-    # "lea-bf" → policy lea with backfilling, the paper's naming
-    return name.lower().removesuffix("-bf")
-
-
-def _options_of(name: str) -> dict:
-    return {"backfilling": True} if name.lower().endswith("-bf") else {}
 
 
 def engine_args(desc: dict) -> list[str]:

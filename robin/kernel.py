@@ -42,8 +42,8 @@ def prepare(schedulers: list[dict], log, warn, stop) -> None:
             return
         if not compiled and time.monotonic() - started > LOADING:
             compiled = True
-            log("robin: compiling the planning core once (the first run after a change of its sources; "
-                "about a minute, then cached)")
+            log("robin: compiling the planning core once (after an install or a change of its sources: one to "
+                "three minutes, then cached for every later run)")
         time.sleep(0.05)
     return_code = child.returncode
     err = child.stderr.read()

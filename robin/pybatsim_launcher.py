@@ -14,8 +14,7 @@ import logging
 import os
 import sys
 
-LEVELS = {"debug": logging.DEBUG, "info": logging.INFO, "warning": logging.WARNING, "error": logging.ERROR,
-          "critical": logging.CRITICAL}
+from batloc.schedulers.loading import LEVELS, stderr_handlers_at
 
 
 def verbosity(argv) -> int:
@@ -27,18 +26,6 @@ def verbosity(argv) -> int:
             if a.startswith(flag) and len(a) > len(flag):
                 return LEVELS.get(a[len(flag):].lower(), logging.INFO)
     return logging.INFO
-
-
-def stderr_handlers_at(level):
-    """From now on, every stream handler a logger gets drops the records below `level` (files keep them)."""
-    add = logging.Logger.addHandler
-
-    def add_at_level(logger, handler):
-        if isinstance(handler, logging.StreamHandler) and not isinstance(handler, logging.FileHandler):
-            handler.addFilter(lambda record: record.levelno >= level)
-        add(logger, handler)
-
-    logging.Logger.addHandler = add_at_level
 
 
 def main(argv=None):

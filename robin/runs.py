@@ -143,6 +143,8 @@ def single_run(desc: dict) -> RunSpec:
         if schedcmd:
             raise rd.DescriptionError("give either schedcmd or scheduler, not both")
         spec = rd.parse_scheduler(desc["scheduler"])
+        meta["walltime_includes_load"] = rd.walltime_rule(desc, [spec])
+        meta["backfilling"] = spec.uses_backfilling
         if rd.in_process(desc):
             local = spec.in_process_args(out / PREFIX, rd.pybatsim_verbosity(desc))
         port = None if local else PORTS.take() if not batcmd else (socket_port(batcmd) or 28000)
@@ -208,6 +210,11 @@ def sweep_runs(desc: dict, timeout_defaults: Timeouts | None = None) -> tuple[Pa
     names = [s.name for s in schedulers]
     if len(set(names)) != len(names):
         raise rd.DescriptionError(f"scheduler names must be unique: {names}")
+    for s in schedulers:
+        if s.against is not None and s.against not in names:
+            raise rd.DescriptionError(f"scheduler {s.name}: against {s.against!r} names no scheduler of the sweep "
+                                      f"({', '.join(names)})")
+    rule = rd.walltime_rule(desc, schedulers)
     if any(s.policy for s in schedulers) and pybatsim_missing():
         raise rd.DescriptionError(pybatsim_missing())   # once, not once per run
     timeouts = rd.read_timeouts(desc, timeout_defaults)
@@ -227,7 +234,12 @@ def sweep_runs(desc: dict, timeout_defaults: Timeouts | None = None) -> tuple[Pa
         if run_dir.parent != runs_dir or run_dir.name in (".", ".."):   # labels and names are plain names
             raise rd.DescriptionError(f"run folder {run_dir} would leave {runs_dir}")
         meta = {"platform": str(pl), "workload": str(wl), "scheduler": sched.to_json(),
-                "engine": desc.get("engine") or "embedded", "engine_args": extra}
+                "engine": desc.get("engine") or "embedded", "engine_args": extra,
+                # for the report, outside the configuration hash: which rule, which comparison
+                "walltime_includes_load": rule, "backfilling": sched.uses_backfilling,
+                "baseline": str(desc.get("baseline", "fcfs"))}
+        if sched.against:
+            meta["against"] = sched.against
         if local and sched.in_process_args(run_dir / PREFIX) is not None:
             meta["in_process"] = True
         # commands get their port when the run starts, see bind_commands()
@@ -254,6 +266,26 @@ def _as_list(v):
 def _labels(paths: list[Path]) -> list[str]:
     stems = [rd.safe_name(p.stem) for p in paths]
     return stems if len(set(stems)) == len(stems) else [f"{s}-{i}" for i, s in enumerate(stems)]
+
+
+# run.json keys the report reads that do not define the run: a complete run kept by a later sweep
+# takes that sweep's values (its `against:` or `baseline:` may have changed), its outputs untouched.
+ANALYSIS_KEYS = ("against", "backfilling", "walltime_includes_load", "baseline")
+
+
+def refresh_analysis_keys(spec: RunSpec) -> None:
+    path = spec.output_dir / "run.json"
+    try:
+        meta = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return
+    fresh = {k: spec.meta[k] for k in ANALYSIS_KEYS if k in spec.meta}
+    if all(meta.get(k) == v for k, v in fresh.items()) and not set(meta) & (set(ANALYSIS_KEYS) - set(fresh)):
+        return
+    for k in ANALYSIS_KEYS:
+        meta.pop(k, None)
+    meta.update(fresh)
+    path.write_text(json.dumps(meta, indent=2) + "\n")
 
 
 def execute(spec: RunSpec, log=print, stop: Stop = STOP) -> Outcome:

@@ -196,6 +196,8 @@ def plan(specs, force: bool, refuse_changed: bool, log) -> tuple[list, list]:
             log(f"robin: {spec.name}: inputs changed since it ran ({detail}): running it again")
         if state == "complete":
             complete.append(spec)
+            if not force:
+                robin_runs.refresh_analysis_keys(spec)
         if force or state != "complete":
             todo.append(spec)
     return complete, todo

@@ -25,7 +25,15 @@ the protocol around them, once for all:
   future). There, a job computing is killed; a job still waiting for its file
   is executed and killed in the same answer, so it ends COMPLETED_KILLED at its
   window's end, its cores freed, as the paper's schedule has it (Batsim 4.2.1
-  runs the execution, then the kill, at that instant).
+  runs the execution, then the kill, at that instant). A timer is read once
+  every event of its message is in (``end_windows``), never at its
+  REQUESTED_CALL: Batsim 4.2.1 may send a job's JOB_COMPLETED after the call
+  in the same message, and it aborts on a KILL_JOB of a job whose end it has
+  reported (it forgets the job once that message is sent: ``jobs.cpp``,
+  "Cannot get job ...: it does not exist"). The option
+  ``walltime_includes_load: false`` sets no timer: the engine's walltime,
+  counted from the execution, is then the only kill (as the staging proxy's
+  ``--walltime-excludes-load``), so both groups of a sweep follow one rule.
 - **Held jobs**: ``Held``, a job holding cores, and ``HeldJobs``, the held
   jobs and stagings in flight that the families' states are built on and
   these timers read (``self.state.held``, ``self.state.stagings``).
@@ -44,7 +52,8 @@ from procset import ProcInt, ProcSet
 
 from batloc.locality.decision_log import DecisionLog
 from batloc.locality.platform_view import PlatformError, PlatformView
-from batloc.locality.staging import STAGE_WORKLOAD, StagingBook, is_staging_job, staging_profile, storage_mapping
+from batloc.locality.staging import STAGE_WORKLOAD, StagingBook, is_staging_job
+from batloc.schedulers.admission import NoMemory
 from batloc.schedulers.boundary import PREFIX, TICK, BatlocScheduler, OptionsError, options_or_exit
 
 log = logging.getLogger("batloc.schedulers")
@@ -82,6 +91,17 @@ class Held:
     staging: Optional[str]
     computing: bool
     alloc: Optional[ProcSet] = None
+    # A job reading several files may wait for several stagings (its own loads, others'):
+    # those still in flight; None for a job of one file (``staging`` says which).
+    waits: Optional[set] = None
+
+
+def stagings_waited(held):
+    """The stagings a held job still waits for (any family's record of a held job)."""
+    waits = getattr(held, "waits", None)
+    if waits is not None:
+        return waits
+    return (held.staging,) if held.staging is not None else ()
 
 
 class HeldJobs:
@@ -99,6 +119,10 @@ class HeldJobs:
         for jid in st.waiters:
             held = self.held.get(jid)
             if held is not None:        # None: it ended while waiting
+                if held.waits is not None:
+                    held.waits.discard(staging_id)
+                    if held.waits:
+                        continue        # another of its files is still loading
                 held.computing = True
                 ready.append(held)
         return st, ready
@@ -106,8 +130,9 @@ class HeldJobs:
     def release(self, job_id):
         """A job ended (completed or killed): its Held, gone from the staging it waited for; None if unknown."""
         held = self.held.pop(job_id, None)
-        if held is not None and held.staging is not None and not held.computing:
-            self.stagings.leave(held.staging, job_id)
+        if held is not None and not held.computing:
+            for sid in stagings_waited(held):
+                self.stagings.leave(sid, job_id)
         return held
 
 
@@ -165,7 +190,7 @@ class SchedulerBase(BatlocScheduler):
             return PlatformView.from_resources(
                 self.bs.machines["compute"], self.bs.machines["storage"], self.opts.bandwidth)
         except PlatformError as exc:
-            self.stop_after_answer(f"{PREFIX}: {exc}")
+            self.stop_deciding(f"{PREFIX}: {exc}")
             return None
 
     def open_decision_log(self):
@@ -176,7 +201,11 @@ class SchedulerBase(BatlocScheduler):
         """The Submission of a job a file-aware family may schedule, or None (staging job, rejected, stopping)."""
         if is_staging_job(job.id) or self.fatal is not None:
             return None
-        sub = self.admission.admit(job, self.bs)
+        try:
+            sub = self.admission.admit(job, self.bs)
+        except NoMemory as exc:
+            self.stop_deciding(f"{PREFIX}: {exc}")
+            return None
         if sub is None:
             return None
         self.jobs[job.id] = job
@@ -190,11 +219,11 @@ class SchedulerBase(BatlocScheduler):
         for t in sorted(t for t in self.due if t <= now + TICK):
             for st in self.due.pop(t):
                 self.issue_staging(st)
-        self._end_windows(now)
 
     def onNoMoreEvents(self):
         if self.fatal is not None or not self.ready:
             return
+        self.end_windows()
         if self.dirty and self.may_schedule():
             self.dirty = False
             waiting, t0, c0 = self.unstarted(), _time.perf_counter(), _time.thread_time()
@@ -234,12 +263,13 @@ class SchedulerBase(BatlocScheduler):
     # ---- stagings -------------------------------------------------------------
     def issue_staging(self, st):
         """Register and execute the staging job `st` (a ``locality.staging.Staging``) now."""
-        node = self.platform.nodes[st.node]
         profile = st.id.split("!", 1)[1]
-        self.bs.register_profiles(STAGE_WORKLOAD, {profile: staging_profile(st.size)})
+        # from Lustre (or another node's memory, or to Lustre: a workflow's output) to the node's memory
+        description, mapping = st.endpoints(self.platform.lustre_id, self.platform.mem_ids)
+        self.bs.register_profiles(STAGE_WORKLOAD, {profile: description})
         job = self.bs.register_job(st.id, 2, -1, profile)
-        job.allocation = procset_of((self.platform.lustre_id, node.mem_id))
-        job.storage_mapping = storage_mapping(self.platform.lustre_id, node.mem_id)
+        job.allocation = procset_of(mapping.values())
+        job.storage_mapping = mapping
         self.bs.execute_job(job)
 
     def issue_staging_at(self, st, now):
@@ -264,13 +294,19 @@ class SchedulerBase(BatlocScheduler):
         in the past."""
         if held.computing or not math.isfinite(held.deadline):
             return
+        if not getattr(self.opts, "walltime_includes_load", True):
+            return      # the engine's own walltime, from the execution on, is the only kill
         if held.deadline not in self.kill_at:
             self.kill_at[held.deadline] = []
             heapq.heappush(self.kill_times, held.deadline)
             self.call_at(held.deadline)
         self.kill_at[held.deadline].append(held.job.id)
 
-    def _end_windows(self, now):
+    def end_windows(self):
+        """Kill the held jobs whose window ended by now. Called after the message's last event (a
+        family may call it earlier in ``onNoMoreEvents``; a second call finds nothing due), so that a
+        job whose completion came in the same message as its timer is not killed."""
+        now = self.bs.time()
         held_jobs, stagings = (self.state.held, self.state.stagings) if self.kill_times else (None, None)
         while self.kill_times and self.kill_times[0] <= now + TICK:
             victims = []
@@ -281,7 +317,8 @@ class SchedulerBase(BatlocScheduler):
                 if not held.computing:
                     # Its load outlasted its window: it leaves the staging's waiters
                     # and ends now, executed and killed, so that it has a final state.
-                    stagings.leave(held.staging, jid)
+                    for sid in stagings_waited(held):
+                        stagings.leave(sid, jid)
                     held.computing = True
                     self.execute(held)
                 victims.append(self.jobs[jid])

@@ -9,6 +9,15 @@ Options: pybatsim hands the scheduler's constructor whatever ``-o`` decoded
 to, and Python's JSON reader accepts ``NaN`` and ``Infinity``; NaN compares
 false with every bound, so range checks alone let it through.
 
+Input that makes the run meaningless once it has begun (a platform a policy
+cannot use, a job without the fields it needs) stops the scheduler deciding:
+it says so in one line, then rejects every job, starts nothing, lets what
+runs end and finishes the registration, so that the simulation ends on both
+engines with a final state for every job, and exits with status 2 once it
+has answered SIMULATION_ENDS (``BatlocScheduler.stop_deciding``). A
+scheduler that simply left would be reported at once by batloc's engine,
+but real Batsim 4.2.1 would wait for its answer for ever.
+
 The engine: pybatsim waits on its REP socket with a timeout (``-t``, 2 s by
 default) and calls ``onDeadlock`` each time it expires. Silence is no sign
 of trouble (a long simulation step is silent), but the socket's ZeroMQ
@@ -20,9 +29,10 @@ import math
 import sys
 
 import zmq
-from batsim.batsim import BatsimScheduler
+from batsim.batsim import BatsimScheduler, Job
 from zmq.utils.monitor import recv_monitor_message
 
+from batloc.locality.staging import is_staging_job
 from batloc.outputs import OutputError
 from batloc.schedulers.link import use_quick_network
 
@@ -129,14 +139,13 @@ class EngineWatch:
 
 
 class BatlocScheduler(BatsimScheduler):
-    """The base of every family's base class: leaving when the engine has gone, or after a last answer."""
+    """The base of every family's base class: leaving when the engine has gone, or after the simulation
+    it could not schedule has ended."""
 
-    fatal = None            # the line printed by stop_after_answer
+    fatal = None            # the line printed by stop_deciding
     engine_watch = None
 
     def onBeforeEvents(self):
-        if self.fatal is not None:
-            raise SystemExit(BAD_INPUT)
         if self.engine_watch is None:
             # At the first message, before any answer: an engine killed while it
             # waits for that answer must be seen leaving too. In the engine's own
@@ -152,11 +161,54 @@ class BatlocScheduler(BatsimScheduler):
             leave(f"the engine at {self.engine_watch.endpoint} went away at simulated time {self.bs.time():.6f}: "
                   "its connection closed before the simulation ended (killed? see its output)", ENGINE_GONE)
 
-    def stop_after_answer(self, line):
-        """Print `line`, answer the current message, and exit at the next one (a call asked one tick later).
+    def stop_deciding(self, line):
+        """Print `line` and stop deciding: every job is rejected, the simulation ends, then the scheduler
+        exits with status 2 (the module's docstring says why).
 
-        The engine then sees a scheduler that went away after answering, which it
-        reports at once, instead of one that never answered, which it waits for."""
+        From now on pybatsim's callbacks reach the ones set here (instance attributes, which pybatsim
+        finds before the family's methods); the rest of the current message too."""
         self.fatal = line
         print(line, file=sys.stderr, flush=True)
-        self.bs.wake_me_up_at(self.bs.time() + TICK)
+        self._to_reject = [job for job in self.bs.jobs.values() if _waits(job)]   # held ones included
+        self.onJobSubmission = self._to_reject.append
+        self.onJobCompletion = self.onJobsKilled = _ignore
+        self.onRequestedCall = self.onNoMoreJobsInWorkloads = _ignore
+        self.onNoMoreEvents = self._draining
+        self.onSimulationEnds = self._drained
+
+    def _draining(self):
+        """Reject every job that waits (the engine's, and the ones a family held cores for before its
+        file loaded: the engine never started them), and end the registration of dynamic jobs."""
+        waiting = [job for job in self._to_reject if _waits(job)]
+        self._to_reject.clear()       # in place: onJobSubmission appends to this very list
+        if waiting:
+            self.bs.reject_jobs(waiting)
+        if self.bs.dynamic_job_registration_enabled and not getattr(self, "finished_registration", False):
+            self.finished_registration = True
+            self.bs.notify_registration_finished()
+
+    def _drained(self):
+        """SIMULATION_ENDS: the family's own end (its files closed) if it had begun, then exit 2 once the
+        answer is sent."""
+        if getattr(self, "ready", False):
+            type(self).onSimulationEnds(self)
+        network = self.bs.network
+        send = network.send
+
+        def send_then_leave(msg):
+            send(msg)
+            raise SystemExit(BAD_INPUT)
+
+        network.send = send_then_leave
+
+
+def _ignore(*_):
+    """A callback of a scheduler that no longer decides."""
+
+
+def _waits(job):
+    """Whether pybatsim's `job` is submitted and neither executed nor rejected by this scheduler (pybatsim
+    keeps its own decisions in ``state``, the engine's news in ``job_state``); never one of our stagings,
+    which run once registered (an acknowledged one comes back as a new, submitted, Job)."""
+    return (job.job_state == Job.State.SUBMITTED and not is_staging_job(job.id)
+            and getattr(job, "state", None) not in (Job.State.RUNNING, Job.State.REJECTED))

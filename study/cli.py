@@ -89,7 +89,7 @@ def main(argv=None) -> int:
         print(f"batloc study: no report: {exc}", file=sys.stderr)
         return 1
     seconds = time.monotonic() - started
-    text = note.render(prepared, report.comparison, report.html, seconds)
+    text = note.render(prepared, report.comparison, report.html, seconds, report.results)
     note_path = study.output_dir / "study.md"
     note_path.write_text(text)
     log(f"batloc study: report {report.html}")

@@ -41,12 +41,17 @@ def make_resources(nodes, memory_bytes=128e9, bandwidth=1e8):
 
 
 class _FakeBatsim:
+    dynamic_job_registration_enabled = True      # batloc's schedulers stage files as dynamic jobs
+
     def __init__(self, run):
         self._run = run
         self.machines = {"compute": run.compute, "storage": run.storage}
+        self.network = _NoNetwork()
         self.no_more_static_jobs = False
         self.profiles = {"w0": dict(run.workload.get("profiles", {}))}
         self.jobs = {}
+        # SIMULATION_BEGINS names each workload's file; here the document itself
+        self.workloads = {"w0": run.workload}
 
     def time(self):
         return self._run.now
@@ -59,13 +64,16 @@ class _FakeBatsim:
                                   "subtime": self._run.now})
         job.profile_dict = self.profiles[job.workload][profile_name]
         self.jobs[id] = job
+        self._run.registered.append(id)
         return job
 
     def execute_job(self, job):
+        self.jobs[job.id].state = Job.State.RUNNING
         self._run.out.append(("execute", job, job.allocation))
 
     def reject_jobs(self, jobs):
         for j in jobs:
+            j.state = Job.State.REJECTED       # where pybatsim keeps the scheduler's own decisions
             self._run.rejected.append(j.id)
 
     def kill_jobs(self, jobs):
@@ -80,6 +88,13 @@ class _FakeBatsim:
         self._run.registration_finished = True
 
 
+class _NoNetwork:
+    """What a scheduler may reach of pybatsim's network handler: the dry run sends nothing."""
+
+    def send(self, msg):
+        pass
+
+
 class DryRun:
     def __init__(self, scheduler, compute, storage, workload, latency=0.0):
         self.sched, self.compute, self.storage, self.workload = scheduler, compute, storage, workload
@@ -87,6 +102,7 @@ class DryRun:
         self.now = 0.0
         self.heap, self.seq = [], 0
         self.out, self.rejected = [], []
+        self.registered = []       # dynamic job ids in registration order (stagings, dependent jobs)
         self.registration_finished = False
         self.results = {}          # job id -> dict(start, finish, alloc, state)
         self.core_busy = {}        # core id -> job id
@@ -127,6 +143,7 @@ class DryRun:
         d["id"] = f"w0!{raw['id']}"
         job = Job.from_json_dict(d)
         job.profile_dict = self.workload["profiles"][raw["profile"]]
+        job.job_state = Job.State.SUBMITTED
         self.bs.jobs[job.id] = job
         self.static_left -= 1
         self.sched.onJobSubmission(job)
@@ -137,7 +154,9 @@ class DryRun:
             return          # killed earlier
         r["finish"] = self.now
         self._free(job_id, r)
-        self.sched.onJobCompletion(self.bs.jobs[job_id])
+        job = self.bs.jobs[job_id]
+        job.job_state = Job.State[r["state"]]
+        self.sched.onJobCompletion(job)
 
     def _on_killed(self, job_ids):
         killed = []
@@ -158,6 +177,12 @@ class DryRun:
         out, self.out = self.out, []
         for kind, what, alloc in out:
             if kind == "kill":
+                ended = [jid for jid in what if self.results.get(jid, {}).get("finish") is not None]
+                if ended:
+                    # Batsim 4.2.1 forgets a job once the message reporting its end is sent,
+                    # and aborts on a later KILL_JOB of it (jobs.cpp: "Cannot get job").
+                    raise AssertionError(f"t={self.now}: KILL_JOB of {', '.join(ended)}, whose end the "
+                                         "scheduler was already told (Batsim 4.2.1 aborts on it)")
                 # Batsim answers a kill in a later message at the same time.
                 self.push(self.now, "killed", what)
                 continue
@@ -165,8 +190,10 @@ class DryRun:
             alloc = list(ProcSet.from_str(str(alloc)) if not isinstance(alloc, ProcSet) else alloc)
             prof = job.profile_dict
             if prof["type"] == "data_staging":
-                mem = self.mem[job.storage_mapping["mem"]]
-                dur = prof["nb_bytes"] / float(mem["properties"]["bandwidth"]) + self.latency
+                # every load on its own link: at the slowest node link on its way (FATPIPE)
+                bw = min(float(self.mem[s]["properties"]["bandwidth"]) for s in job.storage_mapping.values()
+                         if "bandwidth" in self.mem[s]["properties"])
+                dur = prof["nb_bytes"] / bw + self.latency
                 state = "COMPLETED_SUCCESSFULLY"
             else:
                 for c in alloc:
@@ -197,6 +224,12 @@ def write_jobs_csv(run, path):
                            f"{float(job.requested_time):.6f}", int(r["state"] == "COMPLETED_SUCCESSFULLY"),
                            r["state"], f"{start:.6f}", f"{fin - start:.6f}", f"{fin:.6f}",
                            f"{start - sub:.6f}", f"{fin - sub:.6f}", "", str(ProcSet(*r["alloc"])), "-1", ""]))
+    for jid in run.rejected:               # as Batsim writes a rejected job: no times
+        job = run.bs.jobs[jid]
+        wl, local = jid.split("!", 1)
+        rows.append((run.now, [local, wl, job.profile, f"{float(job.submit_time):.6f}", str(job.requested_resources),
+                               f"{float(job.requested_time):.6f}", 0, "REJECTED", "", "", "", "", "", "", "", "",
+                               ""]))
     with open_for_writing(path) as fh:
         fh.write(JOBS_HEADER + "\n")
         for _, fields in sorted(rows, key=lambda x: x[0]):

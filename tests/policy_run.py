@@ -19,10 +19,11 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 class Outcome:
-    def __init__(self, engine, sched_out, prefix):
+    def __init__(self, engine, sched_out, prefix, sched_status=None):
         self.engine = engine
         self.sched_out = sched_out
         self.prefix = prefix
+        self.sched_status = sched_status   # the scheduler's exit status
 
     @property
     def rows(self):
@@ -63,7 +64,7 @@ def simulate(tmp_path, policy, platform, workload, options=None, check=True, eng
             sched.kill()
             sched.wait()
         out = log_path.read_text()
-        outcome = Outcome(eng, out, prefix)
+        outcome = Outcome(eng, out, prefix, sched.returncode)
         if check:
             assert eng.returncode == 0 and sched.returncode == 0, eng.stderr + out
         return outcome

@@ -6,6 +6,7 @@
   batloc workload synth -o synth.json --load 0.9 --duration 7d --jobs-per-file 4 --seed 1
   batloc workload synth-khanna -o khanna.json --jobs 1200 --overlap 0.85 --platform khanna.xml
   batloc workload window kth.json -o kth-week.json --start 1996-10-07 --length 7d --before 3d --after 3d
+  batloc workload from-wfcommons 1000genome.json -o wf.json --background synth.json --start 1d --every 6h
   batloc workload stats synth.json
 """
 
@@ -17,7 +18,7 @@ from batloc import command
 from batloc.platforms.reader import PlatformError, read_platform
 from batloc.platforms.units import parse_bytes, parse_duration
 
-from . import annotate, pipeline, synth_io, synth_khanna
+from . import annotate, pipeline, synth_io, synth_khanna, wfcommons
 from .errors import WorkloadError
 from .export import read_batsim
 from .stats import format_stats, workload_stats
@@ -135,6 +136,23 @@ def _parser():
 
     synth_khanna.add_parser(sub, _platform_args)
 
+    p = sub.add_parser("from-wfcommons", help="convert WfCommons workflow instances (WfFormat JSON) into "
+                                              "workflows, folded into a background workload")
+    p.add_argument("instances", nargs="+", help="WfFormat instance files")
+    p.add_argument("-o", "--output", required=True)
+    p.add_argument("--background", help="Batsim workload the workflows join (its jobs kept, ids continued)")
+    p.add_argument("--start", type=DURATION, default=0.0, help="first workflow's arrival (default 0)")
+    p.add_argument("--every", type=DURATION, default=3600.0, help="time between arrivals (default 1h)")
+    p.add_argument("--copies", type=int, default=1, help="workflows per instance (default 1)")
+    p.add_argument("--runtime-scale", type=float, default=1.0, help="multiply task run times (default 1)")
+    p.add_argument("--size-scale", type=float, default=1.0, help="multiply file sizes (default 1)")
+    p.add_argument("--max-cores", type=int, help="cores of a task at most (default: the platform's per node, 20)")
+    p.add_argument("--walltime-factor", type=float, default=2.0,
+                   help="walltime = factor x (run time + loads at --bandwidth) (default 2)")
+    p.add_argument("--min-walltime", type=DURATION, default=60.0, help="shortest walltime (default 60s)")
+    p.add_argument("--bandwidth", type=float, help="bytes/s for walltimes (default: the platform's, 0.1e9)")
+    p.add_argument("--platform", help="platform XML (cores per node, node bandwidth, nb_res)")
+
     p = sub.add_parser("window", help="cut an evaluation window with context out of a Batsim workload")
     p.add_argument("workload")
     p.add_argument("-o", "--output", required=True)
@@ -200,9 +218,40 @@ def _synth(args):
     print(f"wrote {args.output}: {len(table)} jobs, nb_res {nb_res}")
 
 
+def _from_wfcommons(args):
+    if args.copies < 1:
+        raise WorkloadError("--copies must be at least 1")
+    scaling = wfcommons.Scaling(runtime_scale=args.runtime_scale, size_scale=args.size_scale,
+                                walltime_factor=args.walltime_factor, min_walltime=args.min_walltime)
+    nb_res = None
+    if args.platform:
+        plat = read_platform(args.platform)
+        scaling.max_cores, nb_res = plat.cores_per_node, plat.total_cores
+        scaling.bandwidth = float(plat.view.bandwidth.max())
+        scaling.node_memory = float(plat.view.memory.min())
+    scaling.max_cores = args.max_cores or scaling.max_cores
+    scaling.bandwidth = args.bandwidth or scaling.bandwidth
+    background = None
+    if args.background:
+        try:
+            with open(args.background, encoding="utf-8") as fh:
+                background = json.load(fh)
+        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise WorkloadError(f"{args.background}: not a JSON workload ({exc})") from None
+    instances = [wfcommons.read_instance(path) for path in args.instances]
+    doc = wfcommons.build(instances, background, args.start, args.every, args.copies, scaling, nb_res)
+    wfcommons.write(doc, args.output)
+    tasks = sum(w["tasks"] for w in doc["batloc"]["workflows"])
+    print(f"wrote {args.output}: {len(doc['batloc']['workflows'])} workflows ({tasks} tasks, "
+          f"{len(doc['dependent_jobs'])} dependent), {len(doc['jobs'])} jobs submitted at their time, "
+          f"nb_res {doc['nb_res']}")
+
+
 def _run(args):
-    if args.command.startswith("from-"):
+    if args.command.startswith("from-") and args.command != "from-wfcommons":
         _convert(args)
+    elif args.command == "from-wfcommons":
+        _from_wfcommons(args)
     elif args.command == "synth":
         _synth(args)
     elif args.command == "synth-khanna":

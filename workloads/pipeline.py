@@ -11,6 +11,7 @@ synthetic table instead of reading one.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from datetime import datetime, timezone
 
@@ -47,7 +48,8 @@ def platform_sizes(platform=None, cores_per_node=None, node_memory=None, nodes=N
     if platform:
         summary = read_platform(platform)
         count, cores = len(summary.nodes), summary.cores_per_node
-        memories = [n.memory_bytes for n in summary.nodes if n.memory_bytes]
+        # a plain Batsim platform has no node memory (infinite in its view): files sized as on Rackham
+        memories = [n.memory_bytes for n in summary.nodes if n.memory_bytes and math.isfinite(n.memory_bytes)]
         # Heterogeneous clusters: size files on the most common node, as the paper does.
         memory = max(set(memories), key=memories.count) if memories else memory
         total = summary.total_cores

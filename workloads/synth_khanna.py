@@ -22,6 +22,7 @@ p = 1 / (jobs sharing the file). Orders: ``clustered`` (the jobs sharing a file
 arrive close together) or ``random``.
 """
 
+import math
 from dataclasses import asdict, dataclass
 
 import numpy as np
@@ -170,5 +171,6 @@ def run(args, platform, write_batsim):
 def _platform_bandwidth(args):
     if not getattr(args, "platform", None):
         return None
-    bandwidths = [n.bandwidth for n in read_platform(args.platform).nodes if n.bandwidth]
+    # a plain Batsim platform has no node memory, hence no load bandwidth (infinite in its view)
+    bandwidths = [n.bandwidth for n in read_platform(args.platform).nodes if n.bandwidth and math.isfinite(n.bandwidth)]
     return min(bandwidths) if bandwidths else None

@@ -16,7 +16,7 @@ from batloc.schedulers.boundary import FileOutputs, OptionsError, finite_number
 
 CACHES = ("value",) + MODELS
 PARTITIONERS = ("greedy", "mtkahypar")
-COMMON = ("cache", "shared_lane", "bandwidth", "decisions", "export_prefix", "stats")
+COMMON = ("cache", "shared_lane", "walltime_includes_load", "bandwidth", "decisions", "export_prefix", "stats")
 
 
 @dataclass(frozen=True)
@@ -30,6 +30,7 @@ class FileSharingOptions(FileOutputs):
     threshold: int = 2            # DLL: mappings of a file to a node that trigger a replication
     epsilon: float = 0.10         # Online-HPS: part weight <= (1 + epsilon) x its share
     partitioner: str = "greedy"   # Online-HPS: greedy (default, tested) or mtkahypar (optional package)
+    walltime_includes_load: bool = True   # the kill at t_k + walltime, as the planning family's option
     bandwidth: Optional[float] = None
     decisions: Optional[str] = None
     export_prefix: Optional[str] = None
@@ -55,8 +56,9 @@ class FileSharingOptions(FileOutputs):
             bad("cache", "one of " + ", ".join(CACHES))
         if self.partitioner not in PARTITIONERS:
             bad("partitioner", "one of " + ", ".join(PARTITIONERS))
-        if not isinstance(self.shared_lane, bool):
-            bad("shared_lane", "true or false")
+        for name in ("shared_lane", "walltime_includes_load"):
+            if not isinstance(getattr(self, name), bool):
+                bad(name, "true or false")
         for name in ("l", "h", "epsilon"):
             value = getattr(self, name)
             if not finite_number(value) or value < 0:

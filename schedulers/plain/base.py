@@ -9,10 +9,9 @@ message when something changed.
 Bad input, as one line on stderr: a job the policy cannot run (wider than
 the machine, no walltime) is rejected and named; input that makes the whole
 run meaningless (a workload without the fields the policy needs, a platform
-without what it needs) stops the scheduler. It first answers the current
-message with a call one tick later, then exits at that call, so the engine
-sees a scheduler that went away after answering instead of one that never
-answered (``boundary.stop_after_answer``). Passes, wake-ups and the end of
+without what it needs) stops the scheduler deciding: it rejects every job
+from then on, so that the simulation ends on both engines, and exits with
+status 2 after it (``boundary.stop_deciding``). Passes, wake-ups and the end of
 registration are the shared ``batloc.schedulers.base``.
 """
 
@@ -170,4 +169,4 @@ class PlainScheduler(SchedulerBase):
         return sorted(self.free)[:count]
 
     def fail(self, message):
-        self.stop_after_answer(f"batloc {self.policy}: error: {message}")
+        self.stop_deciding(f"batloc {self.policy}: error: {message}")

@@ -13,7 +13,8 @@ cores, ``mirror`` for the node's windows and memory). Per node k:
   +inf: padding past the node's core count), ``core_held``;
 - ``held[k, i]``: the windows of the jobs holding cores, in start order:
   start, file available, end, size, file id, file still loading (``START,
-  AVAIL, END, SIZE, FILE, LOADING``);
+  AVAIL, END, SIZE, FILE, LOADING``); a job reading several files has one
+  row per file (the array grows past one row per core then);
 - ``mem[k, i]``: the files in memory, in the cache's insertion order: size,
   last use, file id, loaded, users, LRU sequence (``M_SIZE, M_LAST, M_FILE,
   M_LOADED, M_USERS, M_SEQ``);
@@ -136,15 +137,23 @@ class FlatState:
         loading_end = np.inf
         held = []
         for w in windows:
-            r = files.get(w.file) if w.file is not None else None
-            loading = r is not None and not r.loaded
-            end = file_ends.get(w.file, w.end) if file_ends is not None else w.end
-            held.append((w.start, w.avail, end, w.size, fid(w.file), loading))
-            if loading and w.avail < loading_end:
-                loading_end = w.avail
+            # a window of several files (a workflow's task) is one row per file, each
+            # available from its own load's end: the pass reads held rows file by file
+            reads = w.reads.items() if w.reads is not None else ((w.file, (w.size, w.avail)),)
+            for f, (size, avail) in reads:
+                r = files.get(f) if f is not None else None
+                loading = r is not None and not r.loaded
+                end = file_ends.get(f, w.end) if file_ends is not None else w.end
+                held.append((w.start, avail, end, size, fid(f), loading))
+                if loading and avail < loading_end:
+                    loading_end = avail
+        if len(held) > self.held.shape[1]:
+            grown = np.zeros((self.n, max(len(held), 2 * self.held.shape[1]), 6))
+            grown[:, :self.held.shape[1]] = self.held
+            self.held = grown
         if held:
             self.held[node, :len(held)] = held
-        self.node_f[node, N_HELD] = len(windows)
+        self.node_f[node, N_HELD] = len(held)
         self.node_f[node, MIN_LOADING] = loading_end
 
         word, bit = node >> 6, np.uint64(1 << (node & 63))

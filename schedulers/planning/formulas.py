@@ -5,13 +5,16 @@ formulas from here and never from the entry files (``schedulers/lea.py``…)
 that name them. The terms: ``t_k`` (the node's cores available),
 ``overhead`` = t'_k - t_k (waiting for the file there), ``penalty`` (LEA's
 eviction penalty, in seconds), ``W`` (LEA's weight), ``saturated`` (LEM:
-enough nodes busy now).
+1.0 when enough nodes are busy now, else 0.0; the gradual LEM: the weight of
+locality in [0, 1], ``locality_weight`` of the share of busy nodes).
 
 A sixth policy is its formula here with a code in ``CODES`` and a branch in
 ``score`` (and in ``needs_penalty`` if it reads the penalty), plus its entry
 file (docs/architecture.md). The JIT cache covers this folder, so nothing else
 changes.
 """
+
+import math
 
 from batloc.schedulers.planning.jit import inline
 
@@ -56,13 +59,47 @@ def leo_bound(t_lb, overhead_lb, now, W):
 @inline
 def lem_score(t_k, overhead, penalty, saturated, W):
     """LEM (Algorithm 5): LEA's score when the cluster is saturated, EFT's otherwise."""
-    if saturated:
+    if saturated != 0.0:
         return lea_score(t_k, overhead, penalty, W)
     return eft_score(t_k, overhead)
 
 
-FCFS, EFT, LEA, LEO, LEM = range(5)
-CODES = {"FCFS": FCFS, "EFT": EFT, "LEA": LEA, "LEO": LEO, "LEM": LEM}
+@inline
+def lem_gradual_score(t_k, overhead, penalty, weight, W):
+    """The gradual LEM (the paper's §VI: "switching between a locality-first and
+    distribution-first strategy could be done gradually"): EFT's score plus
+    `weight` x what LEA adds to it, t_k + overhead + weight x ((W - 1) x
+    overhead + penalty); EFT at weight 0, LEA at weight 1."""
+    return t_k + overhead + weight * ((W - 1.0) * overhead + penalty)
+
+
+LINEAR, SMOOTH, CONVEX, CONCAVE = range(4)
+SHAPES = {"linear": LINEAR, "smooth": SMOOTH, "convex": CONVEX, "concave": CONCAVE}
+
+
+@inline
+def locality_weight(share, low, high, shape):
+    """The gradual LEM's weight of locality at a share of busy nodes: 0 up to
+    `low`, 1 from `high`, and between them a ramp of x = (share - low) /
+    (high - low): x (linear), 3x^2 - 2x^3 (smooth), x^2 (convex: late),
+    sqrt(x) (concave: early)."""
+    if share <= low:
+        return 0.0
+    if share >= high:
+        return 1.0
+    x = (share - low) / (high - low)
+    if shape == SMOOTH:
+        return x * x * (3.0 - 2.0 * x)
+    if shape == CONVEX:
+        return x * x
+    if shape == CONCAVE:
+        return math.sqrt(x)
+    return x
+
+
+FCFS, EFT, LEA, LEO, LEM, LEMG = range(6)
+# LEMG, the gradual LEM, is LEM run with the option ``ramp`` (schedulers/lem.py)
+CODES = {"FCFS": FCFS, "EFT": EFT, "LEA": LEA, "LEO": LEO, "LEM": LEM, "LEMG": LEMG}
 
 
 @inline
@@ -75,6 +112,8 @@ def score(policy, t_k, overhead, penalty, now, saturated, W):
         return lea_score(t_k, overhead, penalty, W)
     if policy == LEO:
         return leo_score(t_k, overhead, penalty, now, W)
+    if policy == LEMG:
+        return lem_gradual_score(t_k, overhead, penalty, saturated, W)
     return lem_score(t_k, overhead, penalty, saturated, W)
 
 
@@ -102,6 +141,6 @@ def needs_penalty(policy, t_k, now, saturated):
         return True
     if policy == LEO:
         return t_k != now
-    if policy == LEM:
-        return saturated
+    if policy == LEM or policy == LEMG:
+        return saturated != 0.0
     return False

@@ -23,6 +23,17 @@ class QueuedJob:
     file: Optional[str]
     size: float
     subtime: float = 0.0
+    # every file it reads when it reads several (``file``, the largest, is the one
+    # the planning pass sees: docs/scheduler-semantics.md, "Workflows"), and its outputs
+    files: tuple = ()
+    outputs: tuple = ()
+
+    @property
+    def reads(self):
+        """(file, size) of every file it reads."""
+        if self.files:
+            return self.files
+        return ((self.file, self.size),) if self.file is not None else ()
 
 
 class JobQueue:

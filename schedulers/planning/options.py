@@ -25,7 +25,9 @@ from dataclasses import dataclass
 from typing import Optional
 
 from batloc.locality.cache import MODELS
+from batloc.engine.timers import HORIZON
 from batloc.schedulers.boundary import FileOutputs, OptionsError, finite_number
+from batloc.schedulers.planning.formulas import SHAPES
 
 
 PROFILES = {
@@ -45,6 +47,7 @@ ROUNDINGS = ("none", "truncate")
 CORE_CHOICES = ("lowest_index", "earliest")
 LOAD_ROUNDINGS = ("exact", "float32_floor")
 FILE_WINDOWS = ("per_job", "per_file")
+WRITE_BACKS = ("instant", "staged")
 
 
 @dataclass(frozen=True)
@@ -52,6 +55,11 @@ class SchedulerOptions(FileOutputs):
     backfilling: bool = False
     W: float = 500.0
     saturation: float = 1.0
+    # The gradual LEM (LEM only): [low, high] shares of busy nodes between which
+    # the weight of locality grows from 0 (EFT) to 1 (LEA), along ``ramp_shape``
+    # (linear, smooth, convex, concave; formulas.locality_weight). None: LEM's switch.
+    ramp: Optional[list] = None
+    ramp_shape: str = "linear"
     cache: str = "paper"
     scheduling_period: float = 0.0
     # Plan only the first N queued jobs per pass (0 = all, the paper). Like
@@ -127,6 +135,17 @@ class SchedulerOptions(FileOutputs):
     # once no later job could start now: jobs further back get their first
     # prediction when a pass first reaches them. Decisions are the same.
     predictions: bool = False
+    # Workflows (contract §2b): an output is on Lustre from its producer's end
+    # ("instant"), or copied there by a staging from its producer's memory,
+    # where it stays pinned and is read by consumers elsewhere until then
+    # ("staged": the platform needs routes between nodes, ``--node-routes``).
+    write_back: str = "instant"
+    # The paper's rule: a job's reservation window [t_k, t_k + walltime) holds
+    # its load, so the scheduler kills it at t_k + walltime (base.watch_window).
+    # False: the load does not count, the engine's own walltime (counted from the
+    # execution, after the load) is the only kill; the plan keeps walltime-long
+    # windows, a job running past its planned end holding its cores until it ends.
+    walltime_includes_load: bool = True
     bandwidth: Optional[float] = None
     decisions: Optional[str] = None
     export_prefix: Optional[str] = None
@@ -165,7 +184,7 @@ class SchedulerOptions(FileOutputs):
 
     def _check(self):
         for name in ("backfilling", "ignore_files", "predictions", "start_reservations_between_passes",
-                     "pin_history_node"):
+                     "pin_history_node", "walltime_includes_load"):
             if not isinstance(getattr(self, name), bool):
                 raise OptionsError(f"option {name!r} must be true or false, got {getattr(self, name)!r}")
         if not finite_number(self.queue_depth, integer=True) or self.queue_depth < 0:
@@ -175,7 +194,7 @@ class SchedulerOptions(FileOutputs):
                               ("tick_events", TICK_EVENTS), ("submission_pass", SUBMISSION_PASSES),
                               ("eviction_penalty", PENALTIES), ("score_rounding", ROUNDINGS),
                               ("core_choice", CORE_CHOICES), ("load_time_rounding", LOAD_ROUNDINGS),
-                              ("file_window", FILE_WINDOWS)):
+                              ("file_window", FILE_WINDOWS), ("write_back", WRITE_BACKS)):
             if getattr(self, name) not in allowed:
                 raise OptionsError(f"option {name!r} must be one of {', '.join(allowed)}, got {getattr(self, name)!r}")
         if self.ticks and self.queue_depth:
@@ -188,6 +207,17 @@ class SchedulerOptions(FileOutputs):
             value = getattr(self, name)
             if not finite_number(value) or value < 0:
                 raise OptionsError(f"option {name!r} must be a finite number >= 0, got {value!r}")
+        if self.scheduling_period > HORIZON:   # its first pass would come after the engine's clock stops
+            raise OptionsError(f"option 'scheduling_period' must be at most {HORIZON:.0f} s (2^32 s, about 136 "
+                               f"years: the horizon of the engine's clock), got {self.scheduling_period!r}")
+        if self.ramp is not None:
+            r = self.ramp
+            if (not isinstance(r, (list, tuple)) or len(r) != 2 or not all(finite_number(x) for x in r)
+                    or not 0 <= r[0] < r[1] <= 1):
+                raise OptionsError(f"option 'ramp' is [low, high], shares of busy nodes with 0 <= low < high <= 1, "
+                                   f"got {r!r}")
+        if self.ramp_shape not in SHAPES:
+            raise OptionsError(f"option 'ramp_shape' must be one of {', '.join(SHAPES)}, got {self.ramp_shape!r}")
         if not 0 < self.saturation <= 1:
             raise OptionsError(f"option 'saturation' is a share of nodes in (0, 1], got {self.saturation!r}")
         if self.bandwidth is not None and (not finite_number(self.bandwidth) or self.bandwidth <= 0):

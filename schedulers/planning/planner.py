@@ -30,9 +30,11 @@ from batloc.schedulers.planning.file_outlook import (CASE_NAMES, MISS, MODEL_COD
                                                      evaluate, evaluate_per_file, float32_load, unused_bytes)
 from batloc.schedulers.planning.flat_state import (AVAIL, BW, END, FILE, MEM, MIN_END, MIN_LOADING, N_FREE, SIZE,
                                                    START)
-from batloc.schedulers.planning.formulas import CODES, LEA, LEM, bound, needs_penalty, reads_overhead, score
+from batloc.schedulers.planning.formulas import (CODES, LEA, LEM, LEMG, SHAPES, bound, locality_weight, needs_penalty,
+                                                 reads_overhead, score)
 from batloc.schedulers.planning.jit import inline, njit
 from batloc.schedulers.planning.scratch import (BUSY, C_BACKFILL, C_BW_MAX, C_ENDED_WINDOWS, C_INFLIGHT_FROM_NOW,
+                                                C_RAMP_HIGH, C_RAMP_LOW, C_RAMP_SHAPE,
                                                 C_EARLIEST_CORES, C_FLOAT32_LOADS, C_LAST_NOW, C_PER_FILE, C_TRUNCATE, C_WHOLE, C_MODEL, C_NOW, C_PASS_STOP, C_POLICY, C_W, CHANGED, FREE, HEAD,
                                                 IV_COUNT, MAX_FREE, NO_NODE, O_CASE, O_JOB, O_NODE, O_SCORE, O_START,
                                                 O_TFILE, P_CASE, P_FIRST, P_FIRST_AT, P_NEXT, P_FLOOR, P_K2, P_NODE, P_PREV,
@@ -152,6 +154,15 @@ def _cut(x, cfg):
     if cfg[C_TRUNCATE] != 0 and x < INF:
         return np.floor(x)
     return x
+
+
+@inline
+def _saturation(policy, busy_count, n, saturation, cfg):
+    """LEM's flag (1.0: enough nodes busy now, else 0.0), or the gradual LEM's weight of locality."""
+    share = busy_count / n
+    if policy == LEMG:
+        return locality_weight(share, cfg[C_RAMP_LOW], cfg[C_RAMP_HIGH], int(cfg[C_RAMP_SHAPE]))
+    return 1.0 if share >= saturation else 0.0
 
 
 @inline
@@ -475,7 +486,7 @@ def _changed_nodes(node_f, node_i, dset, dirty, now, last_now, policy):
             node_i[k, CHANGED] = 1
             dset[nd] = k
             nd += 1
-    shrinking = now > last_now and (policy == LEA or policy == LEM)
+    shrinking = now > last_now and (policy == LEA or policy == LEM or policy == LEMG)
     for k in range(node_f.shape[0]):
         if node_i[k, CHANGED] != 0:
             continue
@@ -529,8 +540,8 @@ def _walk(P, nd, now, saturation, busy_count, cfg, node_f, core_end, core_held, 
             continue                      # no node can ever hold it (as when it was placed)
         ints[WALKED] += 1
         c, w, fid, size = q_cores[i], q_wall[i], q_file[i], q_size[i]
-        saturated = busy_count / n >= saturation
-        if policy == LEM and saturated != (plan[slot, P_SAT] != 0.0):
+        saturated = _saturation(policy, busy_count, n, saturation, cfg)
+        if (policy == LEM or policy == LEMG) and saturated != plan[slot, P_SAT]:
             return i, ndec, busy_count, nd
         s_i, t_i = plan[slot, P_SCORE], plan[slot, START]
         on_changed = node_i[b, CHANGED] != 0
@@ -677,7 +688,7 @@ def _record(slot, k, t, t_file, score_, case, saturated, w, fid, size, seq, c, n
     plan[slot, P_SCORE] = score_
     plan[slot, P_NODE] = k
     plan[slot, P_CASE] = case
-    plan[slot, P_SAT] = 1.0 if saturated else 0.0
+    plan[slot, P_SAT] = saturated
     plan[slot, P_WALL] = w
     for p in range(pos_plan.shape[1]):
         pos_plan[slot, p] = pos[1, p] if p < c else -1
@@ -837,7 +848,7 @@ def _place(first, qlen, ndec, busy_count, saturation, cfg, node_f, held, mem, fi
         ints[SCANNED] += 1
         slot = q_slot[i]
         c, w, fid, size = q_cores[i], q_wall[i], q_file[i], q_size[i]
-        saturated = busy_count / n >= saturation
+        saturated = _saturation(int(cfg[C_POLICY]), busy_count, n, saturation, cfg)
         best_score, best_k, best_case, best_t, best_tfile, sec_s, sec_k, floor = _choose(
             c, w, fid, size, saturated, cfg, node_f, held, mem, file_bits, base, tails, cols, tcols, tree, node_i,
             cand_times, pos, core_iv, iv, plan, lb, cand, stack, known, pf_bits, buf, ints)
@@ -914,6 +925,11 @@ class Planner:
         self.flat = state.flat
         opts = state.options
         self.policy = CODES[policy_name]
+        # LEM with a ramp: the gradual LEM
+        self.ramp = (0.0, 0.0, 0) if opts.ramp is None else (float(opts.ramp[0]), float(opts.ramp[1]),
+                                                             SHAPES[opts.ramp_shape])
+        if policy_name == "LEM" and opts.ramp is not None:
+            self.policy = LEMG
         self.model = MODEL_CODES[opts.cache]
         self.backfilling = bool(opts.backfilling)
         self.W = float(opts.W)
@@ -1000,7 +1016,7 @@ class Planner:
         """The pass's settings (``cfg``)."""
         S.cfg[:] = (now, self.W, f.bw_max, self.policy, self.model, self.backfilling, self.inflight_from_now,
                     self.pass_stop, self._last_now, self.whole_queue, self.ended_windows,
-                    self.truncate, self.earliest_cores, self.float32_loads,
+                    self.truncate, *self.ramp, self.earliest_cores, self.float32_loads,
                     self.per_file)
 
     def plan(self, now, queue):
@@ -1061,8 +1077,9 @@ class Planner:
         f = self.flat
         f.ensure_files(len(f.files))
         in_use = int(self._scratch.ints[IV_COUNT]) if self.ticks and self._scratch is not None else 0
+        # a node's memory files and held rows past one per core (jobs of several files) share ``buf``
         S = self._scratch_for(queue.slot_count, int(cores[:len(queue)].sum()) + in_use, f.file_bits.shape[0],
-                              f.mem_cap)
+                              f.mem_cap + f.held.shape[1] - f.m)
         fresh = queue.take_fresh()
         S.plan[fresh, P_NODE] = UNPLANNED     # slots handed out since: none planned yet
         S.plan[fresh, P_FIRST] = np.nan

@@ -25,7 +25,7 @@ import time
 
 import numpy as np
 
-from batloc.locality.staging import is_staging_job
+from batloc.locality.staging import is_staging_job, is_writeback
 from batloc.schedulers.admission import Admission
 from batloc.schedulers.base import SchedulerBase, procset_of
 from batloc.schedulers.boundary import OptionsError, warn, with_forced
@@ -36,16 +36,18 @@ from batloc.schedulers.planning.planner import Planner
 from batloc.schedulers.planning.predictions import PredictionLog
 from batloc.schedulers.planning.state import ClusterState
 from batloc.schedulers.planning.ticks import Clock
+from batloc.schedulers.workflows import WorkflowSubmissions
 
 
-class PlanningScheduler(SchedulerBase):
+class PlanningScheduler(WorkflowSubmissions, SchedulerBase):
     policy_name = "?"         # a key of formulas.CODES: FCFS, EFT, LEA, LEO or LEM
     forced_options = {}
 
     # ---- setup ------------------------------------------------------------
     def __init__(self, options=None):
         super().__init__(options)
-        self.label = self.policy_name + ("-BF" if self.opts.backfilling else "")
+        gradual = self.opts.ramp is not None          # LEM's ramp: the gradual LEM
+        self.label = self.policy_name + ("G" if gradual else "") + ("-BF" if self.opts.backfilling else "")
         self.queue = JobQueue()
         self.events = 0
         self.clock = None
@@ -56,9 +58,12 @@ class PlanningScheduler(SchedulerBase):
         """The options of `raw` (a dict), with the class's forced ones; OptionsError names the first bad one."""
         raw = with_forced(raw, cls.forced_options, cls.__name__, OptionsError)
         try:
-            return SchedulerOptions.from_dict(raw)
+            opts = SchedulerOptions.from_dict(raw)
         except OptionsError as exc:
             raise OptionsError(f"{cls.policy_name}: {exc}") from None
+        if opts.ramp is not None and cls.policy_name != "LEM":
+            raise OptionsError(f"{cls.policy_name}: option 'ramp' is the gradual LEM's: only LEM takes it")
+        return opts
 
     def onSimulationBegins(self):
         self.platform = self.read_platform()
@@ -71,6 +76,8 @@ class PlanningScheduler(SchedulerBase):
         prefix = self.opts.export_prefix
         self.predictions = PredictionLog(f"{prefix}_predictions.csv" if prefix else None)
         self.clock = Clock(self) if self.opts.ticks else None
+        if not self.read_workflows():
+            return
         self.ready = True
 
     def make_state(self):
@@ -82,14 +89,28 @@ class PlanningScheduler(SchedulerBase):
     # ---- events -------------------------------------------------------------
     def onJobSubmission(self, job):
         self.events += 1
+        if job.id in self.jobs and self.is_registered_dependent(job.id):
+            return              # the engine's acknowledgement of a dependent job we registered and queued
         sub = self.admitted(job)
         if sub is None:
+            if not is_staging_job(job.id) and self.fatal is None:
+                self.parent_ended(job.id, False)      # rejected: its dependents cannot run
             return
-        queued = QueuedJob(job.id, sub.cores, sub.walltime, sub.file, sub.size, float(job.submit_time))
+        if sub.files and self.opts.ticks:
+            self.stop_deciding(f"{self.label}: job {job.id} reads several files, which the authors' clock "
+                              "(profile authors) does not plan: run workflows without it")
+            return
+        queued = QueuedJob(job.id, sub.cores, sub.walltime, sub.file, sub.size, float(job.submit_time),
+                           sub.files, sub.outputs)
         if self.clock is not None:
             self.clock.submitted(queued, self.state.file_id(sub.file), self.history_node(job))
         else:
             self.queue.append(queued, self.state.file_id(sub.file))
+
+    def submit_dependent(self, job):
+        """A dependent job whose parents completed, registered now: a submission of this instant."""
+        job.submit_time = self.bs.time()
+        self.onJobSubmission(job)
 
     def history_node(self, job):
         """The node index a job ran on before t0 (workload field ``history_node``), or None."""
@@ -105,13 +126,15 @@ class PlanningScheduler(SchedulerBase):
     def onJobCompletion(self, job):
         self.events += 1
         now = self.bs.time()
-        if is_staging_job(job.id):
+        if is_writeback(job.id):
+            self.state.written_back(job.id, now)
+        elif is_staging_job(job.id):
             for held in self.state.staging_done(job.id, now):
                 self.execute(held)
             if self.clock is not None:
                 self.clock.other_event(now)
         else:
-            self.state.finish(job.id, now)
+            self.ended(job, job.job_state == job.State.COMPLETED_SUCCESSFULLY, now)
             if self.clock is not None:
                 self.clock.ended(now)
         self.dirty = True
@@ -119,20 +142,33 @@ class PlanningScheduler(SchedulerBase):
     def onJobsKilled(self, jobs):
         now = self.bs.time()
         for job in jobs:
-            self.state.finish(job.id, now)
+            self.ended(job, False, now)
         if self.clock is not None:
             self.clock.ended(now)
         self.dirty = True
 
+    def ended(self, job, succeeded, now):
+        """A job of a workload ended: its cores and files freed, its outputs (if it completed) in its
+        node's memory, its dependents due submitted."""
+        held = self.state.finish(job.id, now)
+        if succeeded and held is not None and held.job.outputs:
+            writeback = self.state.place_outputs(held, now, self.opts.write_back == "staged")
+            if writeback is not None:
+                self.issue_staging(writeback)
+        self.parent_ended(job.id, succeeded)
+
     def onNoMoreEvents(self):
         if self.clock is not None and self.fatal is None and self.ready:
+            self.end_windows()      # before the clock's pass, as without the clock
             self.clock.step(self.bs.time())
             self.dirty = False
         super().onNoMoreEvents()
 
     # ---- passes ---------------------------------------------------------------
     def unstarted(self):
-        return len(self.queue) + (self.clock.waiting() if self.clock is not None else 0)
+        # dependent jobs whose parents still run count: registration must stay open for them
+        return (len(self.queue) + (self.clock.waiting() if self.clock is not None else 0)
+                + self.dependents_waiting())
 
     def may_schedule(self):
         period = self.opts.scheduling_period
@@ -167,14 +203,24 @@ class PlanningScheduler(SchedulerBase):
 
     def commit(self, d, now):
         """Start ``d.job`` on its node and cores now: its load or wait, its execution, its window's end."""
-        case, held, new_staging = self.state.start(d.job, d.node, d.positions, now, d.t_file)
         node = self.platform.nodes[d.node]
-        held.alloc = procset_of([node.core_ids[p] for p in d.positions.tolist()])
-        self.decision_log.write(now, d.job.id, self.label, node.name, str(held.alloc), d.job.cores,
-                                self.state.windows[d.node][d.job.id].avail,
-                                d.job.file, d.job.size, case, held.staging, d.score)
+        if d.job.files:
+            # several files: one decision-log entry per file, ';'-separated (contract §2b)
+            cases, stagings, held, new = self.state.start_files(d.job, d.node, d.positions, now)
+            held.alloc = procset_of([node.core_ids[p] for p in d.positions.tolist()])
+            self.decision_log.write(now, d.job.id, self.label, node.name, str(held.alloc), d.job.cores,
+                                    self.state.windows[d.node][d.job.id].avail,
+                                    ";".join(f for f, _ in d.job.files), sum(s for _, s in d.job.files),
+                                    ";".join(cases), ";".join(s or "" for s in stagings), d.score)
+        else:
+            case, held, staging = self.state.start(d.job, d.node, d.positions, now, d.t_file)
+            new = [staging] if staging is not None else []
+            held.alloc = procset_of([node.core_ids[p] for p in d.positions.tolist()])
+            self.decision_log.write(now, d.job.id, self.label, node.name, str(held.alloc), d.job.cores,
+                                    self.state.windows[d.node][d.job.id].avail,
+                                    d.job.file, d.job.size, case, held.staging, d.score)
         self.predictions.write(d.job.id, d.job.subtime, d.predicted, now)
-        if new_staging is not None:
+        for new_staging in new:
             self.issue_staging(new_staging)
         if held.computing:
             self.execute(held)

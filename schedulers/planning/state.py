@@ -6,6 +6,13 @@ model's ``NodeCache``), the windows of jobs holding cores, the stagings in
 flight. Only real events change it: a start decision committed, a job or
 staging completed; each event then refreshes that node's copy in the flat
 arrays the compiled pass reads (``flat_state``).
+
+Workflows (contract §2b): a job may read several files, each a hit, a wait
+for a load in flight or a miss; its misses from one source are one staging
+(Lustre, or, while an output is written back, its producer's memory), and it
+computes once every file is there. Its outputs enter its node's memory at
+its end: with ``write_back: "staged"`` pinned there until a staging has
+copied them to Lustre, and read from that node until then.
 """
 
 from dataclasses import dataclass
@@ -14,7 +21,7 @@ from typing import Optional
 import numpy as np
 
 from batloc.locality.cache import NodeCache
-from batloc.locality.staging import staging_job_id
+from batloc.locality.staging import Staging, staging_job_id, writeback_job_id
 from batloc.schedulers.base import Held, HeldJobs
 from batloc.schedulers.planning.file_outlook import staged_bytes
 from batloc.schedulers.planning.flat_state import FlatState
@@ -30,6 +37,8 @@ class Window:
     file: Optional[str]
     size: float
     staging: Optional[str] = None    # staging job this window loads or waits for
+    # A job reading several files: file -> (size, when it is in memory); None for one file.
+    reads: Optional[dict] = None
 
 
 class ClusterState(HeldJobs):
@@ -43,6 +52,8 @@ class ClusterState(HeldJobs):
         self.windows = [dict() for _ in platform.nodes]     # node -> job id -> Window
         # file_window "per_file" (R10): node -> file -> the latest planned end of its users since its load
         self.file_ends = [dict() for _ in platform.nodes] if options.file_window == "per_file" else None
+        self.written_at = {}       # output -> its producer's node, while it is written back (staged)
+        self.writebacks = {}       # write-back staging id -> Staging
 
     def file_id(self, name):
         return self.flat.files.id_of(name)
@@ -78,9 +89,13 @@ class ClusterState(HeldJobs):
         case, _ = cache.start_job(job.file, job.size, now, load_end=est_file_time)
         staging, new_staging = None, None
         if case == "miss":
-            sid = staging_job_id(job.id, self.platform.nodes[node].name)
+            # an output still being written back is read from its producer's memory
+            source = self.written_at.get(job.file) if self.written_at else None
+            sid = staging_job_id(job.id, self.platform.nodes[node].name,
+                                 None if source is None else self.platform.nodes[source].name)
             nb = staged_bytes(job.size, self.platform.bandwidth[node], self.float32_loads)
-            new_staging = self.stagings.begin(sid, node, job.file, nb, now, est_file_time, job.id)
+            new_staging = self.stagings.begin(sid, node, job.file, nb, now, est_file_time, job.id,
+                                              source=source)
             staging = sid
         elif case == "wait":
             st = self.stagings.join(node, job.file, job.id)
@@ -96,16 +111,107 @@ class ClusterState(HeldJobs):
         self._mirror(node)
         return case, held, new_staging
 
+    def start_files(self, job, node, positions, now):
+        """Commit the start of a job reading several files: (cases, Held, new Stagings).
+
+        Its misses are loaded by one staging per source, of their summed size;
+        it waits for those and for the loads in flight of its other files."""
+        cache = self.caches[node]
+        name = self.platform.nodes[node].name
+        bw = self.platform.nodes[node].bandwidth
+        cases, _ = cache.start_files(job.files, now)
+        reads, waits, missed = {}, set(), {}
+        stagings = [None] * len(cases)
+        for i, ((f, size), case) in enumerate(zip(job.files, cases)):
+            if case == "hit":
+                reads[f] = (size, now)
+            elif case == "wait":
+                st = self.stagings.find(node, f)
+                if job.id not in st.waiters:
+                    st.waiters.append(job.id)
+                waits.add(st.id)
+                stagings[i] = st.id
+                reads[f] = (size, st.est_end)
+            else:
+                missed.setdefault(self.written_at.get(f), []).append(i)
+        new = []
+        for source, idx in missed.items():
+            files = tuple(job.files[i][0] for i in idx)
+            total = sum(job.files[i][1] for i in idx)
+            src_name = None if source is None else self.platform.nodes[source].name
+            sid = staging_job_id(job.id, name, src_name)
+            est = now + total / bw
+            st = self.stagings.begin(sid, node, files[0], total, now, est, job.id, files, source)
+            for i in idx:
+                cache.files[job.files[i][0]].load_end = est
+                stagings[i] = sid
+                reads[job.files[i][0]] = (job.files[i][1], est)
+            waits.add(sid)
+            new.append(st)
+        avail = max((a for _, a in reads.values()), default=now)
+        deadline = now + job.walltime
+        self.flat.hold(node, positions, deadline)
+        self.windows[node][job.id] = Window(now, avail, deadline, job.file, job.size, next(iter(waits), None), reads)
+        held = Held(job, node, positions, now, deadline, stagings[0] if waits else None, computing=not waits,
+                    waits=waits)
+        self.held[job.id] = held
+        self._mirror(node)
+        return cases, stagings, held, new
+
     def staging_done(self, staging_id, now):
         """A load completed: returns the Held jobs that may now compute."""
         st, ready = self.loaded(staging_id)
-        self.caches[st.node].load_done(st.file, now)
+        cache = self.caches[st.node]
+        for f in st.files:
+            # A load whose every user ended first left the memory (contract §6); a newer load of
+            # the file on the node may be in flight since: that one's end makes the file present.
+            if self.stagings.find(st.node, f) is None:
+                cache.load_done(f, now)
+        for jid in st.waiters:
+            w = self.windows[st.node].get(jid)
+            if w is not None and w.reads is not None:
+                for f in st.files:
+                    if f in w.reads:
+                        w.reads[f] = (w.reads[f][0], now)
         for held in ready:
             w = self.windows[st.node].get(held.job.id)
             if w is not None:
                 w.avail = now
         self._mirror(st.node)
         return ready
+
+    # ---- outputs (workflows) ----------------------------------------------
+    def place_outputs(self, held, now, staged):
+        """`held`'s job completed: its outputs are in its node's memory; with `staged` write-back,
+        pinned there until the returned write-back Staging (None without outputs) ends."""
+        outputs = held.job.outputs
+        if not outputs:
+            return None
+        node = held.node
+        cache = self.caches[node]
+        for f, size in outputs:
+            cache.add_output(f, size, now, pinned=staged)
+            if staged:
+                self.written_at[f] = node
+        self._mirror(node)
+        if not staged:
+            return None
+        sid = writeback_job_id(held.job.id, self.platform.nodes[node].name)
+        total = sum(s for _, s in outputs)
+        st = Staging(sid, node, outputs[0][0], total, now, now + total / self.platform.nodes[node].bandwidth,
+                     [], tuple(f for f, _ in outputs), writeback=True)
+        self.writebacks[sid] = st
+        return st
+
+    def written_back(self, staging_id, now):
+        """A write-back ended: its outputs are on Lustre, and free to leave their node's memory."""
+        st = self.writebacks.pop(staging_id)
+        cache = self.caches[st.node]
+        for f in st.files:
+            cache.unpin(f, now)
+            if self.written_at.get(f) == st.node:
+                del self.written_at[f]
+        self._mirror(st.node)
 
     def finish(self, job_id, now):
         """A job ended (completed or killed): free its cores and its file's use."""
@@ -115,7 +221,10 @@ class ClusterState(HeldJobs):
         node = held.node
         self.flat.release(node, held.positions)
         self.windows[node].pop(job_id, None)
-        self.caches[node].end_job(held.job.file, now)
-        self._file_left(node, held.job.file)
+        if held.job.files:
+            self.caches[node].end_files([f for f, _ in held.job.files], now)
+        else:
+            self.caches[node].end_job(held.job.file, now)
+            self._file_left(node, held.job.file)
         self._mirror(node)
         return held

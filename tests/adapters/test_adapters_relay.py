@@ -2,7 +2,9 @@
 
 Resource ids in the engine: lustre 0, n000 cores 1 2, n000_mem 3, n001 cores 4 5,
 n001_mem 6 (not Batsim 4.2's order, so that the proxy's translation shows): the
-wrapped scheduler sees the cores alone, as 0 1 (n000) and 2 3 (n001).
+wrapped scheduler sees the cores alone, as 0 1 (n000) and 2 3 (n001). Where a test
+lists every event, the walltime rule is off (its window-end calls would join the
+list): test_adapters_window_ends.py tests it.
 """
 
 
@@ -56,7 +58,7 @@ def types(reply):
 
 
 def test_config_rewritten_unknown_events_passed_and_staging_only_instants_answered_alone():
-    relay = Relay()
+    relay = Relay(walltime_includes_load=False)
     fwd = relay.from_engine(begins())
     cfg = fwd["events"][0]["data"]["config"]
     assert cfg["dynamic-jobs-enabled"] is False and cfg["dynamic-jobs-acknowledged"] is False
@@ -116,7 +118,7 @@ def test_killing_a_held_job_rejects_it_in_the_engine_and_reports_the_kill_itself
 
 
 def test_future_dated_execute_waits_for_its_own_call():
-    relay = started(Relay())
+    relay = started(Relay(walltime_includes_load=False))
     relay.from_engine(msg(1.0, submitted(1.0, 1, file=None)))
     late = execute(5.0, 1, "0")
     reply = relay.to_engine(msg(1.0, late, ev(1.0, "CALL_ME_LATER", timestamp=5.0)))
@@ -148,3 +150,36 @@ def test_a_registering_scheduler_sees_the_real_config_and_ends_registration_thro
 def test_engine_without_dynamic_jobs_is_refused():
     with pytest.raises(ProxyError, match="--enable-dynamic-jobs"):
         Relay().from_engine(begins(dynamic=False))
+
+
+def test_a_kill_of_a_job_the_engine_reported_ended_is_answered_by_the_proxy():
+    # Batsim 4.2.1 forgets a job once it has sent its end, and aborts on a later KILL_JOB of it
+    # (jobs.cpp: "Cannot get job"): the proxy answers such a kill itself, as Batsim answers the kill
+    # of a job that ended before it (JOB_KILLED without progress), 1 us later.
+    relay = started(Relay())
+    relay.from_engine(msg(1.0, submitted(1.0, 1, file=None), submitted(1.0, 2, file=None)))
+    relay.to_engine(msg(1.0, execute(1.0, 1, "0"), execute(1.0, 2, "1")))
+    relay.from_engine(msg(6.0, ev(6.0, "JOB_COMPLETED", job_id="w0!1", job_state="COMPLETED_SUCCESSFULLY",
+                                  return_code=0, alloc="1")))
+    reply = relay.to_engine(msg(6.0, ev(6.0, "KILL_JOB", job_ids=["w0!1", "w0!2"])))
+    assert types(reply) == [("CALL_ME_LATER", None), ("KILL_JOB", None)]
+    assert reply["events"][1]["data"]["job_ids"] == ["w0!2"]       # still running: the engine kills it
+    shown = relay.from_engine(msg(6.000001, ev(6.000001, "REQUESTED_CALL")))
+    assert [(e["type"], e["data"]) for e in shown["events"]] == [("JOB_KILLED", {"job_ids": ["w0!1"],
+                                                                                "job_progress": {}})]
+
+
+def test_a_kill_of_an_execution_dated_later_rejects_the_job_in_the_engine():
+    # Executed by the scheduler for t=5, killed at 2: the engine never started it (Batsim 4.2.1 aborts on
+    # the kill of a job not running): rejected there, its kill reported by the proxy, nothing executed at 5.
+    relay = started(Relay())
+    relay.from_engine(msg(1.0, submitted(1.0, 1, file=None)))
+    relay.to_engine(msg(1.0, execute(5.0, 1, "0")))
+    relay.from_engine(msg(2.0, ev(2.0, "REQUESTED_CALL")))
+    reply = relay.to_engine(msg(2.0, ev(2.0, "KILL_JOB", job_ids=["w0!1"])))
+    assert types(reply) == [("REJECT_JOB", "w0!1"), ("CALL_ME_LATER", None)]
+    shown = relay.from_engine(msg(2.000001, ev(2.000001, "REQUESTED_CALL")))
+    assert [e["type"] for e in shown["events"]] == ["JOB_KILLED"]
+    relay.to_engine(msg(2.000001))
+    assert relay.from_engine(msg(5.0, ev(5.0, "REQUESTED_CALL"))) is None   # the proxy's own call: nothing due
+    assert types(relay.to_engine(None)) == []

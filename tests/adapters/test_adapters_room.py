@@ -55,7 +55,9 @@ def stage(n, node):
 
 @pytest.fixture
 def relay(tmp_path):
-    r = Relay(decisions_path=str(tmp_path / "d.csv"))
+    # the walltime rule off: these tests list every event, and its window-end calls would join them
+    # (test_adapters_window_ends.py tests it)
+    r = Relay(decisions_path=str(tmp_path / "d.csv"), walltime_includes_load=False)
     r.shown = r.from_engine(begins())
     r.to_engine(msg(0.0))
     return r
@@ -194,3 +196,20 @@ def test_resources_without_ids_are_one_line():
     data["compute_resources"] = [{"name": "n000_c00", "properties": {"node": "n000"}}]
     with pytest.raises(ProxyError, match="every resource needs an integer id"):
         Relay().from_engine({"now": 0.0, "events": [{"timestamp": 0.0, "type": "SIMULATION_BEGINS", "data": data}]})
+
+
+def test_a_plain_batsim_platform_relays_jobs_without_files_and_refuses_a_file_in_one_line():
+    # Batsim's own platforms: hosts without batloc's `node`, no node memory, no lustre. Each host is a
+    # node of its own; a job without a file goes through untouched, a job with one cannot be loaded anywhere.
+    data = dict(begins()["events"][0]["data"], nb_resources=2, nb_compute_resources=2, nb_storage_resources=0,
+                compute_resources=[{"id": 0, "name": "a0", "state": "idle", "properties": {}},
+                                   {"id": 1, "name": "a1", "state": "idle", "properties": {}}],
+                storage_resources=[])
+    r = Relay()
+    r.from_engine({"now": 0.0, "events": [{"timestamp": 0.0, "type": "SIMULATION_BEGINS", "data": data}]})
+    r.to_engine(msg(0.0))
+    assert r.from_engine(msg(1.0, submitted(1.0, 1, file=None))) is not None
+    assert sent(r.to_engine(msg(1.0, execute(1.0, 1, "1")))) == [("EXECUTE_JOB", "w0!1", "1")]
+    with pytest.raises(ProxyError, match=r"^job w0!2 has an input file \(A\), but the platform has no node memories "
+                                         r".*`batloc platform annotate PLATFORM -o COPY"):
+        r.from_engine(msg(2.0, submitted(2.0, 2)))

@@ -122,3 +122,17 @@ def test_report_names_each_left_out_run_and_exits_1(tmp_path, capsys):
     end = page.index("<h2", start)
     assert all(f">{name}<" in page[start:end] for name in ("cut", "binary", "invalid"))
     assert ">cut<" not in page[end:] and ">binary<" not in page[end:]
+
+
+def test_a_report_made_again_compares_against_the_baseline_its_sweep_recorded(tmp_path):
+    # robin writes the sweep's baseline: into every run.json; `batloc report` without --baseline reads it,
+    # so that the report made again matches the sweep's own (it used fcfs, whatever the sweep said)
+    from batloc.analysis.cli import recorded_baseline
+
+    assert recorded_baseline(tmp_path) == "fcfs"
+    for name, base in (("a", "stock"), ("b", "stock")):
+        (tmp_path / "runs" / name).mkdir(parents=True)
+        (tmp_path / "runs" / name / "run.json").write_text(json.dumps({"baseline": base}))
+    assert recorded_baseline(tmp_path) == "stock"
+    (tmp_path / "runs" / "b" / "run.json").write_text(json.dumps({"baseline": "other"}))
+    assert recorded_baseline(tmp_path) == "fcfs"      # two sweeps disagree: the documented default

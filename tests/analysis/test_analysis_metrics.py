@@ -154,8 +154,33 @@ def test_bf_runs_compare_with_bf_baseline():
     assert base(runs["lea-bf"], runs, "fcfs").name == "fcfs"     # named -bf, but run without backfilling
     assert base(runs["base-cbf"], runs, "fcfs").name == "fcfs"   # the backfilling baseline vs the plain one
     assert base(runs["fcfs"], runs, "fcfs") is None
+    # without a backfilling baseline a backfilling run is compared with nothing, never silently across the
+    # line; a declared pair is kept, and compare.crosses says it spans the line
     del runs["base-cbf"]
-    assert base(runs["mine"], runs, "fcfs").name == "fcfs"
+    assert base(runs["mine"], runs, "fcfs") is None
+    runs["mine"].against = "fcfs"
+    assert base(runs["mine"], runs, "fcfs").name == "fcfs" and compare.crosses(runs["mine"], runs["fcfs"])
+    assert not compare.crosses(runs["lea"], runs["fcfs"])
+
+
+def test_a_staged_stock_backfilling_scheduler_is_compared_with_the_backfilling_baseline():
+    runs = {r.name: r for r in (_run("fcfs", "fcfs"), _run("fcfs-bf", "fcfs", True),
+                                _run("easyBackfill-staged", None), _run("schedFcfs-staged", None))}
+    runs["easyBackfill-staged"].uses_backfilling = True     # robin's record: its name says it backfills
+    base = compare.baseline_of
+    assert base(runs["easyBackfill-staged"], runs, "fcfs").name == "fcfs-bf"
+    assert base(runs["schedFcfs-staged"], runs, "fcfs").name == "fcfs"
+
+
+def test_robin_records_which_stock_schedulers_backfill():
+    from batloc.robin import description as rd
+
+    specs = [rd.parse_scheduler(e) for e in ({"command": "pybatsim easyBackfill", "staging": True},
+                                             {"command": "pybatsim schedFcfs", "staging": True},
+                                             {"command": "my-sched --x", "backfilling": True},
+                                             "lea-bf", "lea")]
+    assert [s.uses_backfilling for s in specs] == [True, False, True, True, False]
+    assert specs[0].name == "easyBackfill-staged"
 
 
 def test_options_come_from_run_json(tmp_path):

@@ -30,6 +30,7 @@ import pandas as pd
 import pytest
 
 from batloc.analysis import predictions
+from batloc.analysis.checks import RunLeftOut
 from batloc.analysis.cli import main as report_main
 from batloc.outputs import PREDICTIONS_COLUMNS
 
@@ -136,5 +137,26 @@ def test_exact_means_the_same_microsecond():
 def test_a_file_cut_short_is_not_read_as_shorter_times(tmp_path):
     path = tmp_path / "x_predictions.csv"
     path.write_text(",".join(PREDICTIONS_COLUMNS) + "\nw0!1,1.000000,1.000000,5.000000,5.000000,7.0")
-    with pytest.raises(predictions.PredictionsUnreadable, match=r"x_predictions.csv: line 2 is cut short"):
+    with pytest.raises(RunLeftOut, match=r"x_predictions.csv: line 2 is cut short"):
         predictions.read(path)
+
+
+@pytest.mark.parametrize("damage,line", [
+    # cut at a line's end: 2 rows of the 6 jobs that took cores (7 was rejected)
+    (lambda text: "".join(text.splitlines(keepends=True)[:3]),
+     "out_predictions.csv: rows for 2 of the 6 jobs that took cores (no row for job 3 and others): the file is "
+     "truncated or the scheduler lost rows"),
+    (lambda text: text.replace("w0!6,", "w0!8,"),
+     "out_predictions.csv: line 7: job w0!8 is not a job of the run's workload: the file belongs to another run"),
+    (lambda text: text[:-10],
+     "out_predictions.csv: line 7 is cut short (no end of line): the file is truncated"),
+])
+def test_predictions_not_whole_leave_the_run_out_as_jobs_csv_would(tmp_path, capsys, damage, line):
+    # before: 30 of 40 rows missing, or a job of another run, and the report said nothing (exit status 0)
+    shutil.copytree(FIXTURE, tmp_path / "r")
+    path = tmp_path / "r" / "fcfs" / "out_predictions.csv"
+    path.write_text(damage(path.read_text()))
+    assert report_main([str(tmp_path / "r")]) == 1
+    err = capsys.readouterr().err
+    assert f"batloc report: leaving out run fcfs: {tmp_path / 'r' / 'fcfs'}/{line}" in err, err
+    assert "No run wrote predicted starts." in (tmp_path / "r" / "report.html").read_text()

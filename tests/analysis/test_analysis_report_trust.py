@@ -21,8 +21,8 @@ from batloc.analysis import load
 from batloc.analysis.report import build_report
 
 HAND = Path(__file__).resolve().parents[1] / "data" / "analysis" / "hand"
-HEADLINE = ["mean wait (h)", "mean turnaround (h)", "time waiting for files (h)",
-            "data moved from the file system (TB)", "core-hours", "jobs killed at walltime", "jobs rejected"]
+HEADLINE = ["mean wait (h)", "mean turnaround (h)", "time waiting for files, total (h)",
+            "data moved from the file system (TB)", "core-hours", "killed at walltime", "jobs rejected"]
 
 
 def kill(jobs_csv: Path, job_ids) -> None:
@@ -183,6 +183,16 @@ def test_jobset_counts_compute_cores_and_workload_jobs_only(tmp_path):
     assert js.MaxProcs == 4  # the platform's cores, from run.json
     assert sorted(js.df["jobID"]) == [str(i) for i in range(1, 8)]
     assert load.jobset(root / "lea" / "out").MaxProcs == 4  # an export prefix works too
+
+
+def test_jobset_stretch_is_the_reports(sweep):
+    root, report, _ = sweep
+    summary = pd.read_csv(report.summary_csv).set_index("scheduler")
+    for name in ("fcfs", "lea", "lem"):
+        df = load.jobset(root / name).df
+        # jobs.csv's own stretch (turnaround / execution) stays beside it, under another name
+        assert "batsim_stretch" in df and df["evaluated"].dtype == bool
+        assert df.loc[df["evaluated"], "stretch"].mean() == pytest.approx(summary.loc[name, "mean_stretch"], rel=1e-6)
 
 
 def ten_variants(root: Path) -> Path:

@@ -5,6 +5,7 @@ Platform: tests/data/schedulers/two_nodes.xml, whose Batsim 4.2 ids are cores
 """
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -103,7 +104,7 @@ def test_bad_platform_and_bad_arguments(tmp_path, capsys):
     assert validate.main([str(tmp_path / "out"), "--workload", "w.json", "--platform", PLATFORM,
                           "--cache", "bogus"]) == 2
     err = capsys.readouterr().err
-    assert "required: --platform" in err and "invalid choice" in err and "Traceback" not in err
+    assert "give --platform" in err and "invalid choice" in err and "Traceback" not in err
 
 
 @pytest.mark.parametrize("finish, state, late", [
@@ -144,3 +145,50 @@ def test_a_load_ending_in_its_last_users_end_instant_serves_a_start_then(tmp_pat
     rows[-1]["_start"] = 21.0
     assert [kind for kind, _ in validate.check_files_and_memory(rows, late, {"n000": 1e9}, model)] == [
         validate.FALSE_HIT]
+
+
+def test_a_run_folder_is_read_from_its_run_json(tmp_path, capsys):
+    # the outputs, workload, platform and memory model robin recorded; an impossible schedule still fails
+    run(tmp_path, capsys, CLEAN)
+    meta = {"name": "r", "workload": str(tmp_path / "w.json"), "platform": str(Path(PLATFORM).resolve()),
+            "export_prefix": str(tmp_path / "out"), "scheduler": {"name": "x", "policy": "lea", "options": {}}}
+    (tmp_path / "run.json").write_text(json.dumps(meta))
+    assert validate.main([str(tmp_path)]) == 0 and "ok: 3/3 jobs" in capsys.readouterr().out
+    (tmp_path / "out_jobs.csv").write_text(JOBS_HEADER + "\n" + "\n".join([row(1, 5, 20, "0"), *CLEAN[1:]]) + "\n")
+    assert validate.main([str(tmp_path)]) == 1 and "start before submission" in capsys.readouterr().out
+    (tmp_path / "run.json").unlink()
+    assert validate.main([str(tmp_path)]) == 2
+    assert "folder without run.json" in capsys.readouterr().err
+
+
+# A plain Batsim platform: hosts without batloc's properties, a storage of Batsim's own, a master
+# (ids: a0 0, a1 1, pfs 2; the master has none).
+PLAIN = """<?xml version='1.0'?>
+<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
+<platform version="4.1">
+ <zone id="AS0" routing="Full">
+   <host id="master" speed="1Gf"><prop id="role" value="master"/></host>
+   <host id="a0" speed="1Gf"/>
+   <host id="a1" speed="1Gf"/>
+   <host id="pfs" speed="1Gf"><prop id="role" value="storage"/></host>
+ </zone>
+</platform>
+"""
+
+
+@pytest.mark.parametrize("rows, violation", [
+    ([row(1, 10, 20, "0"), row(2, 20, 30, "0-1", res=2), row(3, 30, 40, "1", sub=20)], None),
+    # a stock scheduler's job on Batsim's storage, or on a host another job holds
+    ([row(1, 10, 20, "2"), row(2, 20, 30, "0-1", res=2), row(3, 30, 40, "1", sub=20)],
+     "outside compute ids: w0!1 runs on 2"),
+    ([row(1, 10, 20, "0"), row(2, 15, 30, "0-1", res=2, sub=10), row(3, 30, 40, "1", sub=20)],
+     "core used twice: core 0"),
+])
+def test_a_plain_batsim_platform_is_checked_by_its_compute_hosts(tmp_path, capsys, rows, violation):
+    (tmp_path / "plain.xml").write_text(PLAIN)
+    rc, out, err = run(tmp_path, capsys, rows, platform=str(tmp_path / "plain.xml"))
+    assert err.strip().endswith("out_decisions.csv: file checks skipped")     # a stock scheduler's run
+    if violation is None:
+        assert rc == 0 and "ok: 3/3 jobs, 0 stagings" in out
+    else:
+        assert rc == 1 and violation in out

@@ -164,9 +164,9 @@ def bad_platform(tmp_path, old, new, count=1):
     ('id="bandwidth" value="100000000"', 'id="bandwidth" value="fast"',
      ["host 'n000_mem'", "property bandwidth must be a finite number > 0, got 'fast'"]),
     ('<prop id="role" value="storage"/><prop id="node"', '<prop id="role" value="storag"/><prop id="node"',
-     ["host 'n000_mem'", "unknown role 'storag'"]),
+     ["host 'n000_mem'", "has role 'storag': Batsim 4.2.1 knows only master, compute_node and storage"]),
     ('<host id="lustre" speed="1Gf"><prop id="role" value="storage"/>',
-     '<host id="lustre" speed="1Gf"><prop id="role" value="master"/>', ["lustre, master all have role=master"]),
+     '<host id="lustre" speed="1Gf"><prop id="role" value="master"/>', ["hosts lustre, master are all masters"]),
 ])
 def test_bad_platform_values_are_refused_before_the_run(tmp_path, old, new, fragments):
     path = bad_platform(tmp_path, old, new)
@@ -308,26 +308,30 @@ def test_lenient_call_me_later_calls_now_with_one_warning(tmp_path, platform):
 
 
 def test_a_scheduler_that_loops_at_one_instant_is_stopped_in_one_line(tmp_path, platform):
-    # Each answer asks for another message at once (the kill of an ended job is acknowledged with a
-    # JOB_KILLED) and no job moves on: time could never advance.
+    # Each answer asks for another message at once (a call for now, under --lenient-call-me-later) while job 2
+    # runs on, and no job moves on: time could never advance. (A kill of the ended job no longer loops: the
+    # engine refuses it, as Batsim has deleted that job.)
     def sched(msg):
         out = []
         for e in msg["events"]:
             if e["type"] == "JOB_SUBMITTED":
-                out.append({"type": "EXECUTE_JOB", "data": {"job_id": e["data"]["job_id"], "alloc": "0"}})
-            elif e["type"] in ("JOB_COMPLETED", "JOB_KILLED"):
-                out.append({"type": "KILL_JOB", "data": {"job_ids": ["w0!1"]}})
+                alloc = "0" if e["data"]["job_id"] == "w0!1" else "1"
+                out.append({"type": "EXECUTE_JOB", "data": {"job_id": e["data"]["job_id"], "alloc": alloc}})
+            elif e["type"] in ("JOB_COMPLETED", "REQUESTED_CALL"):
+                out.append({"type": "CALL_ME_LATER", "data": {"timestamp": msg["now"]}})
         return out
 
-    wl = write(tmp_path, "w.json", {"nb_res": 4, "jobs": [{"id": 1, "subtime": 1, "res": 1, "profile": "d"}],
-                                    "profiles": {"d": {"type": "delay", "delay": 5}}})
-    res = run(tmp_path, platform, [wl], sched)
+    wl = write(tmp_path, "w.json", {"nb_res": 4, "jobs": [{"id": 1, "subtime": 1, "res": 1, "profile": "d"},
+                                                          {"id": 2, "subtime": 1, "res": 1, "profile": "long"}],
+                                    "profiles": {"d": {"type": "delay", "delay": 5},
+                                                 "long": {"type": "delay", "delay": 100}}})
+    res = run(tmp_path, platform, [wl], sched, args=["--lenient-call-me-later"])
     assert res.returncode == 1 and "Traceback" not in res.stderr, res.stderr
-    assert res.stderr.strip().splitlines() == [
+    assert res.stderr.strip().splitlines()[-1] == (
         "batloc-batsim: error: the scheduler answered 1000 messages in a row at t=6.000000 without any job being "
-        "submitted, registered or ending (its last answer: KILL_JOB); it loops at one instant; outputs written "
-        f"to {res.prefix}_*.csv, 0 job(s) unfinished"]
-    assert len(res.messages) == 1 + 1 + 1 + 1000   # begins, submission, completion, then the loop
+        "submitted, registered or ending (its last answer: CALL_ME_LATER); it loops at one instant; outputs "
+        f"written to {res.prefix}_*.csv, 1 job(s) unfinished")
+    assert len(res.messages) == 1 + 1 + 1 + 1000   # begins, submissions, completion, then the loop
 
 
 @pytest.mark.parametrize("event, fragment", [

@@ -43,14 +43,29 @@ def test_malformed_json_names_file_line_and_column(tmp_path, platform):
 @pytest.mark.parametrize("jobs, profiles, fragments", [
     ([{"id": 7, "subtime": 0, "res": 1, "profile": "nope"}], {}, ["job '7'", "profile 'nope' is not defined"]),
     ([], {"p": {"type": "quantum"}}, ["profile 'p'", "unknown profile type 'quantum'"]),
-    ([{"id": 3, "subtime": 0, "res": 5, "profile": "d"}], {"d": {"type": "delay", "delay": 1}},
-     ["job '3'", "asks for 5 resources but the platform has only 4"]),
     ([{"id": 4, "subtime": -2, "res": 1, "profile": "d"}], {"d": {"type": "delay", "delay": 1}},
      ["job '4'", "subtime must be >= 0"]),
 ])
 def test_workload_errors_name_the_job_or_profile(tmp_path, platform, jobs, profiles, fragments):
     wl = write(tmp_path, "w.json", {"nb_res": 4, "jobs": jobs, "profiles": profiles})
     assert_clean_error(engine("-p", platform, "-w", wl, "-e", str(tmp_path / "o")), "w.json", *fragments)
+
+
+def test_a_job_larger_than_the_platform_is_loaded_with_one_warning_and_can_be_rejected(tmp_path, platform):
+    # Batsim 4.2.1 loads it, and pybatsim's stock schedulers reject it: so does the engine, with one warning
+    from engine_harness import run
+
+    wl = write(tmp_path, "w.json", {"nb_res": 4, "jobs": [{"id": 3, "subtime": 1, "res": 5, "profile": "d"}],
+                                    "profiles": {"d": {"type": "delay", "delay": 1}}})
+
+    def reject(msg):
+        return [{"type": "REJECT_JOB", "data": {"job_id": e["data"]["job_id"]}}
+                for e in msg["events"] if e["type"] == "JOB_SUBMITTED"]
+
+    res = run(tmp_path, platform, [wl], reject)
+    assert res.returncode == 0, res.stderr
+    assert "job '3': asks for 5 resources but the platform has only 4 compute resources" in res.stderr
+    assert res.jobs()["3"]["final_state"] == "REJECTED"
 
 
 def test_platform_xml_error_names_file_and_line(tmp_path):

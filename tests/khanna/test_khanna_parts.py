@@ -168,3 +168,16 @@ def test_decisions_are_deterministic(tmp_path):
         DryRun(Online_hps({"decisions": str(path)}), compute, storage, wl(jobs)).run()
         logs.append(path.read_text())
     assert logs[0] == logs[1] and logs[0].count("\n") == 61
+
+
+@pytest.mark.parametrize("policy", [Met, Sa, Jdp_dll, Online_hps])
+def test_a_window_end_in_the_message_of_the_jobs_completion_kills_nothing(policy):
+    # Window [1, 21): its 10 GB file loads [1, 11), it computes [11, 21) and completes at its
+    # window's end. The kill timer, asked at 1, comes first in that instant's message, as Batsim
+    # 4.2.1 sends it: a KILL_JOB in the answer would abort Batsim (the dry run refuses it).
+    jobs = [{"id": 1, "subtime": 1, "res": 1, "walltime": 20, "profile": "d10", "input_file": "A",
+             "input_size": 10e9}]
+    compute, storage = make_resources({"n000": 1}, bandwidth=1e9)
+    res = DryRun(policy({}), compute, storage, wl(jobs)).run()
+    assert (res["w0!1"]["start"], res["w0!1"]["finish"], res["w0!1"]["state"]) == (
+        11.0, 21.0, "COMPLETED_SUCCESSFULLY")

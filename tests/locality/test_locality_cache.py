@@ -140,3 +140,66 @@ def test_value_cache_evicts_by_accesses_times_size_over_copies():
     assert sorted(census.nodes("C")) == [1]
     assert node0.start_job("E", 20, 4.0) == ("miss", ["B"])
     assert node0.status("A") == "loaded"
+
+
+# ---- several files per job, outputs, write-back pins (workflows, contract §2b) ----
+
+def test_a_job_reading_several_files_never_evicts_its_own_under_paper():
+    c = NodeCache(100, "paper")
+    c.start_files((("A", 10), ("B", 10)), 0.0)
+    c.load_done("A", 1.0)
+    c.load_done("B", 1.0)
+    assert c.end_files(("A", "B"), 2.0) == []
+    assert c.start_job("C", 10, 3.0) == ("miss", ["A", "B"])   # paper: a start drops the unused files
+    c = NodeCache(100, "paper")
+    c.start_files((("A", 10), ("B", 10)), 0.0)
+    c.load_done("A", 1.0)
+    c.load_done("B", 1.0)
+    c.end_files(("A", "B"), 2.0)
+    cases, evicted = c.start_files((("A", 10), ("B", 10), ("D", 5)), 3.0)
+    assert (cases, evicted) == (["hit", "hit", "miss"], [])
+    c.load_done("D", 4.0)
+    assert c.end_files(("A", "B", "D"), 9.0) == []
+    assert c.used_bytes() == 25
+
+
+def test_an_output_appears_unused_at_its_producers_end_and_follows_the_model():
+    # paper: kept until another job starts on the node (its consumer there hits it)
+    c = NodeCache(100, "paper")
+    c.start_job("A", 10, 0.0)
+    c.load_done("A", 1.0)
+    c.end_job("A", 5.0)
+    assert c.add_output("out", 20, 5.0) == []
+    assert c.status("out") == "loaded" and c.used_bytes() == 30
+    assert c.start_files((("out", 20),), 5.0) == (["hit"], ["A"])
+    # ... and a job with another file evicts it
+    c = NodeCache(100, "paper")
+    c.add_output("out", 20, 5.0)
+    assert c.start_job("B", 10, 6.0) == ("miss", ["out"])
+    # strict: through the producer's end instant only
+    c = NodeCache(100, "strict")
+    c.add_output("out", 20, 5.0)
+    assert c.status("out", 5.0) == "loaded" and c.status("out", 5.5) == "absent"
+    # lru: counted against the capacity, evicting the least recently used unused file
+    c = NodeCache(30, "lru")
+    c.start_job("A", 20, 0.0)
+    c.load_done("A", 1.0)
+    c.end_job("A", 2.0)
+    assert c.add_output("out", 20, 3.0) == ["A"]
+    assert c.used_bytes() == 20
+
+
+def test_a_pinned_output_stays_until_its_write_back_ends():
+    for model in ("paper", "strict", "lru"):
+        c = NodeCache(30, model)
+        c.add_output("out", 20, 5.0, pinned=True)
+        # no start, no later instant, no room needed evicts it
+        case, evicted = c.start_job("B", 10, 6.0)
+        assert "out" not in evicted and c.status("out", 7.0) == "loaded", model
+        assert c.used_bytes() == 30 and not c.room_for(1, 7.0)
+        c.load_done("B", 7.0)
+        c.end_job("B", 8.0)
+        c.unpin("out", 9.0)                     # written back: an ordinary unused file again
+        assert c.status("out", 9.0) == "loaded", model
+        c.start_job("C", 10, 10.0)
+        assert c.status("out", 10.0) == ("loaded" if model == "lru" else "absent"), model

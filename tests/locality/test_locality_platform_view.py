@@ -33,7 +33,8 @@ def test_a_file_larger_than_every_memory_is_named_with_the_largest():
 
 
 @pytest.mark.parametrize("spoil, message", [
-    (lambda c, s: c[0]["properties"].pop("node"), "has no 'node' property"),
+    # a core without `node` is a node of its own (Batsim's reading), which then lacks a memory
+    (lambda c, s: c[0]["properties"].pop("node"), "node 'n000_c00' has cores but no storage 'n000_c00_mem'"),
     (lambda c, s: s.pop(0), "no storage host named 'lustre'"),
     (lambda c, s: s.pop(1), "node 'n000' has cores but no storage 'n000_mem'"),
     (lambda c, s: s[1]["properties"].update(memory_bytes="nan"), "memory_bytes must be a finite number > 0"),
@@ -44,3 +45,22 @@ def test_a_platform_off_the_contract_is_one_error_saying_what_is_missing(spoil, 
     spoil(compute, storage)
     with pytest.raises(PlatformError, match=message):
         PlatformView.from_resources(compute, storage)
+
+
+def test_a_plain_batsim_platform_is_one_node_per_host_without_memory():
+    # Batsim's own platforms: compute hosts without batloc's properties, no node memory, no lustre
+    compute = [{"id": i, "name": name, "state": "idle", "properties": {}} for i, name in enumerate(["a0", "a1", "b0"])]
+    pv = PlatformView.from_resources(compute, [{"id": 3, "name": "pfs", "properties": {"role": "storage"}}])
+    assert pv.memoryless and pv.lustre_id is None
+    assert [(n.name, n.core_ids, n.mem_id) for n in pv.nodes] == [("a0", (0,), None), ("a1", (1,), None),
+                                                                  ("b0", (2,), None)]
+    # hosts sharing a `node` property are one node, memory or not
+    compute[1]["properties"]["node"] = "a0"
+    assert [(n.name, n.core_ids) for n in PlatformView.from_resources(compute, []).nodes] == [("a0", (0, 1)),
+                                                                                           ("b0", (2,))]
+
+
+def test_a_platform_without_compute_host_says_so():
+    with pytest.raises(PlatformError, match=r"^the platform has no compute host \(every host is the master or a "
+                                            r"storage\)$"):
+        PlatformView.from_resources([], [{"id": 0, "name": "lustre", "properties": {}}])

@@ -23,10 +23,24 @@ class Policy:
         self.uses_penalty = name in ("LEA", "LEO", "LEM")
         if name == "LEO":
             self.penalty_counts = lambda ctx, t_k: t_k != ctx.now
+        elif name == "LEM" and opts.ramp is not None:     # the gradual LEM
+            self.penalty_counts = lambda ctx, t_k: self.weight(ctx) > 0
         elif name == "LEM":
             self.penalty_counts = lambda ctx, t_k: ctx.busy_share >= self.saturation
         else:
             self.penalty_counts = None
+        self.ramp, self.shape = opts.ramp, opts.ramp_shape
+
+    def weight(self, ctx):
+        """The gradual LEM's weight of locality at the share of busy nodes."""
+        low, high = self.ramp
+        share = ctx.busy_share
+        if share <= low:
+            return 0.0
+        if share >= high:
+            return 1.0
+        x = (share - low) / (high - low)
+        return {"linear": x, "smooth": x * x * (3 - 2 * x), "convex": x * x, "concave": x ** 0.5}[self.shape]
 
     def _lea(self, t_k, overhead, penalty):
         return t_k + self.W * overhead + penalty
@@ -46,6 +60,8 @@ class Policy:
             if isinstance(t_k, np.ndarray):
                 return np.where(t_k == ctx.now, t_k + overhead, self._lea(t_k, overhead, penalty))
             return t_k + overhead if t_k == ctx.now else self._lea(t_k, overhead, penalty)
+        if self.ramp is not None:
+            return t_k + overhead + self.weight(ctx) * ((self.W - 1.0) * overhead + penalty)
         if ctx.busy_share >= self.saturation:
             return self._lea(t_k, overhead, penalty)
         return t_k + overhead

@@ -114,7 +114,8 @@ class ClusterState:
     def staging_done(self, staging_id, now):
         """A load completed: returns the Held jobs that may now compute."""
         st = self.stagings.complete(staging_id)
-        self.caches[st.node].load_done(st.file, now)
+        if self.stagings.find(st.node, st.file) is None:     # else a newer load of it is in flight
+            self.caches[st.node].load_done(st.file, now)
         ready = []
         for jid in st.waiters:
             held = self.held.get(jid)

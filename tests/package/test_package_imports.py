@@ -12,7 +12,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 NOT_BATLOC = {"tests", "benchmarks", "build", "scripts", "nix", "docs", "out", "runs", "dist", "batloc-demo"}
 # the top level of schedulers/ that is shared plumbing, not an entry file
-SHARED = {"__init__", "base", "boundary", "admission", "link"}
+SHARED = {"__init__", "base", "boundary", "admission", "link", "loading", "workflows"}
 
 
 def _modules():
@@ -112,3 +112,21 @@ def test_no_scheduler_family_imports_an_entry_file():
     assert "batloc.schedulers.planning.planner" in families
     wrong = {name: sorted(graph[name] & entries) for name in families if graph[name] & entries}
     assert wrong == {}
+
+
+# docs/architecture.md's layers: a package imports only from its own layer or the ones before it
+LAYERS = {"outputs": 0, "locality": 0, "platforms": 0, "processes": 0, "command": 0, "shipped": 0,
+          "workloads": 1, "engine": 1, "schedulers": 1, "adapters": 1,
+          "analysis": 2,
+          "robin": 3, "study": 3, "cli": 3, "testing": 3}
+
+
+def test_a_package_imports_only_its_layer_or_the_ones_below():
+    # the engine's in-process mode once loaded its scheduler through cli.scheduler and robin.pybatsim_launcher
+    graph = _graph()
+    packages = {name.split(".")[1] for name in graph if name.count(".") >= 1}
+    assert packages <= set(LAYERS) | {"setup"}, packages - set(LAYERS)
+    upward = sorted((name, dep) for name, deps in graph.items() for dep in deps
+                    if name.count(".") and dep.count(".")
+                    and LAYERS.get(dep.split(".")[1], 0) > LAYERS.get(name.split(".")[1], 0))
+    assert upward == []

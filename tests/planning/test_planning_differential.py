@@ -75,3 +75,25 @@ def test_compiled_pass_decides_as_the_python_pass(name, variant, bf):
         f"decision {first}: compiled {rows[first] if first is not None else len(rows)} " \
         f"vs python {ref_rows[first] if first is not None else len(ref_rows)}"
     assert len(rows) > 100      # a saturated input, not a trivial one
+
+
+# The gradual LEM (option ramp, LEM only): the weight of locality a continuous function of the busy share.
+GRADUAL = {
+    "ramp-linear": (dict(seed=19, hours=12.0, load=1.4), {}, {"ramp": [0.3, 0.9]}),
+    "ramp-smooth-lru": (dict(seed=20, hours=12.0, load=1.8), dict(hetero=True),
+                        {"ramp": [0.5, 1.0], "ramp_shape": "smooth", "cache": "lru"}),
+}
+
+
+@pytest.mark.parametrize("name", list(GRADUAL))
+@pytest.mark.parametrize("bf", [False, True], ids=["lem", "lem-bf"])
+def test_the_gradual_lem_decides_as_the_python_pass(name, bf):
+    wl_kw, pf_kw, options = GRADUAL[name]
+    wl = scenarios.workload(**wl_kw)
+    resources = scenarios.platform(**pf_kw)
+    log, queues = _run(policy_class("lem", bf), wl, resources, options)
+    ref_log, ref_queues = _run(oracle_class("lem", bf), wl, resources, options)
+    assert queues == ref_queues
+    assert log.splitlines() == ref_log.splitlines()
+    assert len(log.splitlines()) > 100
+    assert ",LEMG" in log.splitlines()[1]

@@ -8,6 +8,8 @@ to the scheduler; actual durations (delays) only to the dry run.
 
 import csv
 
+import pytest
+
 
 from batloc.testing.dry_run import DryRun, make_resources
 from batloc.schedulers.eft import Eft
@@ -176,6 +178,27 @@ def test_a_job_that_waited_for_its_file_is_killed_at_the_window_end():
     # Window [1, 31): load [1,11), computing from 11 would need 25 s -> killed at 31.
     s, _, _ = run(Fcfs, {"n000": 1}, [job(1, 1, 1, 30, 25, "A", 10)])
     assert (s["1"]["start"], s["1"]["finish"], s["1"]["state"]) == (11.0, 31.0, "COMPLETED_KILLED")
+
+
+def test_with_the_load_off_the_walltime_only_the_engines_walltime_kills():
+    # Same job, option walltime_includes_load false: no kill at 31; its 25 s fit its walltime of 30
+    # counted from its execution at 11, so it completes at 36. A 35 s one is killed by the engine at
+    # 11 + 30 = 41, as on Batsim: its own run outgrew its walltime.
+    off = {"walltime_includes_load": False}
+    s, _, _ = run(Fcfs, {"n000": 1}, [job(1, 1, 1, 30, 25, "A", 10)], off)
+    assert (s["1"]["start"], s["1"]["finish"], s["1"]["state"]) == (11.0, 36.0, "COMPLETED_SUCCESSFULLY")
+    s, _, _ = run(Fcfs, {"n000": 1}, [job(1, 1, 1, 30, 35, "A", 10)], off)
+    assert (s["1"]["start"], s["1"]["finish"], s["1"]["state"]) == (11.0, 41.0, "COMPLETED_WALLTIME_REACHED")
+
+
+@pytest.mark.parametrize("cls", [Fcfs, Lea])
+def test_a_window_end_in_the_message_of_the_jobs_completion_kills_nothing(cls):
+    # Window [1, 31): load [1, 11), computing [11, 31): the job completes at its window's end.
+    # The kill timer (asked at 1) comes first in that instant's message, as Batsim 4.2.1 sends
+    # it, then the completion: a KILL_JOB in the answer would abort Batsim (the dry run refuses it).
+    s, _, sched = run(cls, {"n000": 1}, [job(1, 1, 1, 30, 20, "A", 10)])
+    assert (s["1"]["start"], s["1"]["finish"], s["1"]["state"]) == (11.0, 31.0, "COMPLETED_SUCCESSFULLY")
+    assert not sched.kill_at
 
 
 def test_a_job_whose_load_outlasts_its_window_ends_at_the_window_end():

@@ -14,3 +14,24 @@ def test_compute_first_then_storage_each_by_name():
 def test_names_compare_as_strings_not_numbers():
     # Batsim sorts names, so a10 comes before a2: why the generator zero-pads.
     assert [n for _, n, _ in number_hosts([("a2", None), ("a10", None)])] == ["a10", "a2"]
+
+
+def test_the_master_is_found_as_batsim_finds_it():
+    import pytest
+    from batloc.platforms.numbering import RoleError, batsim_roles, parse_role_maps
+
+    # by name (Batsim's -m default), by role, by -m, and -r roles
+    assert batsim_roles([("master_host", None), ("a", None)])[1] == "master_host"
+    assert batsim_roles([("m", "master"), ("a", None)])[1] == "m"
+    assert batsim_roles([("boss", None), ("a", None)], master_host="boss")[1] == "boss"
+    roles, master = batsim_roles([("h0", None), ("h1", None), ("m", "master")], roles=parse_role_maps(["h1:storage"]))
+    assert (roles["h1"], master) == ("storage", "m")
+    # Batsim reads role "master,master" and aborts: refused, as no master or two
+    with pytest.raises(RoleError, match="reads role 'master,master' and aborts"):
+        batsim_roles([("master_host", "master"), ("a", None)])
+    with pytest.raises(RoleError, match="no master host"):
+        batsim_roles([("a", None)])
+    with pytest.raises(RoleError, match="are all masters"):
+        batsim_roles([("m1", "master"), ("m2", "master")])
+    with pytest.raises(RoleError, match="knows only master, compute_node and storage"):
+        batsim_roles([("m", "master"), ("a", "gpu")])

@@ -33,3 +33,18 @@ def test_a_platform_off_contract_is_one_error_naming_the_file(tmp_path):
     with pytest.raises(PlatformError, match=r"broken.xml: cannot read platform"):
         (tmp_path / "broken.xml").write_text("<platform>")
         read_resources(tmp_path / "broken.xml")
+
+
+def test_a_batsim_cluster_platform_after_a_blank_line_is_read_as_batsim_reads_it(tmp_path):
+    plat = tmp_path / "c.xml"
+    plat.write_text("""
+<?xml version='1.0'?>
+<platform version="4.1"><zone id="AS0" routing="Full">
+  <cluster id="c1" prefix="a" suffix=".x" radical="0-2,10" speed="1Gf" bw="1GBps" lat="0us">
+    <prop id="kind" value="cpu"/></cluster>
+  <cluster id="c2" prefix="master_host" suffix="" radical="0-0" speed="1Gf" bw="1GBps" lat="0us">
+    <prop id="role" value="master"/></cluster>
+</zone></platform>""")
+    res = read_resources(plat)
+    assert [(r["id"], r["name"]) for r in res.compute] == [(0, "a0.x"), (1, "a1.x"), (2, "a10.x"), (3, "a2.x")]
+    assert res.compute[0]["properties"] == {"kind": "cpu"} and res.storage == []

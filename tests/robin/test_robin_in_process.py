@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from batloc.outputs import read_rows
 from batloc.robin import description as rd
 from batloc.robin import runs
 from engine_harness import platform_xml, write
@@ -69,3 +70,35 @@ def test_an_in_process_sweep_writes_a_zeromq_sweeps_outputs(tmp_path):
     # the stock scheduler's own file stays in its run folder, as over ZeroMQ
     assert (tmp_path / "local" / "runs" / "p__w__stock" / "out_events.csv").exists()
     assert not (tmp_path / "out_events.csv").exists()
+
+
+HANGS = """
+import time
+from batsim.batsim import BatsimScheduler
+
+
+class Hangs(BatsimScheduler):
+    def onJobSubmission(self, job):
+        if job.id.endswith("!3"):
+            time.sleep(3600)
+        self.bs.reject_jobs([job])
+"""
+
+
+def test_robins_timeout_during_a_hung_in_process_call_keeps_every_row(tmp_path):
+    # before: robin's SIGTERM waited behind the hung call, its SIGKILL followed: a 0-byte jobs .tmp, no jobs.csv
+    platform, wl = inputs(tmp_path)
+    hangs = write(tmp_path, "hangs.py", HANGS)
+    desc = {"output-dir": str(tmp_path / "run"), "platform": platform, "workload": wl, "in-process": True,
+            "scheduler": {"command": f"pybatsim {hangs}"}, "simulation-timeout": 4}
+    (tmp_path / "run.yaml").write_text(yaml.safe_dump(desc))
+    res = subprocess.run([sys.executable, "-m", "batloc.robin", str(tmp_path / "run.yaml")], capture_output=True,
+                         text=True, timeout=120, cwd=tmp_path)
+    assert res.returncode != 0
+    run = json.loads((tmp_path / "run" / "run.json").read_text())
+    assert run["status"] == "failure" and "simulation-timeout (4 s)" in run["reason"], run
+    last = (tmp_path / "run" / "log" / "batsim.stderr").read_text().strip().splitlines()[-1]
+    assert last.startswith("batloc-batsim: interrupted by SIGTERM at t=10.000000; outputs written"), last
+    rows = {r["job_id"]: r["final_state"] for r in read_rows(tmp_path / "run" / "out_jobs.csv")[1]}
+    assert len(rows) == 12 and rows["0"] == "REJECTED" and rows["3"] == "SUBMITTED"
+    assert not list((tmp_path / "run").glob("*.tmp"))

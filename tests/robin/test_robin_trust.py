@@ -209,3 +209,13 @@ def test_outputs_the_validator_cannot_read_fail_the_run_not_robin(tmp_path):
     verdict, lines = validate_run(tmp_path / "out", wl, platform, {"name": "x", "command": "x"})
     assert verdict == {"valid": False, "violations": {"unreadable outputs": 1}}
     assert len(lines) == 1 and lines[0].startswith("unreadable outputs: ")
+
+
+def test_robins_scheduler_names_reach_batloc_scheduler():
+    # `batloc scheduler lea-bf` starts what robin's `lea-bf` runs: schedulers/lea.py with backfilling
+    from batloc.shipped import policy_named
+
+    path, options = policy_named("lea-bf")
+    assert (path.name, options) == ("lea.py", {"backfilling": True})
+    assert policy_named("fcfs_bf")[0].name == "fcfs_bf.py"
+    assert policy_named("schedFcfs") is None and policy_named("base") is None

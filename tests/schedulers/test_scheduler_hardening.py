@@ -102,12 +102,14 @@ def test_node_memory_and_bandwidth_must_be_finite_and_positive(prop, text):
 
 CONTRACT_HINT = ("the batloc contract (docs/contract.md §1 and §6) expects, for every node nNNN, cores with property "
                  "node=nNNN and one storage host named 'nNNN_mem' (role=storage) with properties node, memory_bytes "
-                 "and bandwidth (bytes/s), plus a storage host named 'lustre'")
+                 "and bandwidth (bytes/s), plus a storage host named 'lustre' (`batloc platform annotate` adds them "
+                 "to a copy of a Batsim platform)")
 
 
 def without_memories(xml):
-    xml = re.sub(r'\s*<host id="n000_mem".*?</host>', "", xml)
-    return re.sub(r'\s*<zoneRoute [^>]*"n000_mem".*?</zoneRoute>', "", xml)
+    # renamed, not removed: the host is the node zone's gateway, and a platform without a route from the
+    # master to the node is one SimGrid itself aborts on (Batsim's messages take that route)
+    return xml.replace('"n000_mem"', '"n000_disk"')
 
 
 def without_memory_sizes(xml):
@@ -129,9 +131,10 @@ def test_a_platform_a_scheduler_cannot_use_is_one_line_in_every_family(tmp_path,
     lines = [line for line in out.sched_out.splitlines() if line.startswith("batloc scheduler")]
     assert lines == [f"batloc scheduler: {problem}; {CONTRACT_HINT}"]
     assert "Traceback" not in out.sched_out
-    # it left: the engine says so at once, outputs written, instead of waiting for its reply timeout
-    assert out.engine.returncode == 1 and "died or crashed" in out.engine.stderr
-    assert [r["final_state"] for r in out.rows.values()] == ["NOT_SUBMITTED"]
+    # it decides nothing more: the job is rejected and the simulation ends (real Batsim would wait for
+    # ever for a scheduler that left), then the scheduler exits with status 2
+    assert out.engine.returncode == 0 and out.sched_status == 2
+    assert [r["final_state"] for r in out.rows.values()] == ["REJECTED"]
 
 
 @engine_needed

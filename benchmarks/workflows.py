@@ -1,0 +1,156 @@
+"""Concurrent WfCommons workflows on Rackham under a synthetic background load: FCFS against LEA (± BF).
+
+Builds the input, then runs each variant on the embedded engine (scheduler in
+process) and `batloc validate`s it; prints per variant: workflow makespan
+(mean and max over the workflows), critical-path stretch (mean), output
+reuse (share of output reads served from memory, over every workflow), data
+moved by the workflows (from Lustre, from other nodes' memories, written
+back), the background's mean wait, and the run's CPU seconds.
+
+Input: WfCommons instances generated here with the `wfcommons` package's
+recipes (1000Genome, Montage, Epigenomics; seeded; `pip install wfcommons`)
+or given with --instances; a background from `batloc workload synth`
+(--load, --duration); the workflows folded in by `batloc workload
+from-wfcommons` (--start, --every, --copies, --size-scale).
+
+    python benchmarks/workflows.py [--variants fcfs fcfs_bf lea lea_bf] [--keep DIR] [--tasks 60]
+                                   [--load 0.85] [--duration 12h] [--copies 2] [--size-scale 40]
+                                   [--options '{"cache": "lru"}'] [--platform P.xml]
+"""
+
+import argparse
+import json
+import os
+import random
+import subprocess
+import sys
+import tempfile
+
+from engine_run import run_pair
+
+from batloc.analysis.load import read_decisions, read_jobs
+from batloc.analysis.workflows import WorkflowJobs, gantt, per_workflow
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PLATFORM = os.path.join(ROOT, "platforms", "rackham.xml")
+RECIPES = ("1000genome", "montage", "epigenomics")
+
+
+def generate_instances(folder, tasks, seed):
+    """WfCommons instances of about `tasks` tasks from the package's recipes (seeded)."""
+    try:
+        import numpy as np
+        from wfcommons import WorkflowGenerator
+        from wfcommons.wfchef.recipes import EpigenomicsRecipe, GenomeRecipe, MontageRecipe
+    except ImportError:
+        sys.exit("benchmarks/workflows.py: the wfcommons package generates the instances: pip install wfcommons "
+                 "(or give --instances FILE...)")
+    paths = []
+    for i, (name, recipe) in enumerate(zip(RECIPES, (GenomeRecipe, MontageRecipe, EpigenomicsRecipe))):
+        random.seed(seed + i)
+        np.random.seed(seed + i)
+        wf = WorkflowGenerator(recipe.from_num_tasks(tasks)).build_workflow()
+        path = os.path.join(folder, f"{name}.json")
+        wf.write_json(path)
+        paths.append(path)
+    return paths
+
+
+def batloc(*args):
+    subprocess.run([sys.executable, "-m", "batloc.cli.main", *args], check=True, stdout=subprocess.DEVNULL)
+
+
+def build(folder, args):
+    global PLATFORM
+    if args.platform:
+        PLATFORM = os.path.abspath(args.platform)
+    instances = args.instances or generate_instances(folder, args.tasks, args.seed)
+    bg = os.path.join(folder, "background.json")
+    wl = os.path.join(folder, "workload.json")
+    batloc("workload", "synth", "-o", bg, "--load", str(args.load), "--duration", args.duration,
+           "--platform", PLATFORM, "--seed", str(args.seed))
+    batloc("workload", "from-wfcommons", *instances, "-o", wl, "--background", bg, "--start", args.start,
+           "--every", args.every, "--copies", str(args.copies), "--size-scale", str(args.size_scale),
+           "--platform", PLATFORM)
+    return wl
+
+
+def measure(variant, wl, out, options):
+    prefix = os.path.join(out, variant)
+    r = run_pair(variant, PLATFORM, wl, prefix, options, in_process=True)
+    if not r["ok"]:
+        return dict(variant=variant, ok=False, note=r["note"])
+    check = subprocess.run([sys.executable, "-m", "batloc.cli.main", "validate", prefix, "--workload", wl,
+                            "--platform", PLATFORM, "--cache", options.get("cache", "paper")],
+                           capture_output=True, text=True)
+    jobs, decisions = read_jobs(prefix + "_jobs.csv"), read_decisions(prefix + "_decisions.csv")
+    wf = WorkflowJobs.read(wl)
+    table = per_workflow(jobs, decisions, wf)
+    wf_ids = set(wf.jobs)
+    own = jobs[(jobs["workload_name"] == "w0") & ~jobs["job_id"].isin(wf_ids)]
+    return dict(variant=variant, ok=check.returncode == 0, table=table, prefix=prefix, wf=wf,
+                bg_wait=float((own["starting_time"] - own["submission_time"]).mean()),
+                cpu=r["engine_cpu"] + r["sched_cpu"], note=check.stdout.strip().splitlines()[-1])
+
+
+def row(m):
+    if not m["ok"] and "table" not in m:
+        return f"{m['variant']:<9} failed: {m['note']}"
+    t = m["table"]
+    reads, hits = t["output_reads"].sum(), t["output_hits"].sum()
+    gb = 1e9
+    return (f"{m['variant']:<9} {t['makespan'].mean() / 3600:>9.2f} {t['makespan'].max() / 3600:>8.2f} "
+            f"{t['cp_stretch'].mean():>8.2f} {hits / reads if reads else float('nan'):>7.1%} "
+            f"{t['bytes_from_lustre'].sum() / gb:>9.1f} {t['bytes_from_nodes'].sum() / gb:>8.1f} "
+            f"{t['bytes_written_back'].sum() / gb:>8.1f} {m['bg_wait'] / 3600:>8.2f} {m['cpu']:>7.0f} "
+            f"{'yes' if m['ok'] else 'NO':>5}  {int(t['completed'].sum())}/{int(t['tasks'].sum())} tasks")
+
+
+HEADER = (f"{'variant':<9} {'makespan':>9} {'max':>8} {'CP str.':>8} {'reuse':>7} {'Lustre':>9} {'nodes':>8} "
+          f"{'back':>8} {'bg wait':>8} {'CPU s':>7} {'valid':>5}")
+LEGEND = ("makespan: mean over the workflows, and max (h); CP str.: mean makespan / critical path; reuse: output\n"
+          "reads served from memory; Lustre, nodes, back: GB the workflows loaded from Lustre, from other nodes'\n"
+          "memories, and wrote back; bg wait: the background jobs' mean wait (h); CPU: engine + scheduler")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--variants", nargs="+", default=["fcfs", "fcfs_bf", "lea", "lea_bf"])
+    ap.add_argument("--instances", nargs="+", help="WfFormat files (default: generated from the recipes)")
+    ap.add_argument("--tasks", type=int, default=60, help="tasks per generated instance (default 60)")
+    ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--load", type=float, default=0.85, help="background's offered load (default 0.85)")
+    ap.add_argument("--duration", default="12h", help="background's submission period (default 12h)")
+    ap.add_argument("--start", default="4h", help="first workflow's arrival (default 4h)")
+    ap.add_argument("--every", default="20min", help="time between workflow arrivals (default 20min)")
+    ap.add_argument("--copies", type=int, default=2, help="workflows per instance (default 2)")
+    ap.add_argument("--size-scale", type=float, default=40.0, help="file sizes x (default 40)")
+    ap.add_argument("--options", default="{}", help="JSON options for every variant")
+    ap.add_argument("--platform", help="platform XML (default platforms/rackham.xml; write_back staged needs one "
+                                       "from `batloc platform generate --node-routes`)")
+    ap.add_argument("--keep", help="folder to keep the inputs and runs in (default: a temporary one)")
+    ap.add_argument("--gantt", help="draw the first workflow of each variant into this folder")
+    args = ap.parse_args()
+    folder = args.keep or tempfile.mkdtemp(prefix="batloc-workflows-")
+    os.makedirs(folder, exist_ok=True)
+    wl = build(folder, args)
+    with open(wl) as fh:
+        meta = json.load(fh)["batloc"]["workflows"]
+    print(f"{len(meta)} workflows ({', '.join(sorted({w['instance'] for w in meta}))}), "
+          f"{sum(w['tasks'] for w in meta)} tasks, on {os.path.basename(PLATFORM)}; background load {args.load} "
+          f"over {args.duration}; arrivals from {args.start} every {args.every}; sizes x {args.size_scale}")
+    print(HEADER)
+    options = json.loads(args.options)
+    for v in args.variants:
+        m = measure(v, wl, folder, options)
+        print(row(m), flush=True)
+        if args.gantt and "table" in m:
+            os.makedirs(args.gantt, exist_ok=True)
+            first = m["table"]["workflow"].iloc[0]
+            gantt(read_jobs(m["prefix"] + "_jobs.csv"), read_decisions(m["prefix"] + "_decisions.csv"), m["wf"],
+                  first, os.path.join(args.gantt, f"{v}-{first}"), f"{v}: workflow {first} by task")
+    print(LEGEND)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,50 @@
+"""Ctrl-C during `batloc report` leaves the previous report whole (report.html, summary.csv, figures/, per_job/,
+byte for byte) and says so in one line, no traceback: the report is written aside and swapped in whole
+(analysis/swap.py). Before: a traceback, and figures/ half replaced."""
+
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+FIXTURE = Path(__file__).resolve().parents[1] / "data" / "analysis" / "predicted"
+REPORT = [sys.executable, "-m", "batloc.cli.main", "report"]
+
+
+def snapshot(folder):
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*"))
+            if p.is_file() and p.relative_to(folder).parts[0] in ("figures", "per_job", "summary.csv", "report.html")}
+
+
+def test_ctrl_c_keeps_the_previous_report_whole(tmp_path):
+    out = tmp_path / "r"
+    shutil.copytree(FIXTURE, out)
+    assert subprocess.run(REPORT + [str(out)], capture_output=True, timeout=600).returncode == 0
+    before = snapshot(out)
+    assert "report.html" in before and any(k.startswith("figures/") for k in before)
+    # another report (another baseline: other tables and figures), interrupted while it draws its figures
+    proc = subprocess.Popen(REPORT + [str(out), "--baseline", "easy"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 600
+    while not list(out.glob(".report.*.tmp/figures/*.png")):
+        assert proc.poll() is None and time.monotonic() < deadline, "the report never drew aside"
+        time.sleep(0.02)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130
+    assert err.strip().splitlines() == [f"batloc report: interrupted; the report in {out} is whole (the previous one, "
+                                        "unless this one was already in place)"]
+    assert snapshot(out) == before
+    assert not list(out.glob(".report.*"))
+
+
+def test_a_report_names_its_folder_and_a_killed_ones_leftovers_go(tmp_path):
+    out = tmp_path / "r"
+    shutil.copytree(FIXTURE, out)
+    (out / ".report.999999999.tmp" / "figures").mkdir(parents=True)   # a report killed outright (no such pid)
+    assert subprocess.run(REPORT + [str(out)], capture_output=True, timeout=600).returncode == 0
+    page = (out / "report.html").read_text()
+    assert f"<h1>batloc report — {out}</h1>" in page and ".report." not in page
+    assert 'src="figures/' in page and not list(out.glob(".report.*"))
