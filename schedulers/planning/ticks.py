@@ -50,9 +50,6 @@ class Clock:
         self.last_other = -math.inf   # of the latest event that is neither an end nor a submission
         self.last_submit = -math.inf
         self.last_tick = -math.inf
-        self.tick_kind = None      # the pass the latest tick took (None: none)
-        self.deferred = -math.inf  # the latest second whose new-jobs pass waited one protocol tick
-        self.routed = (-math.inf, [])   # (second, jobs of that second put in the new-job list)
         self.deadlines = []        # heap of (window end, job id) of the jobs started
         self.due = []              # heap of (planned start, job id) of standing reservations
         self.stalled = False       # nothing runs or is due, jobs wait, none is to come: plan them all
@@ -87,27 +84,12 @@ class Clock:
         if self._ends_pending(now):
             return
         ended_now = self.same_second and self.last_end > -math.inf and self._second(self.last_end) == second
-        if ended_now:
-            self._reroute(second)
-        submitted_now = self._route(now, second, ended_now)
+        submitted_now = self._route(now, ended_now)
         tick = self._is_tick(second)
         kind = None
         if tick and self.last_tick < second:
-            # (same_second: a submission earlier in this second counts, its pass may have waited)
-            kind = self._pass_kind(ended_now, submitted_now or (
-                self.same_second and self._second(self.last_submit) == second))
-            if kind == NEW_JOBS and self.same_second and self.deferred < second:
-                # An end of this second may still come, in a later message of this
-                # instant (the engine sends a job's completion after the timers due
-                # with it): the C simulator would then plan in full.
-                self.deferred = second
-                self.s.call_at(now + TICK)
-                kind = None
-            else:
-                self.last_tick, self.tick_kind = second, kind
-        elif tick and self.last_tick == second and ended_now and self.tick_kind != FULL and len(self.s.queue):
-            # This second's end came after its tick was taken: the full pass it calls for.
-            kind = self.tick_kind = FULL
+            kind = self._pass_kind(ended_now, submitted_now)
+            self.last_tick = second
         if self.on_their_own or kind is not None:
             self._start_due(now)
         if kind is None and tick and self.stalled:
@@ -162,12 +144,10 @@ class Clock:
         on_grid = abs(second - k * self.period) <= max(TICK, 1e-9 * abs(second))
         return on_grid and (k >= 1 or not self.same_second)
 
-    def _route(self, now, second, ended_now):
+    def _route(self, now, ended_now):
         """The instant's arrivals to their place; whether a job (not pinned) was submitted."""
         submitted = False
         queue = self.s.queue
-        if self.routed[0] != second:
-            self.routed = (second, [])
         for job, fid, node in self.arrived:
             if self.pin and node is not None:
                 self._pin(job, fid, node, now)
@@ -175,28 +155,12 @@ class Clock:
             submitted = True
             if self.new_jobs_only and not (self.same_second and ended_now):
                 self.new_jobs.append((job, fid))
-                self.routed[1].append(job)
             else:
                 queue.append(job, fid)
         self.arrived = []
         if submitted:
             self.last_submit = now
         return submitted
-
-    def _reroute(self, second):
-        """A job submitted in a second that also saw an end joins the queue, not
-        the new-job list, whichever of its events came first."""
-        if self.routed[0] != second or not self.routed[1]:
-            return
-        late = {id(job) for job in self.routed[1]}
-        self.routed = (second, [])
-        keep = []
-        for job, fid in self.new_jobs:
-            if id(job) in late:
-                self.s.queue.append(job, fid)
-            else:
-                keep.append((job, fid))
-        self.new_jobs = keep
 
     def _pass_kind(self, ended_now, submitted_now):
         queue = self.s.queue
