@@ -148,6 +148,10 @@ class Clock:
         """The instant's arrivals to their place; whether a job (not pinned) was submitted."""
         submitted = False
         queue = self.s.queue
+        if self.same_second:
+            # The C simulator takes a second's submissions in its input file's order; the engine
+            # announces jobs of one date in text order ("w0!10" before "w0!2"), as Batsim does.
+            self.arrived.sort(key=lambda a: _natural(a[0].id))
         for job, fid, node in self.arrived:
             if self.pin and node is not None:
                 self._pin(job, fid, node, now)
@@ -255,3 +259,9 @@ class Clock:
         """A job took its cores (any path): its window's end will end it in that instant."""
         if math.isfinite(held.deadline):
             heapq.heappush(self.deadlines, (held.deadline, held.job.id))
+
+
+def _natural(job_id):
+    """A job id's order in its workload file: "w0!10" after "w0!2" (numbers compared as numbers)."""
+    prefix, _, local = job_id.rpartition("!")
+    return (prefix, 0, int(local), "") if local.isdigit() else (prefix, 1, 0, local)
