@@ -293,7 +293,11 @@ class Relay:
             return [{"timestamp": now, "type": "REJECT_JOB", "data": {"job_id": data["job_id"]}}, call]
         events = self.state.execute(e, now)
         self.inner_allocs[data["job_id"]] = inner["data"].get("alloc", "")
-        end = self.windows.started(data["job_id"], now)
+        # Executed at once (no file, or a hit): the engine's walltime is the window; a timer only for a
+        # job held for its file, as batloc's own schedulers set one (schedulers/base.py)
+        runs_now = any(ev.get("type") == "EXECUTE_JOB" and (ev.get("data") or {}).get("job_id") == data["job_id"]
+                       for ev in events)
+        end = None if runs_now else self.windows.started(data["job_id"], now)
         if end is not None:
             events.append(self.calls.wake(end, now))
         for ev in events:

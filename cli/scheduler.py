@@ -15,6 +15,7 @@ line per message).
 import argparse
 import errno
 import json
+import os
 import socket
 import sys
 
@@ -116,8 +117,6 @@ def _bind_error(endpoint, e):
 
 
 def launch(args):
-    import logging
-
     import zmq
     from batsim.tools.launcher import launch_scheduler
 

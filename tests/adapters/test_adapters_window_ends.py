@@ -39,8 +39,11 @@ def test_batsims_two_messages_for_a_really_killed_job_reach_the_scheduler_as_one
     # Batsim 4.2.1 (server_on_killing_done): JOB_COMPLETED (COMPLETED_KILLED) first, then JOB_KILLED;
     # a stock pybatsim scheduler told of one end twice dies with a KeyError
     relay = started(Relay())
-    submit(relay, 1.0, 1, walltime=10, file=None)
+    submit(relay, 1.0, 1, walltime=10)
     relay.to_engine(msg(1.0, execute(1.0, 1, "2")))
+    relay.from_engine(msg(3.0, ev(3.0, "JOB_COMPLETED", job_id="batloc-stage!stage-w0-1-n001",
+                                  job_state="COMPLETED_SUCCESSFULLY", return_code=0, alloc="0 6")))
+    relay.to_engine(None)
     assert relay.from_engine(msg(11.0, ev(11.0, "REQUESTED_CALL"))) is None
     assert types(relay.to_engine(None)) == [("KILL_JOB", None)]
     shown = relay.from_engine(msg(11.0, ev(11.0, "JOB_COMPLETED", job_id="w0!1", job_state="COMPLETED_KILLED",
@@ -66,13 +69,21 @@ def test_a_job_still_loading_at_its_windows_end_is_executed_and_killed_in_one_an
 
 def test_a_job_ended_within_its_window_is_left_alone_and_the_rule_off_sets_no_timer():
     relay = started(Relay())
-    submit(relay, 1.0, 1, walltime=10, file=None)
-    assert types(relay.to_engine(msg(1.0, execute(1.0, 1, "0")))) == [("EXECUTE_JOB", "w0!1"), ("CALL_ME_LATER", None)]
+    submit(relay, 1.0, 1, walltime=10)
+    assert types(relay.to_engine(msg(1.0, execute(1.0, 1, "0"))))[-1] == ("CALL_ME_LATER", None)
+    relay.from_engine(msg(3.0, ev(3.0, "JOB_COMPLETED", job_id="batloc-stage!stage-w0-1-n000",
+                                  job_state="COMPLETED_SUCCESSFULLY", return_code=0, alloc="0 3")))
+    relay.to_engine(None)
     relay.from_engine(msg(4.0, ev(4.0, "JOB_COMPLETED", job_id="w0!1", job_state="COMPLETED_SUCCESSFULLY",
                                   return_code=0, alloc="1")))
     relay.to_engine(msg(4.0))
     assert relay.from_engine(msg(11.0, ev(11.0, "REQUESTED_CALL"))) is None
     assert types(relay.to_engine(None)) == []
+
+    # a job executed at once (no file to load) needs no timer: the engine's walltime is its window, as
+    # batloc's own schedulers set a timer only for a job held for its file
+    submit(relay, 12.0, 2, walltime=10, file=None)
+    assert types(relay.to_engine(msg(12.0, execute(12.0, 2, "0")))) == [("EXECUTE_JOB", "w0!2")]
 
     off = started(Relay(walltime_includes_load=False))
     submit(off, 1.0, 1, walltime=10)
