@@ -1,7 +1,7 @@
 """The memory model a run used, from robin's record of its scheduler (run.json's `scheduler`).
 
 What the validator replays (``batloc validate``, and robin after every run):
-the scheduler's `cache` option, `strict` under the authors' profile, the
+the scheduler's `cache` option, `authors` under the authors' profile, the
 proxy's `--cache`, `paper` otherwise; None for the file-sharing family's
 `value` model, which the replay does not know.
 """
@@ -28,7 +28,7 @@ def memory_model(scheduler: dict) -> str | None:
 def _policy_model(policy: str, options: dict) -> str | None:
     cache = options.get("cache")
     if cache is None and options.get("profile") == "authors":
-        cache = "strict"
+        cache = "authors"       # the profile's own model (schedulers/planning/options.py PROFILES)
     if cache is None:
         cache = "value" if policy in VALUE_MODEL_POLICIES else "paper"
     return cache if cache in MODELS else None

@@ -201,7 +201,9 @@ def check_files_and_memory(rows, decisions, memories, model, jobs=None):
     jobs = jobs or {}
     by_id = {full_id(r): r for r in rows if started(r)}
     out = []
-    events = []      # (time, order, kind, payload); ends and loads before starts at equal times
+    # (time, order, kind, payload). At equal times loads complete, then jobs end, then jobs start: a
+    # file whose load completes in the very instant its last user ends is loaded then, in any model.
+    events = []
     for i, d in enumerate(decisions):
         jid = d["job_id"]
         if d["cache"] == WAITED_FOR_ROOM:
@@ -211,6 +213,7 @@ def check_files_and_memory(rows, decisions, memories, model, jobs=None):
             out.append((DECISION, f"{jid}: in decisions.csv but not in jobs.csv"))
             continue
         start = r["_start"]
+        load_ends = {}
         entries = _entries(d, jobs)
         for file, _, case, staging in entries:
             if case not in ("miss", "wait"):
@@ -223,15 +226,16 @@ def check_files_and_memory(rows, decisions, memories, model, jobs=None):
                                        f"memory ({staging} ends at {st['_finish']:.6f})"))
             if case == "miss" and st is not None:
                 events.append((st["_finish"], 0, "loaded", (d["node"], file)))
-        events.append((float(d["time"]), 1, "start", (i, jid, d["node"], entries)))
-        events.append((r["_finish"], 0, "end", (d["node"], [e[0] for e in entries])))
+                load_ends[file] = st["_finish"]
+        events.append((float(d["time"]), 2, "start", (i, jid, d["node"], entries, load_ends)))
+        events.append((r["_finish"], 1, "end", (d["node"], [e[0] for e in entries])))
         job = jobs.get(d["job_id"].split("!", 1)[-1])
         outputs = job_outputs(job) if job else []
         if outputs and r["final_state"] == "COMPLETED_SUCCESSFULLY":
             wb = by_id.get(writeback_job_id(jid, d["node"]))
-            events.append((r["_finish"], 0, "output", (d["node"], outputs, wb is not None)))
+            events.append((r["_finish"], 1, "output", (d["node"], outputs, wb is not None)))
             if wb is not None:
-                events.append((wb["_finish"], 0, "unpin", (d["node"], [f for f, _ in outputs])))
+                events.append((wb["_finish"], 1, "unpin", (d["node"], [f for f, _ in outputs])))
     if model is None:
         return out      # a memory model the replay does not know (e.g. file-sharing's `value`)
     events.sort(key=lambda e: (e[0], e[1], e[3][0] if e[2] == "start" else -1))
@@ -252,9 +256,9 @@ def check_files_and_memory(rows, decisions, memories, model, jobs=None):
             for f in p[1]:
                 cache.unpin(f, t)
         else:
-            _, jid, _, entries = p
+            _, jid, _, entries, load_ends = p
             before = [cache.status(f, t) for f, _, _, _ in entries]
-            cache.start_files([(f, size) for f, size, _, _ in entries], t, load_end=t)
+            cache.start_files([(f, size) for f, size, _, _ in entries], t, load_end=load_ends)
             for (file, _, logged, _), was in zip(entries, before):
                 if logged == "hit" and was != "loaded":
                     out.append((FALSE_HIT, f"{jid}: logged as a hit at {t:.6f} but {file} is not in {node}'s "

@@ -20,6 +20,7 @@ node, for ``pin_history_node``), or ``oracle-s2.json`` when the text is absent.
 
 import argparse
 import concurrent.futures as cf
+import glob
 import json
 import os
 import shutil
@@ -30,6 +31,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from saturated_day import ROOT, run_variant  # noqa: E402  (sibling benchmark script)
 
 from batloc.analysis.authors import compare, per_job  # noqa: E402
+from batloc.analysis.validate import verdict  # noqa: E402
+from batloc.schedulers.planning.options import SchedulerOptions  # noqa: E402
 from batloc.workloads import pipeline  # noqa: E402
 
 # The oracle folder: $BATLOC_ORACLE, else ../shared/data/oracle beside the repository.
@@ -44,7 +47,7 @@ def rel(pair):
 
 def print_table(rows):
     print(f"{'variant':<8} {'done':>5} | {'transfer h b/a':>15} {'Δ%':>6} | {'wait h b/a':>13} {'Δ%':>6} | "
-          f"{'sum h b/a':>15} {'Δ%':>6} | {'stretch b/a':>13} {'Δ%':>6} | {'exact':>6} {'wall s':>7}  note")
+          f"{'sum h b/a':>15} {'Δ%':>6} | {'stretch b/a':>13} {'Δ%':>6} | {'exact':>6} {'valid':>5} {'wall s':>7}  note")
     for r in rows:
         if "transfer" not in r:
             print(f"{r['variant']:<8} {'-':>5} | run failed: {r['note']}")
@@ -55,7 +58,7 @@ def print_table(rows):
             ours, theirs = r[key]
             cells.append(fmt.format(ours / scale, theirs / scale) + f" {rel(r[key]):+6.1f}")
         print(f"{r['variant']:<8} {r['completed']:>5} | " + " | ".join(cells)
-              + f" | {r['exact'] * 100:5.1f}% {r['wall']:>7.0f}  {r['note']}")
+              + f" | {r['exact'] * 100:5.1f}% {'yes' if r['valid'] else 'NO':>5} {r['wall']:>7.0f}  {r['note']}")
     base = next((r for r in rows if r["variant"] == "fcfs" and "total" in r), None)
     if base is not None and len(rows) > 1:
         print("time waiting for a file vs FCFS (batloc / authors):")
@@ -65,12 +68,19 @@ def print_table(rows):
                       f"{rel((r['total'][1], base['total'][1])):+6.1f}%")
 
 
+def authors_text(oracle):
+    """The oracle's input in the authors' format (``*.gonthier.txt``), or None."""
+    texts = sorted(glob.glob(os.path.join(oracle, "*.gonthier.txt")))
+    return texts[0] if texts else None
+
+
 def workload_in(oracle, out):
     """The workload to run: the authors' text with its history nodes, converted into ``out`` once."""
-    text = os.path.join(oracle, "oracle-s2.gonthier.txt")
-    if not os.path.exists(text):
+    text = authors_text(oracle)
+    if text is None:
         return os.path.join(oracle, "oracle-s2.json")
-    path = os.path.join(out, "oracle-s2.history.json")
+    name = os.path.basename(text)[:-len(".gonthier.txt")]
+    path = os.path.join(out, name + ".history.json")
     if not os.path.exists(path):
         sizes = pipeline.platform_sizes(os.path.join(ROOT, "platforms", "rackham.xml"))
         table, _ = pipeline.convert(text, "gonthier", sizes, sharing="keep", sessions=0, history_node=True)
@@ -87,14 +97,17 @@ def run_one(variant, platform, workload, out, options, reuse, oracle_dir):
     if not os.path.exists(prefix + "_jobs.csv") or not os.path.exists(prefix + "_decisions.csv"):
         return dict(variant=variant, wall=result["wall"], note=result.get("note", "no outputs"))
     row = compare(variant, per_job(prefix, workload, platform), oracle_dir)
-    row.update(wall=result["wall"], note=result.get("note", "") if not result.get("ok", True) else "")
+    # `batloc validate` under the memory model the run declared (a profile may set it)
+    checked, lines = verdict(prefix, workload, platform, SchedulerOptions.from_dict(options).cache)
+    row.update(wall=result["wall"], valid=checked["valid"],
+               note=lines[0] if lines else result.get("note", "") if not result.get("ok", True) else "")
     return row
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--variants", nargs="+", default=VARIANTS, choices=VARIANTS,
-                    help="default: all ten")
+    ap.add_argument("--variants", nargs="+", choices=VARIANTS,
+                    help="default: every one the oracle has C results for (per-job/<variant>.csv)")
     ap.add_argument("--options", type=json.loads, default={},
                     help='scheduler options as JSON, e.g. \'{"scheduling_period": 30}\' (default: the paper\'s)')
     ap.add_argument("--oracle", default=ORACLE, help=f"oracle folder (default {ORACLE}, or $BATLOC_ORACLE)")
@@ -102,10 +115,12 @@ def main():
     ap.add_argument("--keep", help="keep outputs in this folder")
     ap.add_argument("--reuse", action="store_true", help="with --keep: analyse existing outputs instead of rerunning")
     args = ap.parse_args()
-    if not os.path.exists(os.path.join(args.oracle, "oracle-s2.json")) or not os.path.exists(
-            os.path.join(args.oracle, "aggregates.csv")):
+    if not (authors_text(args.oracle) or os.path.exists(os.path.join(args.oracle, "oracle-s2.json"))) \
+            or not os.path.exists(os.path.join(args.oracle, "aggregates.csv")):
         print(f"skipped: no oracle input at {args.oracle}")
         return 0
+    variants = args.variants or [v for v in VARIANTS if os.path.exists(
+        os.path.join(args.oracle, "per-job", v.replace("_", "-") + ".csv"))]
     platform = os.path.join(ROOT, "platforms", "rackham.xml")
     out = args.keep or tempfile.mkdtemp(prefix="batloc-oracle-")
     os.makedirs(out, exist_ok=True)
@@ -114,7 +129,7 @@ def main():
           + (f"; scheduler options {json.dumps(args.options)}" if args.options else ""))
     with cf.ThreadPoolExecutor(args.parallel) as pool:
         rows = list(pool.map(lambda v: run_one(v, platform, workload, out, args.options, args.reuse,
-                                               args.oracle), args.variants))
+                                               args.oracle), variants))
     print_table(rows)
     if not args.keep:
         shutil.rmtree(out, ignore_errors=True)

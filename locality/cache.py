@@ -1,4 +1,4 @@
-"""One node's memory (its page cache) under the three memory models.
+"""One node's memory (its page cache) under the four memory models.
 
 This is the *actual* state, changed only by what really happens: a job starts
 or ends on the node, a load begins or completes. Planning looks ahead with
@@ -13,7 +13,15 @@ Models (semantics note, "File availability and the memory model"):
   (as in the authors' no-persistence build, where the end is processed first
   and the file stays valid for that second); at any later instant it is gone;
 - ``lru``:    a file stays until room is needed for a new file (capacity = the
-  node's memory), least recently used first; a file in use is never evicted.
+  node's memory), least recently used first; a file in use is never evicted;
+- ``authors``: the authors' published simulator's own rule (docs/authors-simulator.md,
+  R9), ``strict`` where a load is concerned too: a file whose last user ends
+  while its load is in flight also stays through that instant, still
+  loading (a job starting then waits for the rest of that load, which goes
+  on), and a file is loaded once *its* load is over: a load begun by an
+  earlier user that ended before it, for a file loaded again since, loads
+  nothing the node keeps (that simulator keeps one load end per file and node).
+  Only this model makes the validator accept such a start.
 
 A job may read several files (a workflow task: its inputs and its parents'
 outputs): ``start_files``/``end_files`` take them all at once, so that under
@@ -25,7 +33,14 @@ Lustre is *pinned* (``pin``/``unpin``): in memory, counted, never evicted.
 
 from dataclasses import dataclass
 
-MODELS = ("paper", "strict", "lru")
+MODELS = ("paper", "strict", "lru", "authors")
+# Models that drop a file after the instant its last user ends (and hold no memory for it then).
+UNTIL_LAST_END = ("strict", "authors")
+
+
+# authors: a load completing this much before the file's current load end is an
+# earlier, stale one (a reload starts in a later second than the load it replaces).
+STALE = 0.5
 
 
 @dataclass
@@ -73,7 +88,7 @@ class NodeCache:
         # strict: a file kept through its last user's end instant only serves a
         # start in that instant; it holds no memory (the authors' build, whose
         # rule this is, has no memory capacity at all).
-        if self.model == "strict":
+        if self.model in UNTIL_LAST_END:
             return sum(r.size for r in self.files.values() if r.held)
         return sum(r.size for r in self.files.values())
 
@@ -105,7 +120,8 @@ class NodeCache:
         """A job reading `files` ((file, size), ...; none: a job without file) starts at `now`.
 
         Returns (cases, evicted): one case per file, in order ('hit', 'wait' or
-        'miss', as ``start_job``), and the files dropped."""
+        'miss', as ``start_job``), and the files dropped. ``load_end``: one end
+        for every load begun, or a dict file -> end (the validator's replay)."""
         evicted = self._drop_ended(now)
         own = {f for f, _ in files}
         if self.model == "paper":
@@ -128,7 +144,8 @@ class NodeCache:
                 if self.model == "lru":
                     evicted += self._make_room(size, now, file)
                 self._seq += 1
-                r = self.files[file] = Resident(float(size), False, load_end if load_end is not None else now,
+                end = load_end.get(file, now) if isinstance(load_end, dict) else load_end
+                r = self.files[file] = Resident(float(size), False, end if end is not None else now,
                                                 0, now, self._seq)
             r.users += 1
             r.last_use = now
@@ -138,7 +155,7 @@ class NodeCache:
     def load_done(self, file, now):
         self._drop_ended(now)
         r = self.files.get(file)
-        if r is not None:
+        if r is not None and not (self.model == "authors" and now < r.load_end - STALE):
             r.loaded = True
             r.load_end = now
 
@@ -156,7 +173,8 @@ class NodeCache:
             r.users = max(0, r.users - 1)
             if r.users == 0:
                 r.last_use = max(r.last_use, now)
-                if r.pins == 0 and (not r.loaded or self._started_since(file, now)):
+                # strict keeps a loaded file through the instant e (_drop_ended), authors any file.
+                if r.pins == 0 and ((not r.loaded and self.model != "authors") or self._started_since(file, now)):
                     del self.files[file]
                     dropped.append(file)
         return dropped
@@ -208,8 +226,8 @@ class NodeCache:
         return dropped
 
     def _drop_ended(self, now):
-        """strict: drop the files whose last user ended before `now`."""
-        if self.model != "strict":
+        """strict, authors: drop the files whose last user ended before `now`."""
+        if self.model not in UNTIL_LAST_END:
             return []
         gone = [f for f, r in self.files.items() if not r.held and r.last_use < now]
         for f in gone:

@@ -4,7 +4,7 @@ run.json gets ``"validation": {"valid": true|false, "violations": {"<kind>": cou
 (kinds as `batloc validate` counts them); a run with violations is a failed run
 (its outputs kept) and ``log/validate.txt`` lists every violation. The memory
 model the validator replays is the run's own: the scheduler's `cache` option,
-`strict` under the authors' profile, the proxy's `--cache`, `paper` otherwise;
+`authors` under the authors' profile, the proxy's `--cache`, `paper` otherwise;
 for the file-sharing family's `value` model, which the replay does not know,
 hits and capacity go unchecked (the other checks still run).
 """

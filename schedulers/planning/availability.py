@@ -276,6 +276,30 @@ def t_exact(k, cores, now, cols, base, pos):
     return t
 
 
+@inline
+def earliest_cores(rows, k, cores, now, pos):
+    """The ``cores`` cores of node k available first in ``rows`` (read from
+    now on: ties, the cores free now among them, go to the lowest position),
+    into pos[0] in position order. The authors' simulator keeps a node's cores
+    sorted by availability and gives a job the first ones (R7): a job reserved
+    in the future takes the cores free now before those freed later, where
+    the lowest positions available by t_k might leave some free now."""
+    m = rows.shape[1]
+    c = 0
+    for p in range(m):
+        x = at(rows[k, p], now)
+        if c == cores and not at(rows[k, pos[0, c - 1]], now) > x:
+            continue
+        i = c if c < cores else cores - 1
+        while i > 0 and at(rows[k, pos[0, i - 1]], now) > x:
+            pos[0, i] = pos[0, i - 1]
+            i -= 1
+        pos[0, i] = p
+        if c < cores:
+            c += 1
+    pos[0, :cores].sort()
+
+
 @njit
 def reserve(k, cores, start, walltime, now, base, cols, tree, node_i, cand_times, pos, ints):
     """Cores ``pos[1, :cores]`` of node k taken from start for walltime."""

@@ -27,10 +27,30 @@ from batloc.schedulers.planning.scratch import (B_ALIVE, B_FILE, B_LAST, B_ORDER
                                             HIDDEN, P_NEXT)
 
 PAPER, STRICT, LRU = range(3)
-MODEL_CODES = {"paper": PAPER, "strict": STRICT, "lru": LRU}
+# ``authors`` plans as ``strict`` does; it differs in what execution keeps (locality/cache.py).
+MODEL_CODES = {"paper": PAPER, "strict": STRICT, "lru": LRU, "authors": STRICT}
 NONE, HIT, WAIT, MISS = range(4)
 CASE_NAMES = ("none", "hit", "wait", "miss")
 INF = np.inf
+
+
+@njit
+def float32_load(size, bandwidth):
+    """A load's duration as the authors' simulator counts it (R6): the size in
+    GB as a 32-bit float over the bandwidth in GB/s (also one), truncated to
+    whole seconds; 83.2 GB at 0.1 GB/s loads in 831 s, not 832."""
+    return np.floor(np.float32(size * 1e-9) / np.float32(bandwidth * 1e-9))
+
+
+def load_time(size, bandwidth, float32_floor):
+    """Seconds to load ``size`` bytes at ``bandwidth`` bytes/s: exact, or with ``float32_floor`` as R6."""
+    return float(float32_load(size, bandwidth)) if float32_floor else size / bandwidth
+
+
+def staged_bytes(size, bandwidth, float32_floor):
+    """The bytes a staging moves so that it lasts ``load_time``."""
+    return load_time(size, bandwidth, True) * bandwidth if float32_floor else size
+
 
 # Arguments, in this order wherever they appear: k (the node), the job's
 # file and instants, then node_f, held, mem (the actual state), node_i, plan
@@ -156,7 +176,7 @@ def _put(buf, count, f, size):
 
 
 @njit
-def _unused_bytes(k, fid, t, now, model, node_f, held, mem, node_i, plan, buf):
+def unused_bytes(k, fid, t, now, model, node_f, held, mem, node_i, plan, buf):
     """Bytes of files in memory on k at t, other than ``fid``, that no window
     over t uses (summed in the memory's order, as the Python oracle does)."""
     if model == STRICT:
@@ -317,17 +337,68 @@ def evaluate(k, fid, size, t, now, model, penalty, node_f, held, mem, node_i, pl
     if not present and not have_load:
         for i in range(int(node_f[k, N_MEM])):
             if mem[k, i, M_FILE] == fid:
-                if mem[k, i, M_LOADED] != 0 and mem[k, i, M_USERS] == 0:
-                    # strict: an orphan is one whose last user ended at M_LAST (<= now)
+                # strict: an orphan is one whose last user ended at M_LAST (<= now); one still
+                # loading (only ``authors`` keeps those) is present then, as the C planning sees it (R10)
+                if (mem[k, i, M_LOADED] != 0 or model == STRICT) and mem[k, i, M_USERS] == 0:
                     since = mem[k, i, M_LAST] if model == STRICT else now
                     present, lru = _kept(k, fid, since, t, model, lru, node_f, held, mem, node_i, plan, buf)
                 break
     pen = 0.0
     if penalty:
-        pen = _unused_bytes(k, fid, t, now, model, node_f, held, mem, node_i, plan, buf)
+        pen = unused_bytes(k, fid, t, now, model, node_f, held, mem, node_i, plan, buf)
     if present:
         return HIT, t, 0.0, pen
     if have_load:
         return WAIT, load_end, load_end - t, pen
     overhead = size / node_f[k, BW]
     return MISS, t + overhead, overhead, pen
+
+
+@njit
+def evaluate_per_file(k, fid, size, t, now, node_f, held, mem, node_i, plan):
+    """(case, t'_k, t'_k - t_k) of a job with file ``fid`` >= 0 starting on k
+    at t, as the authors' simulator plans it (R10, ``file_window:
+    "per_file"``): the file's windows on k, each [from, loaded at, to] with
+    both ends included, are looked at in order and the first that holds t
+    decides (loaded by t: present; else the wait for that load):
+    - the started jobs' one window: from now, loaded at their load's end (or
+      now), to the latest planned end of every job that used the file since
+      its load (the held rows' END, ``ClusterState``), or [now, now, now]
+      for a file whose last user ended now;
+    - then each window planned in this pass, in placement order.
+    No window holds t: a load of size / BW_k."""
+    soon = np.nextafter(now, INF)
+    users = False
+    loaded_at = now
+    until = -INF
+    for i in range(int(node_f[k, N_HELD])):
+        if held[k, i, FILE] != fid:
+            continue
+        users = True
+        avail = held[k, i, AVAIL]
+        if held[k, i, LOADING] != 0 and avail < soon:
+            avail = soon
+        if avail > loaded_at:
+            loaded_at = avail
+        if held[k, i, END] > until:
+            until = held[k, i, END]
+    if not users:
+        for i in range(int(node_f[k, N_MEM])):
+            if mem[k, i, M_FILE] == fid:
+                if mem[k, i, M_USERS] == 0 and mem[k, i, M_LAST] == now:
+                    users, until = True, now
+                break
+    if users and t <= until:
+        if loaded_at <= t:
+            return HIT, t, 0.0
+        return WAIT, loaded_at, loaded_at - t
+    j = node_i[k, HEAD]
+    while j >= 0:
+        if plan[j, FILE] == fid and plan[j, START] <= t and t <= plan[j, END]:
+            if plan[j, AVAIL] <= t:
+                return HIT, t, 0.0
+            return WAIT, plan[j, AVAIL], plan[j, AVAIL] - t
+        j = int(plan[j, P_NEXT])
+    overhead = size / node_f[k, BW]
+    return MISS, t + overhead, overhead
+

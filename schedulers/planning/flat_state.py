@@ -128,8 +128,9 @@ class FlatState:
         self.node_f[node, N_FREE] = np.count_nonzero(self.core_end[node] == -np.inf)
         self._changed(node)
 
-    def mirror(self, node, windows, cache):
-        """Copy node's windows (jobs holding cores, in start order) and memory."""
+    def mirror(self, node, windows, cache, file_ends=None):
+        """Copy node's windows (jobs holding cores, in start order) and memory;
+        ``file_ends`` (file -> end), if given, replaces the windows' ends (R10's per-file windows)."""
         # One array assignment per table, not one per row: numpy's per-item cost dominates at these sizes.
         fid = self.files.id_of
         files = cache.files
@@ -142,7 +143,8 @@ class FlatState:
             for f, (size, avail) in reads:
                 r = files.get(f) if f is not None else None
                 loading = r is not None and not r.loaded
-                held.append((w.start, avail, w.end, size, fid(f), loading))
+                end = file_ends.get(f, w.end) if file_ends is not None else w.end
+                held.append((w.start, avail, end, size, fid(f), loading))
                 if loading and avail < loading_end:
                     loading_end = avail
         if len(held) > self.held.shape[1]:

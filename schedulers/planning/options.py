@@ -32,9 +32,11 @@ from batloc.schedulers.planning.formulas import SHAPES
 
 PROFILES = {
     "paper": {},
-    "authors": {"scheduling_period": 30.0, "cache": "strict", "inflight_overhead": "from_now",
+    "authors": {"scheduling_period": 30.0, "cache": "authors", "inflight_overhead": "from_now",
                 "pass_stop": "authors", "tick_events": "same_second", "submission_pass": "new_jobs_only",
-                "start_reservations_between_passes": True, "pin_history_node": True},
+                "start_reservations_between_passes": True, "pin_history_node": True,
+                "core_choice": "earliest", "load_time_rounding": "float32_floor",
+                "file_window": "per_file"},
 }
 INFLIGHT = ("to_load_end", "from_now")
 PASS_STOPS = ("never", "no_free_core", "job_exceeds_free_cores", "authors")
@@ -42,6 +44,9 @@ TICK_EVENTS = ("since_last_tick", "same_second")
 SUBMISSION_PASSES = ("full", "new_jobs_only")
 PENALTIES = ("memory_model", "ended_windows")
 ROUNDINGS = ("none", "truncate")
+CORE_CHOICES = ("lowest_index", "earliest")
+LOAD_ROUNDINGS = ("exact", "float32_floor")
+FILE_WINDOWS = ("per_job", "per_file")
 WRITE_BACKS = ("instant", "staged")
 
 
@@ -105,6 +110,26 @@ class SchedulerOptions(FileOutputs):
     # first, as the authors' simulator stores them ("truncate", R7): nodes
     # less than a second apart tie and the lowest index wins.
     score_rounding: str = "none"
+    # The cores a job takes on its node (no backfilling): the lowest positions
+    # among those available by its t_k ("lowest_index"), or, as the authors'
+    # simulator does (R7), the ones available first ("earliest"): a job
+    # reserved in the future then takes the cores free now before any others,
+    # so they are no longer free for a later job of the pass.
+    core_choice: str = "lowest_index"
+    # How long a load lasts: size / bandwidth ("exact"), or as the authors'
+    # simulator times it (R6, "float32_floor"): the size in GB as a 32-bit
+    # float over the bandwidth, truncated to whole seconds (a 13-core file,
+    # 83.2 GB, loads in 831 s instead of 832). The stagings are sized to
+    # last that long; scores keep the exact time.
+    load_time_rounding: str = "exact"
+    # What a pass sees of a file on a node (R10): each job's window, from its
+    # file's availability to its own planned end ("per_job"), or the authors'
+    # simulator's view ("per_file"): the started jobs' one window per file,
+    # from now to the latest planned end of every job that used the file since
+    # its load (those already ended included), then the pass's windows in
+    # placement order, both ends included; the first window holding t_k
+    # decides (present, or the wait for that window's load).
+    file_window: str = "per_job"
     # Plan every queued job at every pass, so that each has a predicted start
     # from its submission on (<prefix>_predictions.csv). Off, a pass stops
     # once no later job could start now: jobs further back get their first
@@ -168,7 +193,8 @@ class SchedulerOptions(FileOutputs):
         for name, allowed in (("inflight_overhead", INFLIGHT), ("pass_stop", PASS_STOPS),
                               ("tick_events", TICK_EVENTS), ("submission_pass", SUBMISSION_PASSES),
                               ("eviction_penalty", PENALTIES), ("score_rounding", ROUNDINGS),
-                              ("write_back", WRITE_BACKS)):
+                              ("core_choice", CORE_CHOICES), ("load_time_rounding", LOAD_ROUNDINGS),
+                              ("file_window", FILE_WINDOWS), ("write_back", WRITE_BACKS)):
             if getattr(self, name) not in allowed:
                 raise OptionsError(f"option {name!r} must be one of {', '.join(allowed)}, got {getattr(self, name)!r}")
         if self.ticks and self.queue_depth:

@@ -26,8 +26,8 @@ from typing import Optional
 import numpy as np
 
 from batloc.schedulers.planning import availability as av
-from batloc.schedulers.planning.file_outlook import (CASE_NAMES, MODEL_CODES, NONE, WAIT, ended_window_bytes,
-                                                     evaluate)
+from batloc.schedulers.planning.file_outlook import (CASE_NAMES, MISS, MODEL_CODES, NONE, WAIT, ended_window_bytes,
+                                                     evaluate, evaluate_per_file, float32_load, unused_bytes)
 from batloc.schedulers.planning.flat_state import (AVAIL, BW, END, FILE, MEM, MIN_END, MIN_LOADING, N_FREE, SIZE,
                                                    START)
 from batloc.schedulers.planning.formulas import (CODES, LEA, LEM, LEMG, SHAPES, bound, locality_weight, needs_penalty,
@@ -35,7 +35,7 @@ from batloc.schedulers.planning.formulas import (CODES, LEA, LEM, LEMG, SHAPES, 
 from batloc.schedulers.planning.jit import inline, njit
 from batloc.schedulers.planning.scratch import (BUSY, C_BACKFILL, C_BW_MAX, C_ENDED_WINDOWS, C_INFLIGHT_FROM_NOW,
                                                 C_RAMP_HIGH, C_RAMP_LOW, C_RAMP_SHAPE,
-                                                C_LAST_NOW, C_TRUNCATE, C_WHOLE, C_MODEL, C_NOW, C_PASS_STOP, C_POLICY, C_W, CHANGED, FREE, HEAD,
+                                                C_EARLIEST_CORES, C_FLOAT32_LOADS, C_LAST_NOW, C_PER_FILE, C_TRUNCATE, C_WHOLE, C_MODEL, C_NOW, C_PASS_STOP, C_POLICY, C_W, CHANGED, FREE, HEAD,
                                                 IV_COUNT, MAX_FREE, NO_NODE, O_CASE, O_JOB, O_NODE, O_SCORE, O_START,
                                                 O_TFILE, P_CASE, P_FIRST, P_FIRST_AT, P_NEXT, P_FLOOR, P_K2, P_NODE, P_PREV,
                                                 P_S2, P_SAT, P_SCORE, P_SEQ, P_WALL, STOP_CODES, STOP_JOB_EXCEEDS,
@@ -113,6 +113,8 @@ def _score_node(k, cores, walltime, fid, size, lower, saturated, cfg, node_f, he
                           plan)
     else:
         t = av.t_exact(k, cores, now, cols, base, pos)
+        if cfg[C_EARLIEST_CORES] != 0 and t < INF:
+            av.earliest_cores(base, k, cores, now, pos)
     if not t < INF:
         return INF, NONE, INF, INF
     ints[SCORED] += 1
@@ -120,14 +122,23 @@ def _score_node(k, cores, walltime, fid, size, lower, saturated, cfg, node_f, he
         return _cut(score(policy, t, 0.0, 0.0, now, saturated, W), cfg), NONE, t, t
     need = needs_penalty(policy, t, now, saturated)
     ended = cfg[C_ENDED_WINDOWS] != 0
-    case, t_file, overhead, pen_bytes = evaluate(k, fid, size, t, now, model, need and not ended, node_f, held, mem,
-                                                 node_i, plan, buf)
+    if cfg[C_PER_FILE] != 0:
+        case, t_file, overhead = evaluate_per_file(k, fid, size, t, now, node_f, held, mem, node_i, plan)
+        pen_bytes = 0.0
+        if need and not ended:
+            pen_bytes = unused_bytes(k, fid, t, now, model, node_f, held, mem, node_i, plan, buf)
+    else:
+        case, t_file, overhead, pen_bytes = evaluate(k, fid, size, t, now, model, need and not ended, node_f, held,
+                                                     mem, node_i, plan, buf)
     if need and ended:
         pen_bytes = ended_window_bytes(k, fid, t, now, node_f, held, mem, node_i, plan, buf)
     if case == WAIT and cfg[C_INFLIGHT_FROM_NOW] != 0:
         # the authors' simulator: what is left of the load counted from now, not from t_k
         overhead = t_file - now
         t_file = t + overhead
+    elif case == MISS and cfg[C_FLOAT32_LOADS] != 0:
+        # R6: the planned load lasts its truncated float32 time (the score keeps the exact one)
+        t_file = t + float32_load(size, node_f[k, BW])
     pen = 0.0
     if need and pen_bytes != 0.0:
         pen = pen_bytes * size / node_f[k, MEM] / node_f[k, BW]
@@ -932,6 +943,9 @@ class Planner:
         self.inflight_from_now = opts.inflight_overhead == "from_now"
         self.ended_windows = opts.eviction_penalty == "ended_windows"
         self.truncate = opts.score_rounding == "truncate"
+        self.earliest_cores = opts.core_choice == "earliest"
+        self.float32_loads = opts.load_time_rounding == "float32_floor"
+        self.per_file = opts.file_window == "per_file"
         self.pass_stop = STOP_CODES[opts.pass_stop_for(policy_name)]
         # Those rules read now in scores the walk assumes time-free (waits
         # counted from now, files whose last user ended now) or end a pass at
@@ -998,6 +1012,13 @@ class Planner:
             self._room = room
         return self._scratch
 
+    def _configure(self, S, f, now):
+        """The pass's settings (``cfg``)."""
+        S.cfg[:] = (now, self.W, f.bw_max, self.policy, self.model, self.backfilling, self.inflight_from_now,
+                    self.pass_stop, self._last_now, self.whole_queue, self.ended_windows,
+                    self.truncate, *self.ramp, self.earliest_cores, self.float32_loads,
+                    self.per_file)
+
     def plan(self, now, queue):
         qlen = len(queue)
         if self.depth:
@@ -1005,9 +1026,7 @@ class Planner:
         if qlen == 0:
             return []
         S, f = self._prepare(queue)
-        S.cfg[:] = (now, self.W, f.bw_max, self.policy, self.model, self.backfilling, self.inflight_from_now,
-                    self.pass_stop, self._last_now, self.whole_queue, self.ended_windows,
-                    self.truncate, *self.ramp)
+        self._configure(S, f, now)
         ndec = plan_pass(*f.arrays(), *S, f.take_dirty(), *queue.arrays(), qlen, self.saturation, self.standing)
         self._last_now = now
         if self.ticks:
@@ -1021,9 +1040,7 @@ class Planner:
         if first >= len(queue):
             return []
         S, f = self._prepare(queue)
-        S.cfg[:] = (now, self.W, f.bw_max, self.policy, self.model, self.backfilling, self.inflight_from_now,
-                    self.pass_stop, self._last_now, self.whole_queue, self.ended_windows,
-                    self.truncate, *self.ramp)
+        self._configure(S, f, now)
         f.take_dirty()                  # what changed since stays unseen until the next full pass
         ndec = place_new_jobs(*f.arrays(), *S, *queue.arrays(), first, len(queue), self.saturation)
         self._last_now = now

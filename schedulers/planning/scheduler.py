@@ -29,6 +29,7 @@ from batloc.locality.staging import is_staging_job, is_writeback
 from batloc.schedulers.admission import Admission
 from batloc.schedulers.base import SchedulerBase, procset_of
 from batloc.schedulers.boundary import OptionsError, warn, with_forced
+from batloc.schedulers.planning.file_outlook import load_time
 from batloc.schedulers.planning.job_queue import JobQueue, QueuedJob
 from batloc.schedulers.planning.options import SchedulerOptions
 from batloc.schedulers.planning.planner import Planner
@@ -182,6 +183,10 @@ class PlanningScheduler(WorkflowSubmissions, SchedulerBase):
 
     def schedule(self, now):
         self.commit_all(self.planned(lambda: self.planner.plan(now, self.queue)), now)
+
+    def load_time(self, size, node):
+        """Seconds a load of ``size`` bytes lasts on node (option ``load_time_rounding``, R6)."""
+        return load_time(size, self.platform.bandwidth[node], self.opts.load_time_rounding == "float32_floor")
 
     def planned(self, run):
         """``run()``'s decisions, its CPU time counted as the planner's."""

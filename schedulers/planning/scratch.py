@@ -82,6 +82,13 @@ C_ENDED_WINDOWS = 10
 C_TRUNCATE = 11
 # cfg[C_RAMP_LOW, C_RAMP_HIGH, C_RAMP_SHAPE]: the gradual LEM's ramp (formulas.locality_weight).
 C_RAMP_LOW, C_RAMP_HIGH, C_RAMP_SHAPE = 12, 13, 14
+# cfg[C_EARLIEST_CORES]: a job takes the node's cores that are available first, not the lowest
+# positions available by its t_k (R7's core order; the authors' simulator).
+C_EARLIEST_CORES = 15
+# cfg[C_FLOAT32_LOADS]: a load planned from t_k ends at t_k + its float32-floored duration (R6).
+C_FLOAT32_LOADS = 16
+# cfg[C_PER_FILE]: a file's windows as the authors' simulator plans with them (R10, file_window).
+C_PER_FILE = 17
 # cfg[C_PASS_STOP]: where a pass stops (options.pass_stop).
 STOP_NEVER, STOP_JOB_EXCEEDS, STOP_NO_FREE = range(3)
 STOP_CODES = {"never": STOP_NEVER, "job_exceeds_free_cores": STOP_JOB_EXCEEDS, "no_free_core": STOP_NO_FREE}
@@ -121,4 +128,4 @@ def allocate(n, m, words, jobs, cores, files, memory_files):
         known=z(words, dtype=np.uint64), pf_bits=z((files, words), dtype=np.uint64),
         pf_count=z((files, n), dtype=np.int32),
         buf=z((u, 7)), out_f=z((jobs, 3)), out_i=z((jobs, 3), dtype=i64), out_pos=z((jobs, m), dtype=i64),
-        smallest_left=z(jobs, dtype=i64), left_wall=z((jobs, m)), now_gaps=z(m), ints=z(8, dtype=i64), cfg=z(15))
+        smallest_left=z(jobs, dtype=i64), left_wall=z((jobs, m)), now_gaps=z(m), ints=z(8, dtype=i64), cfg=z(18))

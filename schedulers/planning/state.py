@@ -23,6 +23,7 @@ import numpy as np
 from batloc.locality.cache import NodeCache
 from batloc.locality.staging import Staging, staging_job_id, writeback_job_id
 from batloc.schedulers.base import Held, HeldJobs
+from batloc.schedulers.planning.file_outlook import staged_bytes
 from batloc.schedulers.planning.flat_state import FlatState
 
 
@@ -45,9 +46,12 @@ class ClusterState(HeldJobs):
         super().__init__()
         self.platform = platform
         self.options = options
+        self.float32_loads = options.load_time_rounding == "float32_floor"
         self.flat = FlatState(platform)
         self.caches = [NodeCache(n.memory_bytes, options.cache) for n in platform.nodes]
         self.windows = [dict() for _ in platform.nodes]     # node -> job id -> Window
+        # file_window "per_file" (R10): node -> file -> the latest planned end of its users since its load
+        self.file_ends = [dict() for _ in platform.nodes] if options.file_window == "per_file" else None
         self.written_at = {}       # output -> its producer's node, while it is written back (staged)
         self.writebacks = {}       # write-back staging id -> Staging
 
@@ -62,7 +66,21 @@ class ClusterState(HeldJobs):
         return not self.flat.core_held[node, positions].any()
 
     def _mirror(self, node):
-        self.flat.mirror(node, list(self.windows[node].values()), self.caches[node])
+        self.flat.mirror(node, list(self.windows[node].values()), self.caches[node],
+                         self.file_ends[node] if self.file_ends is not None else None)
+
+    def _file_started(self, node, file, case, deadline):
+        """R10: a start extends its file's window on node to its planned end; a load begins a new window."""
+        if self.file_ends is not None and file is not None:
+            ends = self.file_ends[node]
+            ends[file] = deadline if case == "miss" else max(ends.get(file, deadline), deadline)
+
+    def _file_left(self, node, file):
+        """R10: a file's last user ended: its window with it (the next user's start opens one)."""
+        if self.file_ends is not None and file is not None:
+            r = self.caches[node].files.get(file)
+            if r is None or r.users == 0:
+                self.file_ends[node].pop(file, None)
 
     # ---- events ---------------------------------------------------------
     def start(self, job, node, positions, now, est_file_time):
@@ -75,7 +93,8 @@ class ClusterState(HeldJobs):
             source = self.written_at.get(job.file) if self.written_at else None
             sid = staging_job_id(job.id, self.platform.nodes[node].name,
                                  None if source is None else self.platform.nodes[source].name)
-            new_staging = self.stagings.begin(sid, node, job.file, job.size, now, est_file_time, job.id,
+            nb = staged_bytes(job.size, self.platform.bandwidth[node], self.float32_loads)
+            new_staging = self.stagings.begin(sid, node, job.file, nb, now, est_file_time, job.id,
                                               source=source)
             staging = sid
         elif case == "wait":
@@ -84,6 +103,7 @@ class ClusterState(HeldJobs):
         else:
             est_file_time = now
         deadline = now + job.walltime
+        self._file_started(node, job.file, case, deadline)
         self.flat.hold(node, positions, deadline)
         self.windows[node][job.id] = Window(now, est_file_time, deadline, job.file, job.size, staging)
         held = Held(job, node, positions, now, deadline, staging, computing=case in ("hit", "none"))
@@ -205,5 +225,6 @@ class ClusterState(HeldJobs):
             self.caches[node].end_files([f for f, _ in held.job.files], now)
         else:
             self.caches[node].end_job(held.job.file, now)
+            self._file_left(node, held.job.file)
         self._mirror(node)
         return held

@@ -148,6 +148,10 @@ class Clock:
         """The instant's arrivals to their place; whether a job (not pinned) was submitted."""
         submitted = False
         queue = self.s.queue
+        if self.same_second:
+            # The C simulator takes a second's submissions in its input file's order; the engine
+            # announces jobs of one date in text order ("w0!10" before "w0!2"), as Batsim does.
+            self.arrived.sort(key=lambda a: _natural(a[0].id))
         for job, fid, node in self.arrived:
             if self.pin and node is not None:
                 self._pin(job, fid, node, now)
@@ -237,7 +241,7 @@ class Clock:
                      f"planned start {now:g}; it waits for the next full pass")
                 continue
             d.start = now
-            d.t_file = now + job.size / s.platform.bandwidth[d.node]
+            d.t_file = now + s.load_time(job.size, d.node)
             starts.append(d)
         s.commit_all(starts, now)
 
@@ -248,10 +252,16 @@ class Clock:
         if len(positions) < job.cores:
             s.queue.append(job, fid)
             return
-        d = Decision(job, node, positions, now, now + job.size / s.platform.bandwidth[node], "", None, None)
+        d = Decision(job, node, positions, now, now + s.load_time(job.size, node), "", None, None)
         s.commit(d, now)
 
     def started(self, held):
         """A job took its cores (any path): its window's end will end it in that instant."""
         if math.isfinite(held.deadline):
             heapq.heappush(self.deadlines, (held.deadline, held.job.id))
+
+
+def _natural(job_id):
+    """A job id's order in its workload file: "w0!10" after "w0!2" (numbers compared as numbers)."""
+    prefix, _, local = job_id.rpartition("!")
+    return (prefix, 0, int(local), "") if local.isdigit() else (prefix, 1, 0, local)

@@ -124,6 +124,29 @@ def test_only_a_job_killed_as_it_starts_may_start_before_its_file(tmp_path, fini
     assert [kind for kind, _ in found] == ([validate.FILE_LATE] if late else [])
 
 
+@pytest.mark.parametrize("model", ["strict", "authors"])
+def test_a_load_ending_in_its_last_users_end_instant_serves_a_start_then(tmp_path, model):
+    # Issue 32's false "hit not in memory" (LEA, authors profile, saturated oracle), rebuilt small:
+    # job 1 misses file A on n000 at 10, its staging loads [10, 20), and job 1's window ends at 20,
+    # the instant the load completes (killed as it starts); job 3 starts there at 20 and finds A loaded (kept through the
+    # instant of its last user's end). The replay must complete the load before that end.
+    (tmp_path / "out_jobs.csv").write_text(JOBS_HEADER + "\n" + "\n".join([
+        row("stage-w0-1-n000", 10, 20, "4 5", res=2, sub=10, workload="batloc-stage"),
+        row(1, 20, 20, "0", state="COMPLETED_KILLED"),
+        row(3, 20, 30, "0", sub=20)]) + "\n")
+    rows = validate.read_jobs_csv(str(tmp_path / "out_jobs.csv"))
+    decisions = [{"time": "10.000000", "job_id": "w0!1", "node": "n000", "cache": "miss", "input_file": "A",
+                  "input_size": "1000.000000", "staging_job": "batloc-stage!stage-w0-1-n000"},
+                 {"time": "20.000000", "job_id": "w0!3", "node": "n000", "cache": "hit", "input_file": "A",
+                  "input_size": "1000.000000", "staging_job": ""}]
+    assert validate.check_files_and_memory(rows, decisions, {"n000": 1e9}, model) == []
+    # a second later the file is gone: the same start logged as a hit is a false hit
+    late = [dict(decisions[0]), dict(decisions[1], time="21.000000")]
+    rows[-1]["_start"] = 21.0
+    assert [kind for kind, _ in validate.check_files_and_memory(rows, late, {"n000": 1e9}, model)] == [
+        validate.FALSE_HIT]
+
+
 def test_a_run_folder_is_read_from_its_run_json(tmp_path, capsys):
     # the outputs, workload, platform and memory model robin recorded; an impossible schedule still fails
     run(tmp_path, capsys, CLEAN)

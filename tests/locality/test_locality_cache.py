@@ -88,6 +88,36 @@ def test_a_file_whose_last_user_ends_during_its_load_is_forgotten():
         assert c.status("A") == "absent", model
 
 
+def test_authors_cache_keeps_a_loading_file_through_its_last_users_end_instant():
+    # The C simulator (R9): its last user ended in this very second, so the file is still valid,
+    # loading: a job starting then waits for the rest of that load; a second later it is gone.
+    c = NodeCache(100, "authors")
+    c.start_job("A", 10, 0.0, load_end=20.0)
+    assert c.end_job("A", 5.0) == []
+    assert c.status("A", 5.0) == "loading"
+    assert c.start_job("A", 10, 5.0, load_end=25.0) == ("wait", [])
+    c.load_done("A", 20.0)
+    assert c.status("A", 20.0) == "loaded"
+    d = NodeCache(100, "authors")
+    d.start_job("A", 10, 0.0, load_end=20.0)
+    d.end_job("A", 5.0)
+    assert d.status("A", 6.0) == "absent"
+    assert d.used_bytes() == 0
+
+
+def test_authors_cache_ignores_a_stale_load_of_a_file_loaded_again():
+    # One load end per file and node: the load begun at 0 for a user that ended at 5 completes
+    # at 20, but the file was dropped at 6 and its new load (from 8) ends at 28: still loading.
+    c = NodeCache(100, "authors")
+    c.start_job("A", 10, 0.0, load_end=20.0)
+    c.end_job("A", 5.0)
+    assert c.start_job("A", 10, 8.0, load_end=28.0) == ("miss", ["A"])     # dropped, then loaded again
+    c.load_done("A", 20.0)
+    assert c.status("A", 20.0) == "loading"
+    c.load_done("A", 28.0)
+    assert c.status("A", 28.0) == "loaded"
+
+
 def test_value_cache_evicts_by_accesses_times_size_over_copies():
     # Eq. 7 on node 0 (capacity 30): A accessed 3 times, one copy: 3 x 10 = 30; B once, but
     # 20 bytes: 20; C twice, 10 bytes, also held by node 1: 2 x 10 / 2 = 10. To admit D (10

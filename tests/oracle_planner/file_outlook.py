@@ -18,6 +18,8 @@ from dataclasses import dataclass
 import math
 from typing import Optional
 
+from batloc.locality.cache import UNTIL_LAST_END
+
 
 @dataclass
 class Window:
@@ -44,9 +46,10 @@ class FileOutlook:
     what depends on the planned windows (the LRU replay, the unused files at t)
     is cached and dropped on ``add``."""
 
-    def __init__(self, cache, actual, planned, now, ended_windows=False):
+    def __init__(self, cache, actual, planned, now, ended_windows=False, per_file=False):
         self.cache = cache
         self.ended_windows = ended_windows      # the authors' penalty (R11)
+        self.per_file = per_file                # the authors' windows (R10, file_window "per_file")
         self.model = cache.model
         self.now = now
         self.planned = list(planned)
@@ -70,7 +73,7 @@ class FileOutlook:
     # ---- memory model -------------------------------------------------
     def _survives(self, file, since, t):
         """Does an unused `file` (unused since `since`) stay in memory until t?"""
-        if self.model == "strict":
+        if self.model in UNTIL_LAST_END:
             return t == since        # kept through its last user's end instant only
         if self.model == "paper":
             for w in self.planned:
@@ -110,6 +113,12 @@ class FileOutlook:
         policies that do not use it."""
         if file is None:
             return Outlook("none", t, 0.0, self.penalty_bytes(None, t) if penalty else 0.0)
+        if self.per_file:
+            case, t_file = self._first_window(file, t)
+            pen = self.penalty_bytes(file, t) if penalty else 0.0
+            if case == "miss":
+                return Outlook("miss", t + size / bandwidth, size / bandwidth, pen)
+            return Outlook(case, t_file, t_file - t, pen)
         present, load_end, staging = False, None, None
         for w in self.windows:
             if w.file != file or w.start > t:
@@ -122,8 +131,9 @@ class FileOutlook:
                 load_end, staging = w.avail, w.staging
         if not present and load_end is None:
             r = self.cache.files.get(file)
-            since = r.last_use if r is not None and self.model == "strict" else self.now
-            if r is not None and r.loaded and r.users == 0 and self._survives(file, since, t):
+            strict = self.model in UNTIL_LAST_END
+            since = r.last_use if r is not None and strict else self.now
+            if r is not None and (r.loaded or strict) and r.users == 0 and self._survives(file, since, t):
                 present = True
         pen = self.penalty_bytes(file, t) if penalty else 0.0
         if present:
@@ -133,12 +143,32 @@ class FileOutlook:
         overhead = size / bandwidth
         return Outlook("miss", t + overhead, overhead, pen)
 
+    def _first_window(self, file, t):
+        """R10 as the authors' simulator plans: (case, t'_k) from the first of the
+        file's windows [from, loaded at, to] (ends included) that holds t: the
+        started jobs' one window (from now, loaded when their load ends, to
+        their ends, which the state makes the latest planned end of every user
+        since the load; [now, now, now] for a file whose last user ended now),
+        then the pass's windows in placement order; ('miss', None) if none."""
+        users = [w for w in self.actual if w.file == file]
+        if users:
+            loaded_at, until = max(self.now, *(w.avail for w in users)), max(w.end for w in users)
+        else:
+            r = self.cache.files.get(file)
+            loaded_at = until = self.now if r is not None and r.users == 0 and r.last_use == self.now else None
+        windows = ([(self.now, loaded_at, until)] if until is not None else []) + [
+            (w.start, w.avail, w.end) for w in self.planned if w.file == file]
+        for start, avail, end in windows:
+            if start <= t <= end:
+                return ("hit", t) if avail <= t else ("wait", avail)
+        return "miss", None
+
     def penalty_bytes(self, file, t):
         """Bytes of files held in memory at t, other than `file`, that no job holding
         cores over t uses: what starting a job there may cost (LEA)."""
         if self.ended_windows:
             return self._ended_window_bytes(file, t)
-        if self.model == "strict":
+        if self.model in UNTIL_LAST_END:
             return 0.0
         unused = self._unused.get(t)
         if unused is None:

@@ -26,6 +26,7 @@ import numpy as np
 
 from oracle_planner.file_outlook import FileOutlook, Window
 from batloc.locality.staging import staging_job_id
+from batloc.schedulers.planning.file_outlook import float32_load
 
 
 @dataclass
@@ -107,7 +108,7 @@ class Planner:
         uses_penalty = getattr(policy, "uses_penalty", True)
         penalty_counts = getattr(policy, "penalty_counts", None)
         score_of, lower_bound = policy.score, policy.lower_bound
-        caches, windows = st.caches, st.windows
+        caches = st.caches
         file_nodes = st.file_nodes
         bw, mem = self._bw, self._mem
         no_overhead = np.zeros(n)
@@ -120,6 +121,9 @@ class Planner:
         from_now = st.options.inflight_overhead == "from_now"
         ended_windows = st.options.eviction_penalty == "ended_windows"
         stop = st.options.pass_stop_for(policy.name)
+        earliest_cores = st.options.core_choice == "earliest" and not avail.backfilling
+        float32_loads = st.options.load_time_rounding == "float32_floor"
+        per_file = st.options.file_window == "per_file"
         free_total = int(avail.free_now.sum())
 
         for i, job in enumerate(queue):
@@ -164,14 +168,16 @@ class Planner:
                         t, positions = t_exact(k, c, w, t_lb[k])
                         if positions is None:
                             continue
+                        if earliest_cores:      # R7: the cores available first (ties: lowest position)
+                            positions = np.sort(np.argsort(avail.avail[k], kind="stable")[:c])
                         self.stats_nodes_scored += 1
                         if file is None:
                             ov, case, t_file, stg, pen = 0.0, "none", t, None, 0.0
                         else:
                             o = outlooks.get(k)
                             if o is None:
-                                o = outlooks[k] = FileOutlook(caches[k], list(windows[k].values()),
-                                                              planned.get(k, ()), now, ended_windows)
+                                o = outlooks[k] = FileOutlook(caches[k], st.actual_windows(k),
+                                                              planned.get(k, ()), now, ended_windows, per_file)
                             # The eviction penalty is the costly part; skip it where the
                             # policy's score at this t_k ignores it (LEO, LEM).
                             need_pen = uses_penalty and (penalty_counts is None or penalty_counts(ctx, t))
@@ -180,6 +186,8 @@ class Planner:
                             if case == "wait" and from_now:
                                 ov = t_file - now
                                 t_file = t + ov
+                            elif case == "miss" and float32_loads:
+                                t_file = t + float32_load(size, bw[k])     # R6
                             pen_bytes = res.penalty_bytes
                             pen = 0.0
                             if need_pen and pen_bytes:

@@ -6,7 +6,7 @@ file -> nodes where that file is in memory or loading. Only real events change
 it: a start decision committed, a job or staging completed.
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Optional
 
 import numpy as np
@@ -15,6 +15,7 @@ from oracle_planner.availability import make_availability
 from batloc.locality.cache import NodeCache
 from oracle_planner.file_outlook import Window
 from batloc.locality.staging import StagingBook, staging_job_id
+from batloc.schedulers.planning.file_outlook import staged_bytes
 
 
 @dataclass
@@ -49,6 +50,8 @@ class ClusterState:
         self.stagings = StagingBook()
         self.held = {}                                      # job id -> Held
         self.file_nodes = {}                                # file -> set(node)
+        # file_window "per_file" (R10): node -> file -> the latest planned end of its users since its load
+        self.file_ends = [dict() for _ in platform.nodes] if options.file_window == "per_file" else None
 
     # ---- index of files in memory --------------------------------------
     def _index_add(self, file, node):
@@ -74,6 +77,12 @@ class ClusterState:
         return int(self.availability.busy_nodes().sum())
 
     # ---- events ---------------------------------------------------------
+    def actual_windows(self, node):
+        """Node's windows of jobs holding cores; with ``file_window: "per_file"`` (R10)
+        each ends at the latest planned end of its file's users since its load."""
+        ends = self.file_ends[node] if self.file_ends is not None else {}
+        return [replace(w, end=ends[w.file]) if w.file in ends else w for w in self.windows[node].values()]
+
     def start(self, job, node, positions, now, est_file_time):
         """Commit a start decision. Returns (case, Held, new Staging or None)."""
         cache = self.caches[node]
@@ -83,7 +92,9 @@ class ClusterState:
         staging, new_staging = None, None
         if case == "miss":
             sid = staging_job_id(job.id, self.platform.nodes[node].name)
-            new_staging = self.stagings.begin(sid, node, job.file, job.size, now, est_file_time, job.id)
+            nb = staged_bytes(job.size, self.platform.bandwidth[node],
+                              self.options.load_time_rounding == "float32_floor")
+            new_staging = self.stagings.begin(sid, node, job.file, nb, now, est_file_time, job.id)
             staging = sid
         elif case == "wait":
             st = self.stagings.join(node, job.file, job.id)
@@ -91,6 +102,9 @@ class ClusterState:
         else:
             est_file_time = now
         deadline = now + job.walltime
+        if self.file_ends is not None and job.file is not None:
+            ends = self.file_ends[node]
+            ends[job.file] = deadline if case == "miss" else max(ends.get(job.file, deadline), deadline)
         self.availability.hold(node, positions, deadline)
         self.windows[node][job.id] = Window(now, est_file_time, deadline, job.file, job.size, staging)
         held = Held(job, node, positions, now, deadline, staging, computing=case in ("hit", "none"))
@@ -123,6 +137,9 @@ class ClusterState:
         self.availability.release(node, held.positions)
         self.windows[node].pop(job_id, None)
         evicted = self.caches[node].end_job(held.job.file, now)
+        r = self.caches[node].files.get(held.job.file)
+        if self.file_ends is not None and (r is None or r.users == 0):
+            self.file_ends[node].pop(held.job.file, None)
         self._index_drop(evicted, node)
         if held.staging is not None and not held.computing:
             st = self.stagings.by_id.get(held.staging)
