@@ -214,7 +214,8 @@ def case_name(platform, workload, scheduler):
     return f"{plat}__{stem(workload)}__{scheduler}"
 
 
-def _cached_batsim(args, platform, workload, scheduler, folder, extra=()):
+def cached_batsim(args, platform, workload, scheduler, folder, extra=()):
+    """Real Batsim's run of a case (`args.batsim` its prefix), kept in `folder` and reused: it does not change."""
     prefix = os.path.join(folder, "batsim", "out")
     done = os.path.join(folder, "batsim", "run.json")
     if os.path.exists(done):
@@ -287,7 +288,7 @@ def main(argv=None):
             name = f"{plat}-m_{host}__{rest}"
         row = per_platform.setdefault(name.split("__")[0], {})
         folder = os.path.join(args.keep, name)
-        ref = _cached_batsim(args, platform, workload, scheduler, folder, extra)
+        ref = cached_batsim(args, platform, workload, scheduler, folder, extra)
         if not ref.ended:
             v, detail = "not run by Batsim", ref.note
         elif args.reference_only:

@@ -51,8 +51,8 @@ not part of batloc. Get them with:
         [--workload test_delays.json ...] [--scheduler schedFcfs ...]
 
 With --keep, real Batsim's result of a case is kept there and reused by later runs (it does not change).
-The case runner and the comparison are benchmarks/batsim_parity.py's when that module is present (the
-engine side of issue 33), else the small ones here (``_LocalParity``).
+The case runner, the comparison and the cache are benchmarks/batsim_parity.py's (this mode is its grid
+without the per-platform table).
 
 Exit status 0 when every check holds.
 """
@@ -70,6 +70,8 @@ import tempfile
 import time
 
 from batloc.processes import free_port, pybatsim_command, stop_group
+
+import batsim_parity   # benchmarks/batsim_parity.py, beside this script
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 EMBEDDED = [sys.executable, "-m", "batloc.engine", "-q"]
@@ -450,111 +452,27 @@ def policies(args, out):
 
 # ---- batsim-files ---------------------------------------------------------------------------
 
-STOCK = ("schedFcfs", "easyBackfill", "schedEasySjfBackfill")
-KEY = ("starting_time", "finish_time", "allocated_resources", "final_state")
-TOLERANCE = 1.5e-6     # both engines print 6 decimals: 1e-6 apart after rounding is within the target
-
-
-class _LocalParity:
-    """One case on each engine and their job-by-job comparison, with batsim_parity.py's names and meanings,
-    for when that module is absent: replace by ``import batsim_parity``."""
-
-    class Run:
-        def __init__(self, ended, note, rows, simulated=True):
-            self.ended, self.note, self.rows, self.simulated = ended, note, rows, simulated
-
-    @classmethod
-    def _run(cls, engine, env, platform, workload, prefix, scheduler):
-        os.makedirs(os.path.dirname(prefix), exist_ok=True)
-        ok, note, _, _, rows = run(engine, env, platform, workload, prefix, stock(scheduler), dynamic=False)
-        ended = ok and bool(rows) and all(r["final_state"] in ENDED for r in rows)
-        return cls.Run(ended, note, rows, simulated=bool(rows))
-
-    @classmethod
-    def run_batsim(cls, prefix_dir, platform, workload, scheduler, out_prefix):
-        engine, env = real_batsim(prefix_dir)
-        return cls._run(engine, env, platform, workload, out_prefix, scheduler)
-
-    @classmethod
-    def run_batloc(cls, platform, workload, scheduler, out_prefix):
-        return cls._run(EMBEDDED, None, platform, workload, out_prefix, scheduler)
-
-    @staticmethod
-    def compare(batsim_rows, batloc_rows):
-        mine = {r["job_id"]: r for r in batloc_rows}
-        out = []
-        for r in batsim_rows:
-            other = mine.pop(r["job_id"], None)
-            if other is None:
-                out.append(f"job {r['job_id']}: missing on batloc")
-                continue
-            bad = [f"{k} {r[k]} vs {other[k]}" for k in KEY if not _same(k, r[k], other[k])]
-            if bad:
-                out.append(f"job {r['job_id']}: " + ", ".join(bad))
-        return out + [f"job {j}: only on batloc" for j in mine]
-
-    @classmethod
-    def verdict(cls, batsim, batloc):
-        if not batsim.ended:
-            return "not run by Batsim"
-        if batloc.ended:
-            return "differing" if cls.compare(batsim.rows, batloc.rows) else "identical"
-        return "refused" if not batloc.simulated else "failed"
-
-    @staticmethod
-    def cases(files, platforms=None, workloads=None, schedulers=STOCK):
-        plats = sorted(glob.glob(os.path.join(files, "platforms", "*.xml")))
-        plats += sorted(glob.glob(os.path.join(files, "platforms", "*", "*.xml")))
-        loads = sorted(glob.glob(os.path.join(files, "workloads", "*.json")))
-
-        def pick(paths, names):
-            return [p for p in paths if not names or os.path.basename(p) in names
-                    or os.path.splitext(os.path.basename(p))[0] in names]
-
-        return [(p, w, sc) for p in pick(plats, platforms) for w in pick(loads, workloads) for sc in schedulers]
-
-
-def _same(key, a, b):
-    if key.endswith("_time"):
-        try:
-            return abs(float(a) - float(b)) <= TOLERANCE
-        except ValueError:
-            pass
-    return a == b
-
-
-def _parity():
-    try:
-        import batsim_parity     # benchmarks/batsim_parity.py, beside this script
-        return batsim_parity
-    except ImportError:
-        return _LocalParity
-
-
 def batsim_files(args, out):
     files = args.files or os.environ.get("BATLOC_BATSIM_FILES")
     if not files or not os.path.isdir(os.path.join(files, "platforms")):
         print("real_batsim: batsim-files: skipped: give --files or BATLOC_BATSIM_FILES, a folder holding Batsim "
               "4.2.1's platforms/ and workloads/ (git archive v4.2.1 platforms workloads, from oar-team/batsim)")
         return 0
-    parity = _parity()
-    grid = parity.cases(files, args.platform, args.workload, args.scheduler or STOCK)
-    print(f"{len(grid)} cases from {files}; comparison: {parity.__name__}")
+    grid = batsim_parity.cases(files, args.platform, args.workload, args.scheduler or batsim_parity.STOCK)
+    print(f"{len(grid)} cases from {files}")
     counts, failed = {}, 0
     for platform, workload, scheduler in grid:
-        stem = lambda p: os.path.splitext(os.path.basename(p))[0]    # noqa: E731
-        parent = os.path.basename(os.path.dirname(platform))
-        name = f"{stem(platform) if parent == 'platforms' else parent + '-' + stem(platform)}__{stem(workload)}__{scheduler}"
+        name = batsim_parity.case_name(platform, workload, scheduler)
         folder = os.path.join(out, name)
-        ref = _reference(parity, args.batsim, platform, workload, scheduler, folder)
+        ref = batsim_parity.cached_batsim(args, platform, workload, scheduler, folder)
         if not ref.ended:
             verdict, detail = "not run by Batsim", ref.note
         else:
-            mine = parity.run_batloc(platform, workload, scheduler, os.path.join(folder, "batloc", "out"))
-            verdict = parity.verdict(ref, mine)
+            mine = batsim_parity.run_batloc(platform, workload, scheduler, os.path.join(folder, "batloc", "out"))
+            verdict = batsim_parity.verdict(ref, mine)
             detail = ""
             if verdict == "differing":
-                diffs = parity.compare(ref.rows, mine.rows)
+                diffs = batsim_parity.compare(ref.rows, mine.rows)
                 detail = f"{len(diffs)}/{len(ref.rows)} jobs differ: " + "; ".join(diffs[:2])
             elif verdict in ("refused", "failed"):
                 detail = mine.note
@@ -567,25 +485,6 @@ def batsim_files(args, out):
           + (f" ({100 * counts.get('identical', 0) / ran:.0f} % of the cases Batsim ran give its jobs.csv)"
              if ran else ""))
     return failed
-
-
-def _reference(parity, batsim, platform, workload, scheduler, folder):
-    """Real Batsim's run of a case, kept in `folder` and reused (it does not change)."""
-    prefix = os.path.join(folder, "batsim", "out")
-    done = os.path.join(folder, "batsim", "result.json")
-    if os.path.exists(done):
-        with open(done) as f:
-            saved = json.load(f)
-        rows = []
-        if os.path.exists(prefix + "_jobs.csv"):
-            with open(prefix + "_jobs.csv", newline="") as f:
-                rows = list(csv.DictReader(f))
-        return parity.Run(saved["ended"], saved["note"], rows)
-    os.makedirs(os.path.dirname(prefix), exist_ok=True)
-    ref = parity.run_batsim(batsim, platform, workload, scheduler, prefix)
-    with open(done, "w") as f:
-        json.dump({"ended": ref.ended, "note": ref.note}, f)
-    return ref
 
 
 def compare(a_rows, b_rows):
@@ -620,7 +519,7 @@ def main():
     ap.add_argument("--platform", action="append", help="batsim-files: only this platform (file name, repeatable)")
     ap.add_argument("--workload", action="append", help="batsim-files: only this workload (file name, repeatable)")
     ap.add_argument("--scheduler", action="append", help=f"batsim-files: only this stock scheduler "
-                                                         f"(default: {', '.join(STOCK)})")
+                                                         f"(default: {', '.join(batsim_parity.STOCK)})")
     args = ap.parse_args()
     args.batsim = os.environ.get("BATLOC_REF_BATSIM")
     if not args.batsim:
