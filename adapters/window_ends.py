@@ -71,24 +71,18 @@ class WindowEnds:
                                      alloc=alloc if alloc else data.get("alloc", "")))
 
     def shown(self, event, now):
-        """An engine JOB_KILLED as the wrapped scheduler sees it: its window-end kills as walltime ends."""
+        """An engine JOB_KILLED as the wrapped scheduler sees it: its window-end kills as walltime ends, and
+        without those whose end it was already shown (``completed``)."""
         ids = (event.get("data") or {}).get("job_ids") or []
-        told = [j for j in ids if j in self.told]
-        self.told.difference_update(told)
+        told = {j for j in ids if j in self.told}
         ours = [j for j in ids if j in self.killed]
-        if told and not ours and len(told) == len(ids):
-            return []
-        if told:
-            data = event["data"]
-            ids = [j for j in ids if j not in told]
-            event = dict(event, data=dict(data, job_ids=ids, job_progress={
-                j: p for j, p in (data.get("job_progress") or {}).items() if j in ids}))
-        if not ours:
+        if not told and not ours:
             return [event]
+        self.told -= told
         out = [{"timestamp": now, "type": "JOB_COMPLETED", "data": {
             "job_id": j, "job_state": "COMPLETED_WALLTIME_REACHED", "return_code": -1, "kill_reason": "",
             "alloc": self.killed.pop(j)}} for j in ours]
-        rest = [j for j in ids if j not in ours]
+        rest = [j for j in ids if j not in told and j not in ours]
         if rest:
             data = event["data"]
             progress = {j: p for j, p in (data.get("job_progress") or {}).items() if j in rest}
