@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
@@ -28,14 +27,9 @@ def _window(text: str):
 def recorded_baseline(output_dir: Path) -> str:
     """The `baseline:` of the robin sweep that made the folder's runs, so that a report made again
     compares as the sweep's own did; fcfs when none is recorded or the runs disagree."""
-    seen = set()
-    for path in sorted(output_dir.glob("runs/*/run.json")) + [output_dir / "run.json"]:
-        try:
-            value = json.loads(path.read_text()).get("baseline")
-        except (OSError, ValueError, AttributeError):
-            continue
-        if isinstance(value, str):
-            seen.add(value)
+    from .load import discover_runs
+
+    seen = {r.meta["baseline"] for r in discover_runs(output_dir) if isinstance(r.meta.get("baseline"), str)}
     return seen.pop() if len(seen) == 1 else "fcfs"
 
 

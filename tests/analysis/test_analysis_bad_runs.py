@@ -133,6 +133,7 @@ def test_a_report_made_again_compares_against_the_baseline_its_sweep_recorded(tm
     for name, base in (("a", "stock"), ("b", "stock")):
         (tmp_path / "runs" / name).mkdir(parents=True)
         (tmp_path / "runs" / name / "run.json").write_text(json.dumps({"baseline": base}))
+        (tmp_path / "runs" / name / "out_jobs.csv").write_text("")      # a run is a jobs.csv (load.discover_runs)
     assert recorded_baseline(tmp_path) == "stock"
     (tmp_path / "runs" / "b" / "run.json").write_text(json.dumps({"baseline": "other"}))
     assert recorded_baseline(tmp_path) == "fcfs"      # two sweeps disagree: the documented default
