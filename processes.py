@@ -17,9 +17,28 @@ import sys
 import tempfile
 import threading
 import time
+from contextlib import contextmanager
 
 LOOPBACK = "127.0.0.1"
 POLL = 0.05
+
+
+@contextmanager
+def signals_to(handler, signals=(signal.SIGINT, signal.SIGTERM)):
+    """While inside, `signals` call ``handler(signum)`` instead of their own handlers, restored on the way
+    out. Only the main thread sees Python's signal handlers: elsewhere nothing changes, and the block
+    gets False."""
+    if threading.current_thread() is not threading.main_thread():
+        yield False
+        return
+    previous = {sig: signal.getsignal(sig) for sig in signals}
+    for sig in signals:
+        signal.signal(sig, lambda signum, frame: handler(signum))
+    try:
+        yield True
+    finally:
+        for sig, old in previous.items():
+            signal.signal(sig, old)
 
 
 def free_port(host: str = LOOPBACK) -> int:

@@ -14,9 +14,10 @@ from __future__ import annotations
 import os
 import shutil
 import signal
-import threading
 from contextlib import contextmanager
 from pathlib import Path
+
+from batloc.processes import signals_to
 
 ITEMS = ("figures", "per_job", "summary.csv", "report.html")   # report.html last: what a reader opens
 
@@ -52,19 +53,11 @@ def _swap(stage: Path, output_dir: Path) -> None:
 @contextmanager
 def _signals_held():
     """SIGINT and SIGTERM wait until the block is done (only the main thread sees Python's signal handlers)."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
     came = []
-    held = (signal.SIGINT, signal.SIGTERM)
-    previous = {sig: signal.getsignal(sig) for sig in held}
-    for sig in held:
-        signal.signal(sig, lambda signum, frame: came.append(signum))
     try:
-        yield
+        with signals_to(came.append):
+            yield
     finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
         if came:
             signal.raise_signal(came[0])
 

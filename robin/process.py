@@ -27,7 +27,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from batloc.processes import POLL, CpuLeases, pin_to, stop_group
+from batloc.processes import POLL, CpuLeases, pin_to, signals_to, stop_group
 
 from .guard import GUARD
 
@@ -71,19 +71,11 @@ def stopping_on_signals():
     STOP and stop their process groups themselves (children live in their own
     sessions, so a terminal's Ctrl-C never reaches them directly).
     """
-    if threading.current_thread() is not threading.main_thread():
+    if threading.current_thread() is threading.main_thread():
+        STOP.clear()
+    with signals_to(STOP.set):
         yield
-        return
-    STOP.clear()
-    watched = (signal.SIGINT, signal.SIGTERM)
-    previous = {sig: signal.getsignal(sig) for sig in watched}
-    for sig in watched:
-        signal.signal(sig, lambda signum, frame: STOP.set(signum))
-    try:
-        yield
-    finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
+
 
 @dataclass
 class Timeouts:
