@@ -19,6 +19,8 @@ from batloc.locality.workflow import DEPENDENT_KEY, job_files
 from batloc.outputs import ENCODING, JOBS_COLUMNS
 from batloc.platforms.reader import read_resources
 
+from . import run_folder
+
 JOB_COLUMNS = list(JOBS_COLUMNS)
 
 _JOB_DTYPES = {
@@ -176,12 +178,8 @@ class RunFiles:
         return Path(f"{self.prefix}_predictions.csv")
 
     def input_path(self, key: str) -> Path | None:
-        value = self.meta.get(key)
-        if not value:
-            return None
-        p = Path(value)
         # robin records absolute paths; a hand-written run.json may be relative to its run
-        return p if p.is_absolute() else self.directory / p
+        return run_folder.input_path(self.directory, self.meta, key)
 
     @property
     def scheduler(self) -> str:
@@ -276,10 +274,10 @@ def _jobs_csv_of(run) -> tuple[Path, dict]:
     """A run folder, an export prefix or a jobs.csv → (its jobs.csv, its run.json or {})."""
     run = Path(run)
     if run.is_dir():
-        found = sorted(run.glob("*_jobs.csv"))
-        if len(found) != 1:
-            raise FileNotFoundError(f"{run}: expected one *_jobs.csv in the folder, found {len(found)}")
-        jobs = found[0]
+        try:    # the folder's own outputs, as `batloc validate` and the report read them
+            jobs = Path(f"{run_folder.own_prefix(run, read_run_json(run / 'run.json')[0])}_jobs.csv")
+        except run_folder.FolderError as exc:
+            raise FileNotFoundError(str(exc)) from None
     else:
         jobs = run if run.name.endswith("_jobs.csv") else Path(f"{run}_jobs.csv")
     meta, _ = read_run_json(jobs.parent / "run.json")

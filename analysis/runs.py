@@ -32,7 +32,7 @@ def analyse_run(run: load.RunFiles, inputs: Inputs | None = None, workload_cache
     platform_path = run.input_path("platform") or inputs.platform
     if run.problem:
         raise RunLeftOut(run.problem)
-    check_validation(run.meta, run.directory / "run.json")
+    check_validation(run.meta, run.directory / "run.json", run.prefix)
     if workload_path is None:
         raise RunLeftOut(f"run {run.name}: no workload known (robin's run.json or --workload)")
     cache = workload_cache if workload_cache is not None else {}

@@ -20,6 +20,12 @@ read as the schedulers read them):
   no job reads an output before its producer completed; outputs enter their
   producer's node's memory at its end in the replay (pinned until their
   write-back staging ends), a job of several files is replayed file by file.
+- the records agree with each other and with the inputs (``records``): rows
+  with their workload jobs, decisions with their jobs' rows, loads with their
+  links.
+A run folder is judged by its own outputs (``run_folder``), never by those at
+run.json's `export_prefix`; with robin's digests in run.json, an output or an
+input that is not the file robin validated or the run read is a violation too.
 Exit status 1 with one line per violation and a count per kind; 2 when an
 input cannot be read (one line naming it).
 """
@@ -42,6 +48,8 @@ from batloc.locality.platform_view import PlatformView
 from batloc.outputs import DECISIONS_COLUMNS, read_rows
 from batloc.platforms.reader import PlatformError, read_resources
 
+from . import records, run_folder
+
 EPS = 1e-6
 # Batsim 4's final job states (jobs.csv `final_state`).
 FINAL_STATES = {"COMPLETED_SUCCESSFULLY", "COMPLETED_FAILED", "COMPLETED_WALLTIME_REACHED",
@@ -53,6 +61,7 @@ OUTSIDE, STAGING_OUTSIDE, CORE_COUNT = "outside compute ids", "staging outside s
 FINISH_FIRST, OVERLAP, EARLY = "finish before start", "core used twice", "start before submission"
 FILE_LATE, FALSE_HIT, OVER_CAPACITY = "start before file in memory", "hit not in memory", "memory over capacity"
 DECISION = "decision without its job"
+CHANGED = "file changed since its run"
 PARENT_LATE, UNWRITTEN = "start before a parent's end", "read of an output not yet written"
 # Decision-log `cache` of a row saying that the job held its cores from `time` waiting for room in the
 # node's memory (the staging proxy, contract §6); its later rows say how it got its file.
@@ -335,11 +344,17 @@ def read_decisions(path, quiet=False):
 
 def read_workload_jobs(path):
     """{job id: job} of a workload, its dependent jobs (contract §2b) included, in order."""
+    return read_workload(path)[0]
+
+
+def read_workload(path):
+    """({job id: job}, dependent jobs included, in order; {profile name: profile}) of a workload."""
     try:
         with open(path, encoding="utf-8") as fh:
             doc = json.load(fh)
         doc["jobs"]
-        return check_workflows(doc, path)
+        profiles = doc.get("profiles")
+        return check_workflows(doc, path), profiles if isinstance(profiles, dict) else {}
     except OSError as exc:
         raise InputError(f"{path}: cannot read: {exc.strerror}") from None
     except UnicodeDecodeError as exc:
@@ -348,7 +363,7 @@ def read_workload_jobs(path):
         raise InputError(f"{path}:{exc.lineno}: not valid JSON: {exc.msg}") from None
     except WorkflowError as exc:
         raise InputError(str(exc)) from None
-    except (KeyError, TypeError):
+    except (KeyError, TypeError, AttributeError):
         raise InputError(f"{path}: not a Batsim workload (a 'jobs' list of jobs with an 'id')") from None
 
 
@@ -362,7 +377,7 @@ def validate(prefix, workload, platform, cache="paper", quiet=False):
     `cache` None: the run's memory model is not one the replay knows; hits and capacity go unchecked.
     """
     rows = read_jobs_csv(f"{prefix}_jobs.csv")
-    jobs = read_workload_jobs(workload)
+    jobs, profiles = read_workload(workload)
     workload_ids = list(jobs)
     try:
         resources = read_resources(platform)
@@ -370,14 +385,19 @@ def validate(prefix, workload, platform, cache="paper", quiet=False):
         view = PlatformView.from_resources(resources.compute, resources.storage)
     except PlatformError as exc:
         raise InputError(exc if str(exc).startswith(str(platform)) else f"{platform}: {exc}") from None
-    decisions = read_decisions(f"{prefix}_decisions.csv", quiet)
+    decisions_path = f"{prefix}_decisions.csv"
+    decisions = read_decisions(decisions_path, quiet)
     compute_ids = ProcSet(*(r["id"] for r in resources.compute))
     storage_ids = ProcSet(*(r["id"] for r in resources.storage))
     memories = {n.name: n.memory_bytes for n in view.nodes}
     violations = check_presence(rows, workload_ids)
     violations += check_allocations(rows, compute_ids, storage_ids)
     violations += check_cores(rows) + check_submission(rows)
+    violations += records.check_rows_against_workload(rows, jobs, profiles)
     violations += check_dependencies(rows, jobs)
+    if os.path.exists(decisions_path):
+        violations += records.check_decisions_against_rows(rows, decisions, jobs, view,
+                                                           lambda d: _entries(d, jobs), WAITED_FOR_ROOM)
     violations += check_files_and_memory(rows, decisions, memories, cache, jobs)
     ran = [r for r in rows if started(r)]
     stagings = sum(1 for r in ran if is_staging(r))
@@ -387,12 +407,24 @@ def validate(prefix, workload, platform, cache="paper", quiet=False):
 def verdict(prefix, workload, platform, cache="paper"):
     """A finished run's verdict as robin records it in run.json, and the violations' lines.
 
-    ({"valid": bool, "violations": {kind: count}}, [line, ...]); InputError on unreadable input.
+    ({"valid": bool, "violations": {kind: count}, "outputs": {file name: sha256}}, [line, ...]): `outputs`
+    are the files judged, so that a reader can tell them from files changed since; InputError on
+    unreadable input.
     """
+    digests = run_folder.output_digests(prefix)
     violations = validate(prefix, workload, platform, cache, quiet=True)[0]
     counts = Counter(kind for kind, _ in violations)
-    return ({"valid": not violations, "violations": dict(sorted(counts.items()))},
+    return ({"valid": not violations, "violations": dict(sorted(counts.items())), "outputs": digests},
             [f"{kind}: {message}" for kind, message in violations])
+
+
+def changed_since_run(prefix, folder, meta, given=()):
+    """Violations for a run folder's files that are not the run's: outputs changed since robin validated
+    them, inputs (those run.json names, not `given` on the command line) changed since the run read them."""
+    recorded = (meta.get("validation") or {}).get("outputs") if isinstance(meta.get("validation"), dict) else None
+    lines = run_folder.changed_outputs(prefix, recorded)
+    lines += run_folder.changed_inputs(folder, meta, [k for k in ("platform", "workload") if k not in given])
+    return [(CHANGED, line) for line in lines]
 
 
 def one_line(message):
@@ -401,9 +433,12 @@ def one_line(message):
 
 
 def _from_run_json(args) -> None:
-    """A run folder: its prefix, inputs and memory model from robin's run.json (what is given wins)."""
+    """A run folder: its own outputs (the folder's `*_jobs.csv`, as `batloc report` reads them, never
+    run.json's `export_prefix`, which names where the run wrote them first), its inputs and memory model
+    from robin's run.json (what is given wins)."""
     folder = Path(args.prefix)
     meta_path = folder / "run.json"
+    args.folder, args.meta = None, {}
     if not folder.is_dir():
         args.cache = args.cache or "paper"
         return
@@ -416,16 +451,18 @@ def _from_run_json(args) -> None:
             raise ValueError("not a JSON object")
     except (OSError, ValueError, UnicodeDecodeError) as exc:
         raise InputError(f"{meta_path}: unreadable run.json ({str(exc).splitlines()[0] if str(exc) else exc})") from None
-    prefix = Path(meta.get("export_prefix") or folder / "out")
-    if not Path(f"{prefix}_jobs.csv").exists():    # a folder moved since: its outputs are beside run.json
-        prefix = folder / prefix.name
-    args.prefix = str(prefix)
-    args.workload = args.workload or meta.get("workload")
-    args.platform = args.platform or meta.get("platform")
+    try:
+        args.prefix = str(run_folder.own_prefix(folder, meta))
+    except run_folder.FolderError as exc:
+        raise InputError(str(exc)) from None
+    args.folder, args.meta = folder, meta
+    args.given = [k for k in ("workload", "platform") if getattr(args, k)]
+    args.workload = args.workload or run_folder.input_path(folder, meta, "workload")
+    args.platform = args.platform or run_folder.input_path(folder, meta, "platform")
     if args.cache is None:
         from .memory_model import memory_model
 
-        args.cache = memory_model(meta.get("scheduler") or {})
+        args.cache = memory_model(meta.get("scheduler") if isinstance(meta.get("scheduler"), dict) else {})
 
 
 def main(argv=None) -> int:
@@ -452,6 +489,8 @@ def main(argv=None) -> int:
     try:
         violations, done, n_jobs, stagings, n_decisions = validate(args.prefix, args.workload, args.platform,
                                                                    args.cache)
+        if args.folder is not None:
+            violations += changed_since_run(args.prefix, args.folder, args.meta, args.given)
     except InputError as exc:
         print(f"batloc validate: error: {one_line(str(exc))}", file=sys.stderr)
         return 2

@@ -53,7 +53,7 @@ def test_robin_runs_a_plain_batsim_platform_validates_it_and_reports(tmp_path):
     runs = tmp_path / "out" / "runs"
     for name in ("small__case__stock-fcfs", "small__case__fcfs"):
         meta = json.loads((runs / name / "run.json").read_text())
-        assert (meta["status"], meta["validation"]) == ("success", {"valid": True, "violations": {}}), name
+        assert (meta["status"], meta["validation"]["valid"], meta["validation"]["violations"]) == ("success", True, {}), name
     stock = pd.read_csv(runs / "small__case__stock-fcfs" / "out_jobs.csv").set_index("job_id")
     # schedFcfs: job 1 on both hosts [1, 11), then jobs 2 and 3 side by side [11, 16)
     assert [(stock.loc[j, "starting_time"], stock.loc[j, "allocated_resources"]) for j in (1, 2, 3)] == [
