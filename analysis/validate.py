@@ -10,10 +10,10 @@ read as the schedulers read them):
 - no core used by two jobs at once;
 - no job started before its submission;
 - no job started before its file was in memory: a job that missed or waited
-  starts after its staging job finished (unless it was killed the instant it
-  started: its window ended while its file loaded, contract §6, and it
-  computed nothing); a hit finds the file in memory when the node's memory is
-  replayed under the memory model;
+  starts after its staging job finished (unless its window ended while its
+  file loaded: executed and killed in one answer at its window's end,
+  contract §6, it starts at that end at the earliest); a hit finds the file
+  in memory when the node's memory is replayed under the memory model;
 - no node memory over capacity under that model (``--cache``, default paper);
 - workflows (contract §2b): every dependent job present too; none started or
   submitted before each of its parents ended, nor when one did not complete;
@@ -33,6 +33,7 @@ input cannot be read (one line naming it).
 import argparse
 import csv
 import json
+import math
 import os
 import sys
 from collections import Counter
@@ -80,9 +81,20 @@ def started(r):
     return r["starting_time"] not in ("", "-1")
 
 
-def cut_at_start(r):
-    """Killed the instant it started: it never computed (a window that ended during its load)."""
-    return r["final_state"] == "COMPLETED_KILLED" and r["_finish"] <= r["_start"] + EPS
+# A kill timer is due at a call within one protocol tick (1 µs) of the window's end, and the decision log and
+# jobs.csv print times to the microsecond: a job executed at its window's end starts no earlier than this before it.
+WINDOW_END_SLACK = 2e-6
+
+
+def executed_at_window_end(r, window_start, walltime):
+    """Executed and killed in one answer at its window's end [t_k, t_k + walltime) (contract §6): its load
+    outlasted its window. On Batsim and in the engine's timed mode the kill reaches the server a few link
+    latencies after the execution, which sets its start (1e-5 s of run time when both come at once): the
+    job starts at or after its window's end, where no job computing within its window can start."""
+    if r["final_state"] != "COMPLETED_KILLED" or window_start is None or walltime is None or walltime < 0:
+        return False
+    end = window_start + walltime
+    return r["_start"] >= end - WINDOW_END_SLACK - 4 * math.ulp(end)
 
 
 def is_staging(r):
@@ -213,10 +225,15 @@ def check_files_and_memory(rows, decisions, memories, model, jobs=None):
     # (time, order, kind, payload). At equal times loads complete, then jobs end, then jobs start: a
     # file whose load completes in the very instant its last user ends is loaded then, in any model.
     events = []
+    windows = {}        # job -> its reservation's start (t_k): its first row, a `full` one included
+    for d in decisions:
+        windows[d["job_id"]] = min(windows.get(d["job_id"], math.inf), float(d["time"]))
     for i, d in enumerate(decisions):
         jid = d["job_id"]
         if d["cache"] == WAITED_FOR_ROOM:
             continue        # cores held, nothing claimed in memory: the job's next rows claim it
+        job = jobs.get(jid.split("!", 1)[-1])
+        walltime = _walltime(job)
         r = by_id.get(jid)
         if r is None:
             out.append((DECISION, f"{jid}: in decisions.csv but not in jobs.csv"))
@@ -230,7 +247,7 @@ def check_files_and_memory(rows, decisions, memories, model, jobs=None):
             st = by_id.get(staging)
             if st is None:
                 out.append((DECISION, f"{jid}: its staging job {staging} is not in jobs.csv"))
-            elif start < st["_finish"] - EPS and not cut_at_start(r):
+            elif start < st["_finish"] - EPS and not executed_at_window_end(r, windows.get(jid), walltime):
                 out.append((FILE_LATE, f"{jid} starts at {start:.6f} before its file {file} is in "
                                        f"memory ({staging} ends at {st['_finish']:.6f})"))
             if case == "miss" and st is not None:
@@ -238,7 +255,6 @@ def check_files_and_memory(rows, decisions, memories, model, jobs=None):
                 load_ends[file] = st["_finish"]
         events.append((float(d["time"]), 2, "start", (i, jid, d["node"], entries, load_ends)))
         events.append((r["_finish"], 1, "end", (d["node"], [e[0] for e in entries])))
-        job = jobs.get(d["job_id"].split("!", 1)[-1])
         outputs = job_outputs(job) if job else []
         if outputs and r["final_state"] == "COMPLETED_SUCCESSFULLY":
             wb = by_id.get(writeback_job_id(jid, d["node"]))
@@ -277,6 +293,15 @@ def check_files_and_memory(rows, decisions, memories, model, jobs=None):
                 out.append((OVER_CAPACITY, f"{node}: memory holds {used:.0f} bytes > capacity "
                                            f"{cache.capacity:.0f} at {t:.6f} (after {jid} starts)"))
     return out
+
+
+def _walltime(job):
+    """A workload job's walltime in seconds, None without one (-1 or absent: no window to end)."""
+    try:
+        w = float(job.get("walltime")) if job else None
+    except (TypeError, ValueError):
+        return None
+    return w if w is not None and math.isfinite(w) and w >= 0 else None
 
 
 _JOB_FIELDS = ("job_id", "workload_name", "submission_time", "requested_number_of_resources", "final_state",

@@ -107,20 +107,27 @@ def test_bad_platform_and_bad_arguments(tmp_path, capsys):
     assert "give --platform" in err and "invalid choice" in err and "Traceback" not in err
 
 
-@pytest.mark.parametrize("finish, state, late", [
-    (15.0, "COMPLETED_KILLED", False),       # its window ended during its load: killed as it started
-    (16.0, "COMPLETED_KILLED", True),        # it computed a second without its file
-    (15.0, "COMPLETED_SUCCESSFULLY", True),
+@pytest.mark.parametrize("walltime, start, finish, state, late", [
+    # its window [10, 15) ended during its load [10, 20): executed and killed in one answer at 15
+    (5, 15.0, 15.0, "COMPLETED_KILLED", False),             # both at once (the instant mode)
+    (5, 15.0, 15.00001, "COMPLETED_KILLED", False),         # Batsim's 1e-5 s for a job computed in no time
+    (5, 15.0024, 15.003, "COMPLETED_KILLED", False),        # the kill a few link latencies after (timed mode)
+    (5, 14.999999, 14.999999, "COMPLETED_KILLED", False),   # a timer is due within 1 µs of the window's end
+    (5, 14.9, 15.0, "COMPLETED_KILLED", True),              # it computed within its window without its file
+    (5, 15.0, 15.0, "COMPLETED_SUCCESSFULLY", True),
+    (60, 15.0, 15.0, "COMPLETED_KILLED", True),             # killed at once, but long before its window's end
 ])
-def test_only_a_job_killed_as_it_starts_may_start_before_its_file(tmp_path, finish, state, late):
-    # Job 1 missed file A on n000 at 10; its staging loads [10, 20); the job starts at 15.
+def test_only_a_job_executed_at_its_window_end_may_start_before_its_file(tmp_path, walltime, start, finish, state,
+                                                                         late):
+    # Job 1 missed file A on n000 at 10; its staging loads [10, 20).
     (tmp_path / "out_jobs.csv").write_text(JOBS_HEADER + "\n" + "\n".join([
         row("stage-w0-1-n000", 10, 20, "4 5", res=2, sub=10, workload="batloc-stage"),
-        row(1, 15, finish, "0", state=state)]) + "\n")
+        row(1, start, finish, "0", state=state)]) + "\n")
     rows = validate.read_jobs_csv(str(tmp_path / "out_jobs.csv"))
     decisions = [{"time": "10.000000", "job_id": "w0!1", "node": "n000", "cache": "miss", "input_file": "A",
                   "input_size": "1000.000000", "staging_job": "batloc-stage!stage-w0-1-n000"}]
-    found = validate.check_files_and_memory(rows, decisions, {"n000": 1e9}, "paper")
+    jobs = {"1": {"id": 1, "subtime": 10, "res": 1, "walltime": walltime, "input_file": "A", "input_size": 1000}}
+    found = validate.check_files_and_memory(rows, decisions, {"n000": 1e9}, "paper", jobs)
     assert [kind for kind, _ in found] == ([validate.FILE_LATE] if late else [])
 
 
