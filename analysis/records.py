@@ -5,7 +5,8 @@ submission, size or walltime is not its workload job's, whose derived columns
 (execution, waiting, turnaround) disagree with its times, a delay job that
 completed in less than its delay, a decision-log row whose allocation, node,
 cores or files are not its job's, a started job that the decision log never
-decided, a load that took less time than its bytes need over its node's link.
+decided, a load that took less time than its bytes need over its node's link
+(by more than the authors' profile floors it).
 Each is what an edited copy of a run shows (or a writer's bug); none of them
 happens in a run the engine and a scheduler wrote (contract §5, §6).
 """
@@ -28,6 +29,9 @@ SHORT_LOAD = "load faster than its link"
 
 # jobs.csv prints six decimals: a column derived from two rounded ones may differ from its own rounding by 1.5 µs.
 ROUNDING = 2e-6
+# The authors' profile stages a file's load time floored to whole seconds in single precision
+# (`load_time_rounding: float32_floor`, docs/authors-simulator.md R6): up to a second less than its bytes need.
+FLOORED_LOAD = 1.0
 
 
 def close(a, b, slack=ROUNDING):
@@ -150,7 +154,7 @@ def check_decisions_against_rows(rows, decisions, jobs, view, entries_of, waited
                                            f"memory (id {node.mem_id})"))
         least = size / node.bandwidth
         took = st["_finish"] - st["_start"]
-        if took < least and not close(took, least):
+        if took < least - FLOORED_LOAD and not close(took, least - FLOORED_LOAD):
             out.append((SHORT_LOAD, f"{sid} loaded {size:.0f} bytes into {node.name}'s memory in {took:.6f} s; "
                                     f"its link takes {least:.6f} s at least ({node.bandwidth:.6g} bytes/s)"))
     return out
