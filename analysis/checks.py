@@ -65,6 +65,7 @@ def check_validation(meta: dict, run_json, prefix=None) -> None:
     verdict = meta.get("validation")
     if prefix is not None and isinstance(verdict, dict) and verdict.get("valid") is True:
         changed = run_folder.changed_outputs(prefix, verdict.get("outputs"))
+        changed += run_folder.changed_config(meta)
         changed += run_folder.changed_inputs(Path(run_json).parent, meta)
         if changed:
             raise RunLeftOut(f"{changed[0]}{f' (and {len(changed) - 1} more)' if len(changed) > 1 else ''}: "

@@ -5,14 +5,17 @@ the same way: its outputs are the folder's own ``*_jobs.csv`` (and the
 ``_decisions.csv`` beside it), never the files run.json's absolute
 `export_prefix` names — a copy of a folder would otherwise be judged by its
 original's files. robin records the sha256 of the outputs it validated in
-run.json (``validation.outputs``) and of the inputs the run read (``inputs``);
-a file changed since then is no longer the run robin checked (contract §6).
+run.json (``validation.outputs``), of the inputs the run read (``inputs``) and
+of its configuration (``config_hash``: platform, workload, scheduler and its
+options, engine); a file or a configuration changed since then is no longer
+the run robin checked (contract §6).
 No pandas here: robin validates every run through this.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 from pathlib import Path
 
 CHUNK = 1 << 20
@@ -89,6 +92,26 @@ def changed_outputs(prefix, recorded) -> list[str]:
         elif file_sha256(path) != recorded[name]:
             out.append(f"{path} changed since robin validated it (its sha256 is not run.json's)")
     return out
+
+
+# run.json's keys that define a run (robin's `config_hash`; ports and timings do not).
+CONFIG_KEYS = ("platform", "workload", "scheduler", "engine", "engine_args")
+
+
+def config_hash(meta: dict) -> str:
+    """The hash of what defines a run, as robin records it in run.json's `config_hash`."""
+    stable = {k: v for k, v in meta.items() if k in CONFIG_KEYS}
+    return hashlib.sha256(json.dumps(stable, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def changed_config(meta: dict) -> list[str]:
+    """One line when run.json's configuration (its platform, workload, scheduler and options, engine) is not
+    the one robin ran: `config_hash` no longer matches it (nothing to compare without one)."""
+    recorded = meta.get("config_hash")
+    if not isinstance(recorded, str) or config_hash(meta) == recorded:
+        return []
+    return [f"run.json's configuration (platform, workload, scheduler, engine) is not the one robin ran: it was "
+            f"edited since (its config_hash {recorded} is not its contents')"]
 
 
 def changed_inputs(folder, meta: dict, keys=("platform", "workload")) -> list[str]:

@@ -448,6 +448,7 @@ def changed_since_run(prefix, folder, meta, given=()):
     them, inputs (those run.json names, not `given` on the command line) changed since the run read them."""
     recorded = (meta.get("validation") or {}).get("outputs") if isinstance(meta.get("validation"), dict) else None
     lines = run_folder.changed_outputs(prefix, recorded)
+    lines += run_folder.changed_config(meta)
     lines += run_folder.changed_inputs(folder, meta, [k for k in ("platform", "workload") if k not in given])
     return [(CHANGED, line) for line in lines]
 

@@ -10,7 +10,6 @@ valid, with the same configuration and the same input contents
 
 from __future__ import annotations
 
-import hashlib
 import itertools
 import json
 import os
@@ -21,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import batloc
+from batloc.analysis import run_folder
 
 from batloc.processes import free_port, pybatsim_missing
 
@@ -66,9 +66,8 @@ class RunSpec:
         return self.output_dir / "log" / PROGRESS
 
     def config_hash(self) -> str:
-        # ports differ between invocations; everything else defines the run
-        stable = {k: v for k, v in self.meta.items() if k in ("platform", "workload", "scheduler", "engine", "engine_args")}
-        return hashlib.sha256(json.dumps(stable, sort_keys=True).encode()).hexdigest()[:16]
+        # ports differ between invocations; everything else defines the run (the validator checks it too)
+        return run_folder.config_hash(self.meta)
 
     def input_files(self) -> dict:
         """{role: [paths]} of the files the run's results depend on (robin.identity)."""

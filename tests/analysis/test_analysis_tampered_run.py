@@ -107,6 +107,9 @@ TAMPERED = {
     "a decision's file changed": lambda d: edit_row(d / DECISIONS, {"job_id": "w0!4"}, input_file="C"),
     "a decision removed": lambda d: drop_row(d / DECISIONS, {"job_id": "w0!4"}),
     "decision log deleted": lambda d: (d / DECISIONS).unlink(),
+    # run.json relabelled: another memory model replayed, another scheduler reported
+    "run.json's memory model edited": lambda d: edit_json(d / "run.json", scheduler={
+        **json.loads((d / "run.json").read_text())["scheduler"], "options": {"cache": "lru"}}),
 }
 # Only a digest can tell this from a run: a stock scheduler's run has no decision log.
 DIGEST_ONLY = {"decision log deleted"}
