@@ -68,6 +68,9 @@ def parse_args(argv):
     p.add_argument("--no-journal", action="store_true",
                    help="keep no journal of the run (<prefix>_journal.<pid>.tmp): a run killed with -9 then "
                         "leaves no outputs, as Batsim's")
+    p.add_argument("--traces-anywhere", action="store_true",
+                   help="read usage-trace files outside the workload's folder too (as Batsim does; by default a "
+                        "trace path leading out of it is refused)")
     p.add_argument("--record-wallclock", action="store_true",
                    help="write wall-clock times into _schedule.csv (makes outputs differ between runs)")
     p.add_argument("-q", "--quiet", action="store_true", help="print nothing but errors")
@@ -133,16 +136,10 @@ def checked(args):
     return args
 
 
-def _needs_ptasks(paths):
+def _needs_ptasks(docs):
     """Whether a workload holds Batsim's compute tasks, which run as one L07 parallel task as on Batsim."""
-    import json
-
-    for path in paths:
-        try:
-            with open(path, "rb") as f:
-                profiles = json.load(f).get("profiles", {})
-        except (OSError, ValueError, AttributeError):
-            continue   # the workload's own reading says what is wrong with it
+    for data in docs:
+        profiles = data.get("profiles", {}) if isinstance(data, dict) else {}
         if isinstance(profiles, dict) and any(isinstance(p, dict) and p.get("type") in PTASK_TYPES
                                               for p in profiles.values()):
             return True
@@ -152,21 +149,15 @@ def _needs_ptasks(paths):
 PTASK_TYPES = ("parallel", "parallel_homogeneous", "parallel_homogeneous_total", "usage_trace")
 
 
-def _machine_limit(args):
+def _machine_limit(args, docs):
     """Batsim's --mmax, or with --mmax-workload the workloads' largest nb_res (0: every compute host)."""
     if args.mmax < 0:
         raise EngineError(f"--mmax must be >= 0, got {args.mmax}")
     if not args.mmax_workload:
         return args.mmax
-    import json
-
     sizes = []
-    for path in args.workload:
-        try:
-            with open(path, "rb") as f:
-                nb_res = json.load(f).get("nb_res")
-        except (OSError, ValueError, AttributeError):
-            nb_res = None   # the workload's own reading says what is wrong with it
+    for data in docs:
+        nb_res = data.get("nb_res") if isinstance(data, dict) else None
         if isinstance(nb_res, int) and not isinstance(nb_res, bool) and nb_res > 0:
             sizes.append(nb_res)
     return max(sizes, default=0)
@@ -176,25 +167,31 @@ def _load(args):
     """Check and load every input before SimGrid runs or the socket is touched."""
     from .platform import PTASK_MODEL, SIMGRID_CONFIG, check_platform_file, load_platform
     from .simgrid_loader import import_simgrid
-    from .workload import load_workload
+    from .simgrid_probe import probe
+    from .workload import load_workload, read_json
 
     check_platform_file(args.platform)
     for path in args.workload:
         if not os.path.exists(path):
             raise EngineError(f"workload file not found: {path}")
+    # each read once, within its bound, before SimGrid: the model and --mmax-workload depend on them
+    docs = [read_json(path) for path in args.workload]
     sg = import_simgrid()
-    ptasks = _needs_ptasks(args.workload)
+    ptasks = _needs_ptasks(docs)
     # L07 times networks and computations itself: SimGrid refuses a network model beside it
     config = [PTASK_MODEL] + [c for c in SIMGRID_CONFIG if "network/" not in c] if ptasks else SIMGRID_CONFIG
-    engine = sg.Engine(["batloc-batsim"] + config)
     from batloc.platforms.numbering import RoleError, parse_role_maps
 
     try:
         roles = parse_role_maps(args.add_role_to_hosts)
     except RoleError as e:
         raise EngineError(str(e)) from None
-    platform = load_platform(engine, args.platform, args.master_host, roles, _machine_limit(args), args.quiet)
-    workloads = [load_workload(path, f"w{i}", len(platform.compute)) for i, path in enumerate(args.workload)]
+    probe(sg, args.platform, config, args.master_host, roles)   # what would crash SimGrid, in one line
+    engine = sg.Engine(["batloc-batsim"] + config)
+    platform = load_platform(engine, args.platform, args.master_host, roles, _machine_limit(args, docs), args.quiet)
+    workloads = [load_workload(path, f"w{i}", len(platform.compute), data, traces_anywhere=args.traces_anywhere)
+                 for i, (path, data) in enumerate(zip(args.workload, docs))]
+    del docs
     args.ptasks = ptasks
     return sg, engine, platform, workloads
 
@@ -243,10 +240,12 @@ def run(args):
         status, stamp = supervise(args)   # this process goes on as the engine, or as its supervisor
         if status is not None:
             return status
+        args.scheduler_inside = True
     # Before any thread exists, so that SimGrid's and ZeroMQ's threads inherit the blocked signals.
     stop = StopOnSignal()
     try:
         sg, engine, platform, workloads = _load(args)
+        stop.inputs_loaded()
         exporter, link, sim, outcome = _prepare(args, stop, sg, engine, platform, workloads, stamp)
     except Interrupted as e:
         e.args = (f"{e}; no output written",)
@@ -290,7 +289,7 @@ def _prepare(args, stop, sg, engine, platform, workloads, stamp=None):
             from .in_process import InProcessLink
 
             link = InProcessLink(args.in_process, args.scheduler_options, args.scheduler_verbosity,
-                                 args.time_scheduler, stamp)
+                                 args.time_scheduler, stamp, stop)
         else:
             link = SchedulerLink(args.socket_endpoint, args.ready_timeout, args.reply_timeout, stop)
         sim = Simulation(sg, engine, platform, workloads, link, exporter, options, progress, stop)
@@ -376,13 +375,19 @@ def main(argv=None):
                   f"({args.recover}_journal.*.tmp)", file=sys.stderr)
         return 0 if done else 1
     try:
-        return run(args)
+        status = run(args)
     except Interrupted as e:
         print(f"batloc-batsim: {e}", file=sys.stderr)
-        return e.exit_status
+        status = e.exit_status
     except EngineError as e:
         print(f"batloc-batsim: error: {e}", file=sys.stderr)
-        return 1
+        status = 1
+    if getattr(args, "scheduler_inside", False):   # the engine of an --in-process run, not its supervisor
+        from .leftovers import end_leftovers
+
+        sys.stderr.flush()
+        status = end_leftovers(status)
+    return status
 
 
 if __name__ == "__main__":

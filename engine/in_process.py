@@ -25,6 +25,7 @@ outputs written; its traceback, if any, is printed first by the scheduler's
 own ``sys.excepthook``, as its process would.
 """
 
+import contextlib
 import json
 import sys
 import time
@@ -33,11 +34,14 @@ from .errors import EngineError, Interrupted
 
 
 class InProcessLink:
-    def __init__(self, scheduler, options_text="{}", verbosity="warning", timed=False, stamp=None):
+    def __init__(self, scheduler, options_text="{}", verbosity="warning", timed=False, stamp=None, stop=None):
         from batloc.schedulers.loading import LoadError, load, pybatsim_logging
 
         self.name = scheduler
         self.stamp = stamp   # supervisor.Stamp: when the current call began (None outside calls)
+        # signals.StopOnSignal: a call runs with the signals unblocked, so that what the scheduler starts does not
+        # inherit them blocked
+        self.calling = stop.calling if stop is not None else contextlib.nullcontext
         try:
             options = json.loads(options_text)
         except json.JSONDecodeError as e:
@@ -78,11 +82,12 @@ class InProcessLink:
         if stamp is not None:
             stamp.call(now)
         try:
-            if self.bs is None:
-                self._start(payload)
-            else:
-                self.network.deliver(payload)
-                self.ended = not self.bs.do_next_event()
+            with self.calling():
+                if self.bs is None:
+                    self._start(payload)
+                else:
+                    self.network.deliver(payload)
+                    self.ended = not self.bs.do_next_event()
         except SystemExit as e:
             raise EngineError(f"the in-process scheduler {self.name} stopped at simulated time {now:.6f} "
                               f"(exit status {e.code})") from None

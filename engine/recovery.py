@@ -131,7 +131,7 @@ def _static_jobs(header):
         if [st.st_size, st.st_mtime_ns] != stamp:
             raise Unreadable(f"the run's workload {path} changed since the run started")
         try:
-            workloads.append(load_workload(path, f"w{i}", None))
+            workloads.append(load_workload(path, f"w{i}", None, traces=False))
         except EngineError as e:
             raise Unreadable(str(e)) from None
     return submission_order(workloads)

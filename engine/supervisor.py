@@ -70,11 +70,35 @@ def supervise(args):
     sys.stdout.flush()
     sys.stderr.flush()
     parent = os.getpid()
+    _adopt_orphans()
     pid = os.fork()
     if pid == 0:
         _die_with(parent)
         return None, stamp
-    return Supervisor(pid, stamp, args).run(), None
+    status = Supervisor(pid, stamp, args).run()
+    _end_orphans()
+    return status, None
+
+
+def _adopt_orphans():
+    """Processes the scheduler started and the engine left when it died come to this process, not to init
+    (PR_SET_CHILD_SUBREAPER, Linux), so that they end with the run (`_end_orphans`)."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(36, 1)   # PR_SET_CHILD_SUBREAPER
+    except (OSError, AttributeError):
+        pass
+
+
+def _end_orphans():
+    from batloc.processes import end_descendants
+
+    pids = end_descendants()
+    if pids:
+        print(f"batloc-batsim: notice: the in-process scheduler left {len(pids)} process(es) running after the "
+              f"engine ended (pid {', '.join(map(str, pids[:3]))}{', ...' if len(pids) > 3 else ''}): ended with "
+              "it", file=sys.stderr, flush=True)
 
 
 def _die_with(parent):
@@ -155,6 +179,10 @@ class Supervisor:
             return code
         start, now = self.stamp.read()
         how = _status(code)
+        if self.signum is not None and code == -self.signum:   # while loading its inputs, it dies by them
+            name = signal.Signals(self.signum).name
+            at = "before the simulation started" if not start and now == 0 else f"at t={now:.6f}"
+            return self._report(f"interrupted by {name} {at}", 128 + self.signum, error=False)
         if not start:
             why = f"the engine died at t={now:.6f} ({how})" if now > 0 else f"the engine died ({how})"
         elif now == LOADING:

@@ -28,6 +28,8 @@ inside a ``<cluster>``, where SimGrid 3.34 (Batsim's) does not.
 import re
 from xml.sax.saxutils import quoteattr
 
+from batloc.reading import PLATFORM_BYTES, Refused, read_bytes
+
 from .reader import PlatformError, read_resources
 
 try:
@@ -125,8 +127,9 @@ def annotate(path, output, memory, bandwidth, latency=0.0, sharing="FATPIPE", ba
             raise PlatformError(f"{path}: host {name!r} already has a name batloc's annotation gives "
                                 f"(lustre, <node>_mem, {ZONE}): is the platform annotated already?")
     try:
-        with open(path, "rb") as f:
-            text = f.read().decode("utf-8")
+        text = read_bytes(path, PLATFORM_BYTES, "platform").decode("utf-8")
+    except Refused as exc:
+        raise PlatformError(str(exc)) from None
     except (OSError, UnicodeDecodeError) as exc:
         raise PlatformError(f"{path}: cannot read platform: {exc}") from None
     text = text.lstrip()       # SimGrid reads a file whose first line is blank; XML wants <?xml first

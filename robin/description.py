@@ -57,6 +57,7 @@ from pathlib import Path
 import yaml
 
 from batloc.processes import LOOPBACK, scheduler_command
+from batloc.reading import DESCRIPTION_BYTES, Refused, read_bytes
 from batloc.shipped import options_of, package_root, packaged, policy_of
 
 from .process import Timeouts
@@ -127,8 +128,9 @@ def read_timeouts(desc: dict, defaults: Timeouts | None = None) -> Timeouts:
 
 def load_description(path) -> dict:
     try:
-        with open(path, encoding="utf-8") as f:
-            desc = yaml.safe_load(f)
+        desc = yaml.safe_load(read_bytes(path, DESCRIPTION_BYTES, "description", bom=True).decode("utf-8"))
+    except Refused as exc:
+        raise DescriptionError(str(exc)) from None
     except OSError as exc:
         raise DescriptionError(f"cannot read description file: {exc}") from None
     except UnicodeDecodeError:
