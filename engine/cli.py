@@ -80,7 +80,7 @@ def parse_args(argv):
                         "(simulated seconds, last submission time in seconds, counts), for robin")
     # Batsim 4.2.1's options that change which hosts compute (batsim.cpp's usage text)
     batsim = p.add_argument_group("platform options, as Batsim 4.2.1's")
-    batsim.add_argument("-m", "--master-host", default="master_host", metavar="NAME",
+    batsim.add_argument("-m", "--master-host", metavar="NAME",
                         help="the host that runs no job when none has role=master (default: master_host)")
     batsim.add_argument("-r", "--add-role-to-hosts", action="append", default=[], metavar="HOSTS:ROLE",
                         help="give ROLE (master, storage or compute_node) to each of HOSTS (comma-separated); "

@@ -13,7 +13,7 @@ import os
 import sys
 import xml.etree.ElementTree as ET
 
-from batloc.platforms.numbering import DEFAULT_MASTER, STORAGE, RoleError, batsim_roles, kind_of, number_hosts
+from batloc.platforms.numbering import STORAGE, RoleError, batsim_roles, kind_of, number_hosts
 from batloc.platforms.radical import check_count, host_count
 from batloc.platforms.xml_text import platform_text
 
@@ -133,7 +133,7 @@ def check_platform_file(path):
         raise EngineError(message if path in message else f"{path}: {message}") from None
 
 
-def load_platform(engine, path, master_host=DEFAULT_MASTER, roles=None, limit=0, quiet=False):
+def load_platform(engine, path, master_host=None, roles=None, limit=0, quiet=False):
     """Load `path` into the SimGrid `engine` and return the Batsim view of it: the master as Batsim 4.2.1 finds
     it (`master_host`: its -m; `roles`: its -r), `limit` compute hosts at most (its --mmax, 0: all)."""
     check_platform_file(path)

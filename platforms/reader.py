@@ -18,7 +18,7 @@ from batloc.locality.platform_view import PlatformError, PlatformView
 
 from batloc.reading import Refused
 
-from .numbering import COMPUTE, DEFAULT_MASTER, RoleError, batsim_roles, number_hosts
+from .numbering import COMPUTE, RoleError, batsim_roles, number_hosts
 from .radical import CLUSTERS, check_count, host_count, numbers
 from .routes import unreached
 from .xml_text import platform_text
@@ -62,7 +62,7 @@ def platform_hosts(path):
     return hosts
 
 
-def read_resources(path, master_host=DEFAULT_MASTER, roles=None) -> Resources:
+def read_resources(path, master_host=None, roles=None) -> Resources:
     """Every host but the master as a Batsim resource, numbered as Batsim 4.2 numbers them; the master is
     the host with role=master or the one named `master_host` (Batsim's -m, default master_host)."""
     hosts = dict(platform_hosts(path))
