@@ -206,7 +206,9 @@ class Supervisor:
             except Unreadable as e:
                 outputs = f"no output written: the journal cannot be replayed ({e})"
             else:
-                outputs = (f"outputs written to {self.shown}_*.csv, {done.unfinished} job(s) unfinished" if done.written
+                damaged = f" (warning: its journal was {done.damage})" if done.damage else ""
+                outputs = (f"outputs written to {self.shown}_*.csv, {done.unfinished} job(s) unfinished{damaged}"
+                           if done.written
                            else f"nothing simulated, no output written (earlier {self.shown}_*.csv, if any, kept)")
         print(f"batloc-batsim: {'error: ' if error else ''}{why}; {outputs}", file=sys.stderr, flush=True)
         return status
