@@ -1,6 +1,7 @@
 """Batsim JSON workloads: reading, checking, and the job/profile objects they describe."""
 
 import json
+import math
 import os
 import re
 import sys
@@ -194,4 +195,33 @@ def _job_from(desc, index, path, workload, seen, nb_compute):
     field = non_finite_field(desc)
     if field is not None:   # a custom field: JSON cannot carry it to the scheduler
         raise EngineError(f"{where}: {field} must be a finite number")
+    _check_end(where, subtime, wall, profile, workload.profiles)
     return Job(workload.name, local_id, desc, subtime, res, wall, profile)
+
+
+def _check_end(where, subtime, wall, profile, profiles):
+    """A job whose end, started at its submission, is past the largest double: the clock would reach +inf, and
+    inf and nan would land in its row (each number was finite, their sum is not)."""
+    for what, seconds in (("walltime", wall if wall > 0 else 0.0), ("delays", delays(profile, profiles))):
+        if not math.isfinite(subtime + seconds):
+            raise EngineError(f"{where}: subtime {subtime:g} plus its {what} ({seconds:g} s) is past the largest "
+                              "time a double holds (the clock would reach +inf)")
+
+
+def delays(name, profiles, known=None):
+    """The seconds of `delay` a profile holds, its sequences' repeats counted (other phases add what SimGrid
+    makes of them, unknown here): a lower bound of its run time. Profiles are checked acyclic already."""
+    known = {} if known is None else known
+    if name not in known:
+        profile = profiles[name]
+        if profile["type"] == "delay":
+            known[name] = float(profile["delay"])
+        elif profile["type"] in ("sequence", "composed"):
+            once = sum(delays(inner, profiles, known) for inner in profile["seq"])
+            try:
+                known[name] = profile.get("repeat", 1) * once
+            except OverflowError:   # a repeat beyond any float
+                known[name] = math.inf if once > 0 else 0.0
+        else:
+            known[name] = 0.0
+    return known[name]

@@ -128,3 +128,16 @@ def test_the_readers_bounds(tmp_path):
     assert reading.excerpt("y" * 1000) == repr("y" * 60) + "... (1000 characters)"
     assert reading.excerpt(list(range(10**6))).startswith("[0, 1, 2, 3, 4, 5, ...]")
     assert reading.clipped("1.5") == "1.5"
+
+
+@pytest.mark.parametrize("job, profiles, what", [
+    ({"subtime": 1e308}, {"d": {"type": "delay", "delay": 1.7e308}}, "plus its delays (1.7e+308 s)"),
+    ({"subtime": 1e308, "walltime": 1.7e308}, {"d": {"type": "delay", "delay": 1}}, "plus its walltime (1.7e+308 s)"),
+    ({"subtime": 1}, {"d": {"type": "sequence", "seq": ["e"], "repeat": 10 ** 400}, "e": {"type": "delay", "delay": 1}},
+     "plus its delays (inf s)"),
+])
+def test_a_job_whose_end_overflows_the_clock_is_refused(tmp_path, platform, job, profiles, what):
+    # the clock reached +inf: inf and nan on a COMPLETED_SUCCESSFULLY row, the scheduler blamed
+    path = write(tmp_path, "w.json", {"nb_res": 4, "jobs": [{"id": 1, "res": 1, "profile": "d", **job}],
+                                      "profiles": profiles})
+    one_line(engine(tmp_path, platform, path), "job '1': subtime", what, "past the largest time a double holds")
