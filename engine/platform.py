@@ -16,6 +16,7 @@ import xml.etree.ElementTree as ET
 from batloc.platforms.numbering import STORAGE, RoleError, batsim_roles, kind_of, number_hosts
 from batloc.platforms.radical import check_count, host_count
 from batloc.platforms.xml_text import platform_text
+from batloc.reading import clipped
 
 from .errors import EngineError
 from .signals import ending_at_once
@@ -164,7 +165,7 @@ def load_platform(engine, path, master_host=None, roles=None, limit=0, quiet=Fal
 
 def _first_line(error):
     lines = [line.strip() for line in str(error).splitlines() if line.strip()]
-    return lines[0] if lines else type(error).__name__
+    return clipped(lines[0], 300) if lines else type(error).__name__   # SimGrid may quote the file
 
 
 def _energy_notice(path, hosts, props):

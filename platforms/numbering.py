@@ -16,6 +16,8 @@ storage numbered between two nodes' cores would split every multi-node
 allocation. ``--mmax N`` keeps the first N compute hosts only.
 """
 
+from batloc.reading import excerpt
+
 COMPUTE, STORAGE, MASTER = "compute", "storage", "master"
 DEFAULT_MASTER = "master_host"   # Batsim 4.2.1's default for -m/--master-host
 # Batsim's role names (permissions.cpp), and batloc's own name for a compute host
@@ -39,10 +41,10 @@ def parse_role_maps(texts):
     for text in texts or ():
         hosts, sep, role = text.partition(":")
         if not sep or ":" in role:
-            raise RoleError(f"-r {text!r}: a role map reads HOSTS:ROLE with one ':' (e.g. host8:master)")
+            raise RoleError(f"-r {excerpt(text)}: a role map reads HOSTS:ROLE with one ':' (e.g. host8:master)")
         for host in hosts.split(","):
             if not host:   # Batsim 4.2.1 gives the role to no host, silently
-                raise RoleError(f"-r {text!r} names no host (HOSTS is a comma-separated list of host names)")
+                raise RoleError(f"-r {excerpt(text)} names no host (HOSTS is a comma-separated list of host names)")
             roles[host] = role
     return roles
 
@@ -66,18 +68,18 @@ def batsim_roles(hosts, master_host=None, roles=None):
                 else:
                     how = (f"is also given role {extra!r} on the command line "
                            f"({'-r' if name in (roles or {}) else '-m/--master-host'})")
-                raise RoleError(f"host {name!r} has the property role={role!r} and {how}: Batsim 4.2.1 reads role "
-                                f"{role + ',' + extra!r} and aborts; drop one of them")
+                raise RoleError(f"host {excerpt(name)} has the property role={excerpt(role)} and {how}: Batsim 4.2.1 reads role "
+                                f"{excerpt(role + ',' + extra)} and aborts; drop one of them")
             role = extra
         if (role or "") not in KINDS:
-            raise RoleError(f"host {name!r} has role {role!r}: Batsim 4.2.1 knows only master, compute_node and "
+            raise RoleError(f"host {excerpt(name)} has role {excerpt(role)}: Batsim 4.2.1 knows only master, compute_node and "
                             "storage (no role: compute_node)")
         if KINDS[role or ""] == MASTER:
             masters.append(name)
         out[name] = role
     unknown = sorted(set(roles or {}) - set(out))
     if unknown:
-        raise RoleError(f"-r names host {unknown[0]!r}, which the platform does not have"
+        raise RoleError(f"-r names host {excerpt(unknown[0])}, which the platform does not have"
                         + (f" ({len(unknown)} such hosts)" if len(unknown) > 1 else "")
                         + " (Batsim 4.2.1 ignores it silently)")
     if not masters:

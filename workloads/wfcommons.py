@@ -29,7 +29,7 @@ import math
 from dataclasses import dataclass, field
 
 from batloc.locality.workflow import DEPENDENT_KEY, WorkflowError, check
-from batloc.reading import INSTANCE_BYTES
+from batloc.reading import INSTANCE_BYTES, excerpt
 
 from .errors import WorkloadError
 from .export import profile_name, written_whole
@@ -74,7 +74,7 @@ def read_instance(path):
 def _number(value, what):
     x = float(value)
     if not math.isfinite(x) or x < 0:
-        raise ValueError(f"{what} must be a finite number >= 0, got {value!r}")
+        raise ValueError(f"{what} must be a finite number >= 0, got {excerpt(value)}")
     return x
 
 

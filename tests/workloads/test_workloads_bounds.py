@@ -62,3 +62,12 @@ def test_robin_and_scheduler_options_read_within_bounds(fifo):
     with pytest.raises(LaunchError, match=r"\(3000001 characters\)") as refused:
         read_options(SimpleNamespace(options_file=None, options="{" + "x" * 3_000_000))
     assert len(str(refused.value)) < 500
+
+
+def test_a_dropped_line_quotes_its_field_short(tmp_path):
+    # a field of a 1 MiB line (the line bound) was echoed whole into the drop log and its error
+    path = tmp_path / "t.swf"
+    path.write_text("1 " + "x" * 500_000 + " 0 10 1 -1 -1 1 100 -1 1 1 -1 -1 -1 -1 -1 -1\n")
+    with pytest.raises(WorkloadError) as refused:
+        read_swf(str(path), strict=True)
+    assert "(500000 characters)" in str(refused.value) and len(str(refused.value)) < 500
