@@ -30,6 +30,8 @@ import json
 import sys
 import time
 
+from batloc.reading import excerpt
+
 from .errors import EngineError, Interrupted
 
 
@@ -45,7 +47,7 @@ class InProcessLink:
         try:
             options = json.loads(options_text)
         except json.JSONDecodeError as e:
-            raise EngineError(f"--scheduler-options is not JSON ({e.msg} at column {e.colno}): {options_text!r}; "
+            raise EngineError(f"--scheduler-options is not JSON ({e.msg} at column {e.colno}): {excerpt(options_text)}; "
                               "options are a JSON object such as '{\"cache\": \"lru\"}'") from None
         # pybatsim's launcher sets up logging before it loads a scheduler: so do we, at its -v level
         pybatsim_logging(verbosity)
