@@ -196,8 +196,10 @@ def _load(args):
     return sg, engine, platform, workloads
 
 
-def _actor(sim, outcome):
+def _actor(sim, outcome, unblock=False):
     def actor():
+        if unblock:   # an in-process scheduler is called here: what it starts must not inherit blocked signals
+            sim.stop.unblock_here()
         # Exceptions must not escape a SimGrid actor: keep them for the main thread.
         try:
             if os.environ.get("BATLOC_PROFILE"):
@@ -294,7 +296,7 @@ def _prepare(args, stop, sg, engine, platform, workloads, stamp=None):
             link = SchedulerLink(args.socket_endpoint, args.ready_timeout, args.reply_timeout, stop)
         sim = Simulation(sg, engine, platform, workloads, link, exporter, options, progress, stop)
         outcome = {}
-        platform.master.add_actor("batloc-engine", _actor(sim, outcome))
+        platform.master.add_actor("batloc-engine", _actor(sim, outcome, unblock=bool(args.in_process)))
     except BaseException:
         exporter.discard()
         if link is not None:

@@ -41,9 +41,7 @@ class InProcessLink:
 
         self.name = scheduler
         self.stamp = stamp   # supervisor.Stamp: when the current call began (None outside calls)
-        # signals.StopOnSignal: a call runs with the signals unblocked, so that what the scheduler starts does not
-        # inherit them blocked
-        self.calling = stop.calling if stop is not None else contextlib.nullcontext
+
         try:
             options = json.loads(options_text)
         except json.JSONDecodeError as e:
@@ -54,8 +52,11 @@ class InProcessLink:
         started = time.thread_time()
         if stamp is not None:
             stamp.loading()
+        # signals.StopOnSignal: the scheduler loads with the signals unblocked, so that what it starts does not
+        # inherit them blocked (its calls run in the simulation's thread, which has them unblocked for good)
         try:
-            self.scheduler = load(scheduler, options)
+            with stop.unblocked() if stop is not None else contextlib.nullcontext():
+                self.scheduler = load(scheduler, options)
         except LoadError as e:
             raise EngineError(f"--in-process: {e}") from None
         except SystemExit as e:   # the scheduler refused its options (it printed its line)
@@ -84,12 +85,11 @@ class InProcessLink:
         if stamp is not None:
             stamp.call(now)
         try:
-            with self.calling():
-                if self.bs is None:
-                    self._start(payload)
-                else:
-                    self.network.deliver(payload)
-                    self.ended = not self.bs.do_next_event()
+            if self.bs is None:
+                self._start(payload)
+            else:
+                self.network.deliver(payload)
+                self.ended = not self.bs.do_next_event()
         except SystemExit as e:
             raise EngineError(f"the in-process scheduler {self.name} stopped at simulated time {now:.6f} "
                               f"(exit status {e.code})") from None

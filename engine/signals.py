@@ -22,12 +22,13 @@ with `sigwait`:
   the scheduler) and the outputs are written as after any fatal error.
 
 A scheduler in the engine's process (``--in-process``) runs with the signals
-unblocked while it is called (`calling`), so that the processes it starts do
-not inherit them blocked (a child that outlives the run with SIGTERM blocked
-can only be killed with -9), nor the threads it starts; a signal that reaches
-one of those threads is counted through Python's wakeup file and taken when
-the call returns. A child forked from any thread gets the default handlers
-and mask back (`os.register_at_fork`).
+unblocked, in the simulation's thread and while it loads (`unblocked`), so
+that the processes it starts do not inherit them blocked (a child that
+outlives the run with SIGTERM blocked can only be killed with -9), nor the
+threads it starts; a signal that reaches one of those threads is counted
+through Python's wakeup file, which the watcher reads five times a second
+(it costs the calls nothing). A child forked from any thread gets the default
+handlers and mask back (`os.register_at_fork`).
 """
 
 import _thread
@@ -42,6 +43,8 @@ from .errors import Interrupted
 SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
 # How long the main thread may take to act on a signal while the inputs load before the watcher ends the process
 GRACE = 2.0
+# How often the watcher reads the signals that reached a thread with them unblocked (seconds)
+WAKEUP_POLL = 0.2
 
 
 class StopOnSignal:
@@ -67,7 +70,11 @@ class StopOnSignal:
 
     def _watch(self):
         while True:
-            sig = signal.sigwait(SIGNALS)
+            sig = signal.sigtimedwait(SIGNALS, WAKEUP_POLL)
+            if sig is None:
+                self._drain()
+                continue
+            sig = sig.si_signo
             with self._lock:
                 if self._running:
                     self._record(sig)
@@ -105,9 +112,13 @@ class StopOnSignal:
             self._running = True
             self._loading = False
 
-    def calling(self):
-        """A context for a call into an in-process scheduler: the signals unblocked in this thread meanwhile."""
+    def unblocked(self):
+        """A context in which the signals are unblocked in this thread (an in-process scheduler loading)."""
         return _Unblocked(self)
+
+    def unblock_here(self):
+        """For good, in this thread (the simulation's, which calls an in-process scheduler)."""
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, SIGNALS)
 
     def _drain(self):
         """Signals that reached a thread with them unblocked, as Python's wakeup file counted them."""

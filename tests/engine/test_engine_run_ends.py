@@ -135,3 +135,34 @@ def test_a_signal_while_simgrid_builds_a_large_platform_ends_the_engine_at_once(
     assert "Traceback" not in err and len(err.strip().splitlines()) <= 1, err
     if mode:
         assert "interrupted by SIGTERM before the simulation started" in err, err
+
+
+SLOW = '''
+import time
+from batsim.batsim import BatsimScheduler
+
+
+class Slow(BatsimScheduler):
+    def onJobSubmission(self, job):
+        time.sleep(0.1)   # each call takes a while: a signal comes during one, in the simulation's thread
+        self.bs.reject_jobs([job])
+'''
+
+
+def test_a_signal_to_the_engine_while_it_calls_its_scheduler_stops_the_run_with_outputs(tmp_path, platform):
+    # the simulation's thread has the signals unblocked (for what the scheduler starts): a signal it takes is
+    # still the engine's, acted on at the next instant
+    wl = write(tmp_path, "w.json", {"nb_res": 4, "jobs": [{"id": i, "subtime": i, "res": 1, "profile": "d"}
+                                                          for i in range(1, 200)],
+                                    "profiles": {"d": {"type": "delay", "delay": 5}}})
+    proc = subprocess.Popen(ENGINE + ["-p", platform, "-w", wl, "-e", str(tmp_path / "o"), "--in-process",
+                                      write(tmp_path, "slow.py", SLOW)], stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while not descendants(proc.pid) or not list(tmp_path.glob("o_journal.*.tmp")):
+        assert time.monotonic() < deadline and proc.poll() is None
+        time.sleep(0.05)
+    time.sleep(1)
+    os.kill(descendants(proc.pid)[0], signal.SIGTERM)   # the engine itself, not its supervisor
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 128 + signal.SIGTERM, err
+    assert "interrupted by SIGTERM at t=" in err and "outputs written to" in err, err
