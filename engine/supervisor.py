@@ -39,6 +39,9 @@ SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
 # How long the engine may take to act on a signal that came outside a call before it is taken as stuck
 SIGNAL_GRACE = 10.0
 LOADING = -1.0
+# A scheduler loading in Python takes a signal at once (it loads with the signals unblocked): the engine says so
+# itself unless it is stuck in a long call (numba compiling), which the supervisor then ends
+LOADING_GRACE = 1.0
 
 
 class Stamp:
@@ -136,7 +139,7 @@ class Supervisor:
                 return self._ended(os.waitstatus_to_exitcode(status))
             start, now = self.stamp.read()
             if start:
-                if self.signum is not None:
+                if self.signum is not None and not self._loading_takes_it(now):
                     name = signal.Signals(self.signum).name
                     at = "before the simulation started" if now == LOADING else f"at t={now:.6f}"
                     return self._stop(f"interrupted by {name} {at}", 128 + self.signum, error=False)
@@ -152,6 +155,10 @@ class Supervisor:
                                   128 + self.signum, error=False)
             last_start = start
             time.sleep(POLL)
+
+    def _loading_takes_it(self, now):
+        """Whether the engine, loading its scheduler, may still act on the signal itself (LOADING_GRACE)."""
+        return now == LOADING and time.monotonic() - self.signalled_at < LOADING_GRACE
 
     def _on_signal(self, signum, frame):
         """Pass the signal on (a terminal's Ctrl-C reaches both; `kill` this process only): the engine acts on
