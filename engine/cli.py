@@ -24,6 +24,11 @@ class UsageError(Exception):
 
 
 def parse_args(argv):
+    return checked(parser().parse_args(argv))
+
+
+def parser():
+    """The command line's parser (batloc.api checks the engine options it is given against it)."""
     p = argparse.ArgumentParser(
         prog="batloc-batsim",
         description="Batsim-compatible simulation engine on SimGrid (speaks the Batsim 4 JSON protocol).")
@@ -90,7 +95,7 @@ def parse_args(argv):
     batsim.add_argument("--mmax-workload", action="store_true",
                         help="keep only as many compute hosts as the workloads' largest nb_res")
     p.add_argument("--version", action="version", version=VERSION)
-    return checked(p.parse_args(argv))
+    return p
 
 
 # flags that mean something only with --in-process, and those that mean nothing with it
