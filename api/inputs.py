@@ -26,13 +26,47 @@ from batloc.workloads.synth import SynthSpec
 from .errors import BatlocError
 
 
-class Platform:
-    """A SimGrid platform in batloc's layout, not yet a file (`save` writes it; `run` and `sweep` save it in
-    their output folder)."""
+class Input:
+    """An input built in Python, a file once saved (`save`); `run` and `sweep` write an unsaved one into their
+    output folder (`write`), and use a saved one's file."""
+
+    SUFFIX = ""
+    name = "input"
+
+    def __init__(self):
+        self.path: Path | None = None
+
+    def save(self, path) -> Path:
+        """Write it to `path`; the absolute path (later runs use this file)."""
+        self.path = self.write(path)
+        return self.path
+
+    def write(self, path) -> Path:
+        """Write it to `path`, the object left as it was (a run's own copy)."""
+        path = Path(path).expanduser().resolve()
+        try:
+            self._write(path)
+        except WorkloadError as exc:   # it names the file
+            raise BatlocError(str(exc)) from None
+        except OSError as exc:
+            raise BatlocError(f"cannot write {path}: {exc.strerror or exc}") from None
+        return path
+
+    def _write(self, path):
+        raise NotImplementedError
+
+    def _saved(self) -> str:
+        return f", saved as {self.path}" if self.path else ""
+
+
+class Platform(Input):
+    """A SimGrid platform in batloc's layout (`platform(...)`)."""
+
+    SUFFIX = ".xml"
 
     def __init__(self, spec: PlatformSpec):
+        super().__init__()
         self.spec = spec
-        self.path: Path | None = None
 
     @property
     def name(self) -> str:
@@ -51,34 +85,24 @@ class Platform:
     def xml(self) -> str:
         return render(self.spec)
 
-    def save(self, path) -> Path:
-        """Write the XML to `path`; the absolute path (later runs use this file)."""
-        self.path = self.write(path)
-        return self.path
-
-    def write(self, path) -> Path:
-        """Write the XML to `path` (the object stays unsaved: a run's own copy)."""
-        path = Path(path).expanduser().resolve()
-        try:
-            write(self.spec, path)
-        except OSError as exc:
-            raise BatlocError(f"cannot write the platform {path}: {exc.strerror or exc}") from None
-        return path
+    def _write(self, path):
+        write(self.spec, path)
 
     def __repr__(self):
         return (f"<batloc platform {self.name}: {self.nodes} nodes x {self.spec.cores} cores, node links "
-                f"{self.spec.node_bandwidth:g} B/s{', saved as ' + str(self.path) if self.path else ''}>")
+                f"{self.spec.node_bandwidth:g} B/s{self._saved()}>")
 
 
-class Workload:
-    """A file-annotated Batsim workload, not yet a file (`save` writes it; `run` and `sweep` save it in their
-    output folder). `jobs` shows it in the contract's field names."""
+class Workload(Input):
+    """A file-annotated Batsim workload (`workload(...)`); `jobs` shows it in the contract's field names."""
+
+    SUFFIX = ".json"
 
     def __init__(self, table, nb_res: int, name: str = "workload"):
+        super().__init__()
         self.table = table      # the workload pipeline's job table (workloads.export.write_batsim)
         self.nb_res = int(nb_res)
         self.name = name
-        self.path: Path | None = None
 
     @property
     def jobs(self):
@@ -89,23 +113,11 @@ class Workload:
     def __len__(self):
         return len(self.table)
 
-    def save(self, path) -> Path:
-        """Write the Batsim JSON to `path`; the absolute path (later runs use this file)."""
-        self.path = self.write(path)
-        return self.path
-
-    def write(self, path) -> Path:
-        """Write the Batsim JSON to `path` (the object stays unsaved: a run's own copy)."""
-        path = Path(path).expanduser().resolve()
-        try:
-            pipeline.write(self.table, path, self.nb_res)
-        except WorkloadError as exc:   # it names the file
-            raise BatlocError(str(exc)) from None
-        return path
+    def _write(self, path):
+        pipeline.write(self.table, path, self.nb_res)
 
     def __repr__(self):
-        return (f"<batloc workload {self.name}: {len(self)} jobs, nb_res {self.nb_res}"
-                f"{', saved as ' + str(self.path) if self.path else ''}>")
+        return f"<batloc workload {self.name}: {len(self)} jobs, nb_res {self.nb_res}{self._saved()}>"
 
 
 def platform(nodes: int = 4, cores: int = 20, memory="128GB", node_bw="0.1GB/s", backbone_bw=None, latency=0.0,
@@ -195,12 +207,11 @@ def _sizes(platform) -> pipeline.Sizes:
 def input_path(value, folder: Path, kind: str) -> str:
     """A run's platform or workload as the path robin takes: a file's path as given (robin finds the package's
     own, platforms/rackham.xml), or an object saved in `folder` unless it was saved already."""
-    if isinstance(value, (Platform, Workload)):
+    if isinstance(value, Input):
         if value.path is not None and value.path.is_file():
             return str(value.path)
         folder.mkdir(parents=True, exist_ok=True)
-        suffix = ".xml" if isinstance(value, Platform) else ".json"
-        return str(value.write(folder / f"{safe_name(value.name)}{suffix}"))
+        return str(value.write(folder / f"{safe_name(value.name)}{value.SUFFIX}"))
     if isinstance(value, (str, Path)):
         return str(Path(value).expanduser())
     raise BatlocError(f"{kind}: a file's path or a batloc.api.{kind}(...), not {type(value).__name__}")

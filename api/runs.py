@@ -95,28 +95,19 @@ class Run:
     @cached_property
     def jobs(self):
         """The run's jobs.csv as a DataFrame (its rows, Batsim's columns, and `full_id`: workload!job_id)."""
-        try:
-            return load.read_jobs(f"{self.prefix}_jobs.csv")
-        except (OSError, ValueError) as exc:
-            raise BatlocError(f"{self.prefix}_jobs.csv: cannot read: {_first_line(exc)}") from None
+        return _read(load.read_jobs, f"{self.prefix}_jobs.csv")
 
     @cached_property
     def jobset(self):
         """An evalys JobSet of the workload's jobs that ran, on the platform's compute cores; its `stretch`
         column is the report's (``batloc.analysis.load.jobset``)."""
-        try:
-            return load.jobset(self.folder)
-        except (OSError, ValueError) as exc:
-            raise BatlocError(_first_line(exc)) from None
+        return _read(load.jobset, self.folder)
 
     @cached_property
     def decisions(self):
         """The scheduler's decision log (one row per job it started: node, cache hit or load, score), or None
         when the scheduler writes none (pybatsim's stock ones)."""
-        try:
-            return load.read_decisions(f"{self.prefix}_decisions.csv")
-        except (OSError, ValueError) as exc:
-            raise BatlocError(f"{self.prefix}_decisions.csv: cannot read: {_first_line(exc)}") from None
+        return _read(load.read_decisions, f"{self.prefix}_decisions.csv")
 
     @cached_property
     def _analysis(self):
@@ -249,19 +240,24 @@ def _said(outcome) -> str:
     """The engine's or scheduler's own last line (its one-line error), if its log holds one."""
     for key in ("batsim", "sched"):
         for path in outcome.logs.get(key, ())[1:]:   # (stdout, stderr)
-            lines = [line for line in _read(path).splitlines() if line.strip()]
+            lines = [line for line in _text(path).splitlines() if line.strip()]
             if lines:
                 return f": {lines[-1].strip()}"
     return ""
 
 
-def _read(path) -> str:
+def _text(path) -> str:
     try:
         return Path(path).read_text(errors="replace")
     except OSError:
         return ""
 
 
-def _first_line(exc) -> str:
-    text = str(exc).strip()
-    return text.splitlines()[0] if text else type(exc).__name__
+def _read(reader, path):
+    """`reader(path)`, what it cannot read said in one line (the readers' own messages name the file)."""
+    try:
+        return reader(path)
+    except (OSError, ValueError) as exc:
+        text = str(exc).strip()
+        line = text.splitlines()[0] if text else type(exc).__name__
+        raise BatlocError(line if str(path) in line else f"{path}: cannot read: {line}") from None

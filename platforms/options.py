@@ -25,7 +25,7 @@ def platform_spec(nodes=rackham.NODES, cores=rackham.CORES, memory="128GB", node
     `nodes` and `memory`; `backbone_bw` "auto": a quarter of the node links' sum (Rackham's rule)."""
     if memory_mix is not None:
         mix = parse_memory_mix(memory_mix) if isinstance(memory_mix, str) else tuple(
-            (_whole(count, "a memory mix's node count"), _quantity(memory, parse_bytes)) for count, memory in memory_mix)
+            (_whole(count, "a memory mix's node count"), _quantity(size, parse_bytes)) for count, size in memory_mix)
     else:
         mix = ((_whole(nodes, "nodes"), _quantity(memory, parse_bytes)),)
     node_bandwidth = _quantity(node_bw, parse_bandwidth)

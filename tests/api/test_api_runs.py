@@ -118,6 +118,10 @@ def test_every_road_gives_the_same_outputs_tables_and_stretch(tmp_path, inputs):
     for road in ROADS:
         pd.testing.assert_frame_equal(tables[road], tables["robin"], obj=road)
         assert stretches[road] == stretches["robin"], road
+    api = bl.Run(prefixes["batloc.api.run"].parent)   # what a notebook reads: the same table, the same stretch
+    pd.testing.assert_frame_equal(api.per_job, tables["robin"])
+    assert api.summary["mean_stretch"] == stretches["robin"][1] and api.validate()
+    assert api.decisions is not None and len(api.decisions) == len(api.per_job)   # every job took its cores
     assert (tables["robin"]["load_time"] > 0).any() and tables["robin"]["cache"].isin(["hit", "wait"]).any()
 
 
@@ -127,7 +131,8 @@ def test_a_run_that_fails_is_one_line(tmp_path, inputs):
         bl.run(platform, workload, "no_such_scheduler", output_dir=tmp_path / "run", progress=False)
     text = str(err.value)
     assert "\n" not in text and text.startswith(f"run {tmp_path / 'run'} failed: ")
-    assert "no scheduler no_such_scheduler: not a file" in text and text.endswith(f"(logs in {tmp_path / 'run' / 'log'})")
+    assert "no scheduler no_such_scheduler: not a file" in text
+    assert text.endswith(f"(logs in {tmp_path / 'run' / 'log'})")
     with pytest.raises(bl.BatlocError, match="^input file not found: nothing.xml"):
         bl.run("nothing.xml", workload, "lea", output_dir=tmp_path / "run2", progress=False)
     with pytest.raises(bl.BatlocError, match="not a run folder"):
