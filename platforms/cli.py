@@ -14,20 +14,10 @@ from batloc import command
 
 from . import rackham
 from .annotate import annotate
-from .generator import PFS_ACCESS, SHARING_POLICIES, PlatformSpec, write
+from .generator import PFS_ACCESS, SHARING_POLICIES, write
+from .options import platform_spec
 from .reader import PlatformError, read_platform
 from .units import parse_bandwidth, parse_bytes, parse_duration
-
-
-def _memory_mix(text):
-    """'450x128GB,32x256GB' → ((450, 128e9), (32, 256e9))."""
-    mix = []
-    for part in text.split(","):
-        count, sep, size = part.strip().partition("x")
-        if not sep or not count.strip().isdigit():
-            raise ValueError(f"cannot read memory mix part {part!r} (expected COUNTxSIZE, e.g. 32x256GB)")
-        mix.append((int(count), parse_bytes(size)))
-    return tuple(mix)
 
 
 def _parser():
@@ -95,17 +85,10 @@ def _annotate(args):
 
 
 def _generate(args):
-    mix = _memory_mix(args.memory_mix) if args.memory_mix else ((args.nodes, parse_bytes(args.memory)),)
-    node_bw = parse_bandwidth(args.node_bw)
-    backbone = None
-    if args.backbone_bw:
-        nodes = sum(count for count, _ in mix)
-        backbone = (rackham.default_backbone(nodes, node_bw) if args.backbone_bw == "auto"
-                    else parse_bandwidth(args.backbone_bw))
-    spec = PlatformSpec(memory_mix=mix, cores=args.cores, node_bandwidth=node_bw,
-                        backbone_bandwidth=backbone, latency=parse_duration(args.latency),
-                        sharing=args.sharing, name=args.name, io_routes=args.io_routes,
-                        pfs_access=args.pfs_access, node_routes=args.node_routes)
+    spec = platform_spec(nodes=args.nodes, cores=args.cores, memory=args.memory, node_bw=args.node_bw,
+                         backbone_bw=args.backbone_bw, latency=args.latency, sharing=args.sharing, name=args.name,
+                         memory_mix=args.memory_mix, io_routes=args.io_routes, node_routes=args.node_routes,
+                         pfs_access=args.pfs_access)
     write(spec, args.output)
     print(f"wrote {args.output}: {spec.nodes} nodes x {spec.cores} cores")
 

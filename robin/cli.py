@@ -39,9 +39,8 @@ import yaml
 from . import description as rd
 from . import process as robin_process
 from . import runs as robin_runs
-from .lock import FolderInUse, OutputLock
-from .process import stopping_on_signals
-from .sweep import Display, run_sweep  # run_sweep: batloc demo and study call it from here
+from .lock import FolderInUse
+from .sweep import run_alone, run_sweep  # run_sweep: batloc demo and study call it from here
 from batloc.shipped import packaged
 
 TIMEOUT_HELP = {
@@ -160,8 +159,7 @@ def _single(spec, log, args) -> int:
         return 1
     log(f"robin: running {spec.name} → {spec.output_dir}")
     try:
-        with OutputLock(spec.output_dir), stopping_on_signals(), Display([spec], quiet=args.quiet):
-            outcome = robin_runs.execute(spec, log=log)
+        outcome = run_alone(spec, log, args.quiet)
     except FolderInUse as exc:
         print(f"robin: {exc}", file=sys.stderr)
         return 1

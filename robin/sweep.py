@@ -62,9 +62,15 @@ def _days(seconds: float) -> str:
     return f"{seconds / 86400:.1f}d" if seconds >= 86400 else f"{seconds / 3600:.1f}h"
 
 
+def in_notebook(stream) -> bool:
+    """Whether `stream` is a Jupyter kernel's output, which draws a carriage return as a terminal does (but not
+    a terminal's escape sequences)."""
+    return type(stream).__module__.split(".")[0] == "ipykernel"
+
+
 class Display:
-    """The sweep's state on stderr: redrawn in place on a terminal, a line per change (and one a minute
-    while runs are running) otherwise."""
+    """The sweep's state on stderr: redrawn in place on a terminal or in a Jupyter notebook, a line per change
+    (and one a minute while runs are running) otherwise."""
 
     WIDTH = 30
 
@@ -72,6 +78,8 @@ class Display:
         self.specs = list(specs)
         self.stream = stream or sys.stderr
         self.tty = self.stream.isatty()
+        self.notebook = not self.tty and in_notebook(self.stream)
+        self.drawn = 0   # the length of the line drawn in a notebook, which the next one overwrites
         self.quiet = quiet
         self.tally = Tally()
         self.ended = set()
@@ -112,6 +120,10 @@ class Display:
                 width = shutil.get_terminal_size().columns - 1
                 text = self.line()
                 self.stream.write("\r\033[K" + (text if len(text) <= width else text[:width - 1] + "…"))
+            elif self.notebook:   # spaces erase what is left of a longer line before
+                text = self.line()
+                self.stream.write("\r" + text.ljust(self.drawn))
+                self.drawn = len(text)
             else:
                 self.stream.write(self.line() + "\n")
             self.stream.flush()
@@ -121,6 +133,10 @@ class Display:
         with self.lock:
             if self.tty and not self.quiet:
                 self.stream.write("\r\033[K")
+            elif self.notebook and self.drawn and not self.quiet:
+                self.stream.write("\r" + " " * self.drawn + "\r")
+                self.stream.flush()
+                self.drawn = 0
             print(text, file=stream or sys.stdout, flush=True)
 
     def record(self, spec, status: str, wall: float = 0.0, message: str = "") -> None:
@@ -151,7 +167,7 @@ class Display:
         return self
 
     def _loop(self):
-        period = DRAW_EVERY if self.tty else LOG_EVERY
+        period = DRAW_EVERY if self.tty or self.notebook else LOG_EVERY
         while not self._stop.wait(period):
             if any(read_progress(s) is not None for s in self.specs if s.name not in self.ended):
                 self.show()
@@ -160,7 +176,7 @@ class Display:
         self._stop.set()
         if self._thread is not None:
             self._thread.join()
-        if self.tty and not self.quiet and self.specs:
+        if (self.tty or self.notebook) and not self.quiet and self.specs:
             self.stream.write("\n")
             self.stream.flush()
 
@@ -209,16 +225,32 @@ def run_sweep(desc: dict, jobs: int, force: bool, report: bool, log, dask: str |
 
     `dask`: None runs on this machine's threads; else a Dask scheduler address or local[:N].
     """
+    try:
+        return execute_sweep(desc, jobs, force, report, log, dask, refuse_changed, quiet)
+    except SweepError as exc:
+        print(f"robin: {exc}", file=sys.stderr)
+        return 1
+
+
+def execute_sweep(desc: dict, jobs: int, force: bool, report: bool, log, dask: str | None = None,
+                  refuse_changed: bool = False, quiet: bool = False) -> int:
+    """`run_sweep`, a sweep refused (its folder in use or not writable, …) raising SweepError in one line
+    (batloc.api's errors); the exit status robin would give otherwise."""
     out, specs, baseline = robin_runs.sweep_runs(desc)
     try:
         with OutputLock(out), stopping_on_signals():
             return _sweep(out, specs, baseline, jobs, force, report, log, dask, refuse_changed, quiet)
-    except (FolderInUse, SweepError) as exc:
-        print(f"robin: {exc}", file=sys.stderr)
-        return 1
+    except FolderInUse as exc:
+        raise SweepError(str(exc)) from None
     except OSError as exc:
-        print(f"robin: cannot write into {out}: {exc.strerror or exc}", file=sys.stderr)
-        return 1
+        raise SweepError(f"cannot write into {out}: {exc.strerror or exc}") from None
+
+
+def run_alone(spec, log, quiet: bool = False):
+    """One run of robin's single-run form (robin.runs.single_run), its folder locked, shown as a sweep's
+    runs are; its Outcome. FolderInUse, or OSError when the folder cannot be written."""
+    with OutputLock(spec.output_dir), stopping_on_signals(), Display([spec], quiet=quiet):
+        return robin_runs.execute(spec, log=log)
 
 
 def _sweep(out, specs, baseline, jobs, force, report, log, dask, refuse_changed, quiet) -> int:

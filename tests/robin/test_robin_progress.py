@@ -47,6 +47,29 @@ def test_the_display_shows_runs_done_and_each_running_runs_simulated_time(tmp_pa
     assert out.getvalue().count("\n") == 3      # not a terminal: one line per change
 
 
+class OutStream(io.StringIO):
+    """A Jupyter kernel's stderr, as far as the display can tell (it is no terminal)."""
+
+
+OutStream.__module__ = "ipykernel.iostream"
+
+
+def test_in_a_notebook_the_display_redraws_its_line_in_place(tmp_path):
+    # a notebook draws a carriage return as a terminal does, not a terminal's escape sequences: the line is
+    # rewritten in place (batloc.api's progress), spaces erasing what is left of a longer one
+    specs = [spec(tmp_path, n) for n in ("a", "b")]
+    Path(specs[1].progress_path).write_text("43200.000000 172800.000000 10 40\n")
+    out = OutStream()
+    display = Display(specs, stream=out)
+    display.show()
+    first = display.line()
+    display.record(specs[1], SUCCESS, 1.0)   # its "succeeded" line goes to stdout, the line erased first
+    second = display.line()
+    assert len(second) < len(first)
+    assert out.getvalue() == "\r" + first + "\r" + " " * len(first) + "\r" + "\r" + second
+    assert "\033" not in out.getvalue() and "\n" not in out.getvalue()
+
+
 @pytest.mark.parametrize("loading, said", [(0.0, True), (600.0, False)])
 def test_a_long_planning_core_load_is_announced_once(monkeypatch, loading, said):
     # the load takes longer than `loading` seconds (0: always; 600: never here)
