@@ -3,8 +3,9 @@
 A run's CPU is its engine's and scheduler's (user + system, robin's
 ``cpu_seconds``); a run robin kept from an earlier invocation counts with the
 CPU it cost then. The time on a cluster of W workers is bounded below by the
-longest run and by the total CPU spread over W; the note states that bound for
-16 workers, the issue's cluster, beside what this invocation took.
+longest run's CPU and by the total CPU spread over W (a run's engine and
+scheduler share one CPU, so an idle worker runs it in about its CPU time); the
+note states that bound for 16 workers beside what this invocation took.
 """
 
 from __future__ import annotations
@@ -28,8 +29,10 @@ class Cost:
     longest_wall: float
 
     def projected(self, workers: int = WORKERS) -> float:
-        """A lower bound of the study's wall time on `workers` workers (one run each at a time)."""
-        return max(self.longest_wall, self.cpu / workers)
+        """The study's wall time on `workers` idle workers, one run each at a time: a run's engine and
+        scheduler take turns on one CPU (robin pins them together), so a run lasts about its CPU time,
+        and no schedule of the runs beats the longest one nor the total spread evenly."""
+        return max(self.longest_cpu, self.cpu / workers)
 
 
 def measure(output_dir) -> Cost:
@@ -58,18 +61,25 @@ def machine() -> str:
     return f"{os.cpu_count() or 1} × {model}"
 
 
+def _span(seconds: float) -> str:
+    if seconds < 120:
+        return f"{seconds:.1f} s"
+    if seconds < 7200:
+        return f"{seconds / 60:.1f} min"
+    return f"{seconds / 3600:.2f} h"
+
+
 def describe(cost: Cost, seconds: float, where: str) -> str:
     """The note's paragraph: this invocation's wall time and where it ran, the runs' CPU, the projection."""
     if not cost.measured:
         return (f"This invocation took {seconds / 60:.1f} min ({where}, on {machine()}); no run recorded its CPU "
                 "(runs made before robin recorded it).")
-    hours = cost.cpu / 3600
-    text = (f"This invocation took {seconds / 60:.1f} min of wall time ({where}, on {machine()}). "
-            f"The {cost.measured} runs with a recorded CPU time used {hours:.2f} h of CPU in all "
-            f"(engine + scheduler), {cost.cpu / cost.measured / 60:.1f} min a run on average; the longest, "
-            f"`{cost.longest_name}`, used {cost.longest_cpu / 60:.1f} min of CPU ({cost.longest_wall / 60:.1f} min "
-            f"of wall time). On {WORKERS} workers the study cannot take less than "
-            f"{cost.projected() / 60:.0f} min (the longest run, or the CPU spread over {WORKERS}).")
+    text = (f"This invocation took {_span(seconds)} of wall time ({where}, on {machine()}). "
+            f"The {cost.measured} runs with a recorded CPU time used {_span(cost.cpu)} of CPU in all "
+            f"(engine + scheduler), {_span(cost.cpu / cost.measured)} a run on average; the longest, "
+            f"`{cost.longest_name}`, used {_span(cost.longest_cpu)} of CPU ({_span(cost.longest_wall)} of wall "
+            f"time). On {WORKERS} idle workers the study would take at least {_span(cost.projected())} (the longest "
+            f"run's CPU, or all of it spread over {WORKERS}).")
     if cost.measured < cost.runs:
         text += f" {cost.runs - cost.measured} run(s) recorded no CPU time and are not counted."
     return text

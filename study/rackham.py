@@ -158,7 +158,7 @@ def prepare(study: RackhamStudy, log=print) -> RackhamPrepared:
                                    pipeline.Window(1.0 + study.before, study.length, study.before, study.after))
         pipeline.write(week, path, sizes.total_cores)
         stats = workload_stats(week, sizes.total_cores)
-        weeks.append(Week(label=f"week-{label}", start=study.before, workload=path, jobs=len(week),
+        weeks.append(Week(label=label, start=study.before, workload=path, jobs=len(week),
                           evaluated=int(week["evaluated"].sum()), offered_load=float(stats.get("offered load", 0))))
         log(f"batloc study: week {i + 1}/{study.weeks}: {len(week)} jobs, {weeks[-1].evaluated} evaluated, "
             f"offered load {weeks[-1].offered_load:.2f} on {study.nodes} nodes x {rackham.CORES} cores")

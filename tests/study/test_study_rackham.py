@@ -34,7 +34,7 @@ def test_weeks_are_named_by_their_seed_and_drawn_alike_each_time(tmp_path):
     first = batloc("study", "rackham", study, "--prepare-only")
     assert first.returncode == 0, first.stderr
     made = json.loads((tmp_path / "out" / "study.json").read_text())
-    assert [w["label"] for w in made["weeks"]] == ["week-01", "week-02"] and made["nodes"] == 1
+    assert [w["label"] for w in made["weeks"]] == ["01", "02"] and made["nodes"] == 1
     paths = [Path(w["workload"]) for w in made["weeks"]]
     before = [p.read_bytes() for p in paths]
     assert before[0] != before[1]                          # seeds 5 and 6: two different weeks
@@ -65,9 +65,10 @@ def test_the_cost_sums_the_runs_cpu_and_bounds_the_time_on_sixteen_workers(tmp_p
         (run / "run.json").write_text(json.dumps({"name": name, "cpu_seconds": cpu, "wall_seconds": wall}))
     c = cost.measure(tmp_path)
     assert (c.runs, c.measured, c.cpu, c.longest_name, c.longest_cpu) == (3, 2, 630.0, "a", 600.0)
-    assert c.projected(16) == 700.0 and c.projected(1) == 700.0   # the longest run bounds it
+    assert c.projected(16) == 600.0 and c.projected(1) == 630.0   # the longest run, or the total on one worker
     text = cost.describe(c, 900.0, "2 run(s) at a time on this machine")
-    assert "0.17 h of CPU" in text and "`a`, used 10.0 min of CPU" in text and "1 run(s) recorded no CPU" in text
+    assert "10.5 min of CPU in all" in text and "`a`, used 10.0 min of CPU" in text
+    assert "would take at least 10.0 min" in text and "1 run(s) recorded no CPU" in text
 
 
 @pytest.mark.needs_engine
@@ -80,7 +81,8 @@ def test_a_one_week_study_of_the_ten_variants_runs_resumes_and_says_what_it_cost
     assert len(runs) == 10 and all(m["status"] == "success" and m["validation"]["valid"] for m in runs)
     assert all(set(m["cpu_seconds"]) == {"batsim", "sched"} and min(m["cpu_seconds"].values()) > 0 for m in runs)
     note = (out / "study.md").read_text()
-    assert "## What it cost" in note and "h of CPU in all" in note and "Table II" in note
+    assert "## What it cost" in note and "of CPU in all" in note and "Table II" in note
+    assert "| 01 |" in note and "nan" not in note
     assert (out / "report.html").is_file()
     again = batloc("study", "rackham", study, "-j", "2")       # resumable: every run is kept
     assert again.returncode == 0, again.stderr[-2000:]
