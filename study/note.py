@@ -175,8 +175,9 @@ def verdicts(comp: compare.Comparison, prepared: Prepared) -> list[tuple[str, st
     ratio = (t3["lea"] / paper.TABLE_III["lea"]) if t3.get("lea") else float("nan")
     v = "reproduces" if lea_first and _close(t3, paper.TABLE_III, ("lea",)) else (
         "the order reproduces, not the magnitudes" if lea_first else "does not reproduce")
+    times = f", ×{ratio:.1f}" if math.isfinite(ratio) else ""
     out.append(("Table III", f"{v}: LEA saves {_pct(t3.get('lea'), 2)} of the core time (paper "
-                f"{_pct(paper.TABLE_III['lea'], 2)}, ×{ratio:.1f}), the largest saving "
+                f"{_pct(paper.TABLE_III['lea'], 2)}{times}), the largest saving "
                 + ("as in the paper." if lea_first else "— not the largest, unlike the paper.")))
     sess = sessions_table(comp).set_index("scheduler") if not comp.improvements.empty else pd.DataFrame()
     claims = {"lea": 75.0, "leo": 87.5, "lem": 87.5}
