@@ -106,6 +106,7 @@ def _metadata_rows(results, per_job: dict, root: Path) -> pd.DataFrame:
             "load counts against walltime": {True: "yes", False: "no", None: "–"}[r.walltime_includes_load],
             "status": html.escape(str(m.get("status", "?"))), "validated": validated(m),
             "wall time (s)": tables.number(m.get("wall_seconds", float("nan"))),
+            "CPU (s)": tables.number(_cpu(m)),
             "decision log": "yes" if r.summary.get("has_decision_log") else "no",
             "per-job table": (f'<a href="{html.escape(job_csv.relative_to(root).as_posix())}">CSV</a>'
                               if job_csv else ""),
@@ -113,6 +114,14 @@ def _metadata_rows(results, per_job: dict, root: Path) -> pd.DataFrame:
             "workload sha256": _sha256(m["workload"]) if m.get("workload") else "",
         })
     return pd.DataFrame(rows)
+
+
+def _cpu(meta) -> float:
+    """Engine + scheduler CPU seconds robin recorded (NaN for a run it did not measure)."""
+    seconds = meta.get("cpu_seconds")
+    if not isinstance(seconds, dict) or not seconds:
+        return float("nan")
+    return float(sum(v for v in seconds.values() if isinstance(v, (int, float))))
 
 
 # The per-run details, one theme a table so that each fits the page.

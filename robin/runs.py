@@ -314,7 +314,8 @@ def execute(spec: RunSpec, log=print, stop: Stop = STOP) -> Outcome:
         "validation": outcome.validation,
         "started_at": time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(outcome.started_at)),
         "ended_at": time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(outcome.ended_at)),
-        "wall_seconds": round(outcome.wall_seconds, 3), "config_hash": spec.config_hash(),
+        "wall_seconds": round(outcome.wall_seconds, 3), "cpu_seconds": outcome.cpu_seconds,
+        "config_hash": spec.config_hash(),
         "inputs": inputs, "batloc_version": batloc.__version__,
     }
     (spec.output_dir / "run.json").write_text(json.dumps(meta, indent=2) + "\n")
