@@ -8,8 +8,8 @@ What a sweep does, whichever executor runs it:
 4. run the rest, `jobs` at a time on threads (here) or as Dask tasks (robin.dask_sweep);
    each run is validated as it ends (robin.runs.execute), and a run with violations counts
    as failed, its outputs kept;
-5. show progress: runs done/failed, and each running run's simulated time against its
-   horizon (the engine's progress file), with the sweep's share done;
+5. show progress: runs done/failed, and each running run's simulated time, last submission and jobs
+   ended (the engine's progress file), and about how much of the sweep is done;
 6. write the report; exit status 0 iff every run succeeded and is valid.
 """
 
@@ -49,11 +49,30 @@ class SweepError(Exception):
     """A sweep refused before any run starts: one line for the user."""
 
 
-def read_progress(spec) -> tuple[float, float] | None:
-    """(simulated time, horizon) from a running run's engine, or None (not started, not the embedded engine)."""
+@dataclass(frozen=True)
+class RunProgress:
+    """A running run's engine's progress file (engine.progress): simulated time, last submission, jobs."""
+    now: float
+    last_submission: float
+    done: int
+    total: int
+
+    @property
+    def share(self) -> float:
+        """The share of the workload's jobs that ended; below 1 while the run goes on, whatever the clock
+        says (simulated time runs past the last submission while the last jobs run)."""
+        return min(self.done / self.total, 0.99) if self.total > 0 else 0.0
+
+    def text(self) -> str:
+        return (f"t={_days(self.now)} (last submission {_days(self.last_submission)}), "
+                f"{min(self.done, self.total)}/{self.total} jobs ended ({100 * self.share:.0f}%)")
+
+
+def read_progress(spec) -> RunProgress | None:
+    """A running run's progress, or None (not started, not the embedded engine, half written)."""
     try:
-        now, horizon, *_ = spec.progress_path.read_text().split()
-        return float(now), float(horizon)
+        now, horizon, done, total = spec.progress_path.read_text().split()
+        return RunProgress(float(now), float(horizon), int(done), int(total))
     except (OSError, ValueError):
         return None
 
@@ -96,12 +115,11 @@ class Display:
             p = read_progress(spec)
             if p is None:
                 continue
-            now, horizon = p
-            part = min(1.0, now / horizon) if horizon > 0 else 0.0
-            share += part
-            running.append(f"{spec.name} t={_days(now)}/{_days(horizon)} ({100 * part:.0f}%)")
+            share += p.share
+            running.append(f"{spec.name} {p.text()}")
         if running:
-            text += f"; simulated {100 * share / max(1, total):.0f}% of the sweep; running: " + ", ".join(running)
+            # each run weighs the same: ended ones 1, running ones their share of jobs ended
+            text += f"; sweep about {100 * share / max(1, total):.0f}% done; running: " + ", ".join(running)
         return text
 
     def show(self) -> None:
