@@ -175,6 +175,11 @@ _SESSION_COLUMNS = [
     Column("median_improvement", "median improvement"), Column("mean_improvement", "mean improvement")]
 
 
+def _order(results, palette) -> list[str]:
+    """The schedulers in the order every table and figure shows them."""
+    return palette.order([r.scheduler for r in results]) if palette is not None else sorted({r.scheduler for r in results})
+
+
 def render(output_dir: Path, results, comp, summary: pd.DataFrame, figs: dict, failed: dict, baseline: str,
            captions: dict | None = None, palette=None, per_job: dict | None = None, workflows_html: str = "",
            shown_as: Path | None = None) -> str:
@@ -204,7 +209,10 @@ def render(output_dir: Path, results, comp, summary: pd.DataFrame, figs: dict, f
         rows = pd.DataFrame({"run": list(failed), "why": list(failed.values())})
         out.append(tables.to_html(rows))
 
-    out.append("<h2>Headline: each variant against its baseline</h2>")
+    grouped = headline.rows(results, baseline, _order(results, palette))
+    compared = any(row.base is not None for group_rows in grouped.values() for row in group_rows)
+    out.append("<h2>Headline: each variant against its baseline</h2>" if compared else
+               "<h2>Headline: no run is compared with another (no baseline run)</h2>")
     out.append("<p class='note'>Over the evaluated jobs that ran (a killed job's turnaround ends at its kill): "
                "wait and turnaround are means; time waiting for files (own loads, waits for others' loads and, "
                "under the staging proxy, for room in memory), data moved and core-hours are totals. Wait = "
@@ -214,12 +222,14 @@ def render(output_dir: Path, results, comp, summary: pd.DataFrame, figs: dict, f
                "load not counted against their walltime, and their share of the evaluated jobs. Under each "
                "value, its change from the run in <em>against</em> "
                "(<span class='better'>better</span>, <span class='worse'>worse</span>).</p>")
-    order = palette.order([r.scheduler for r in results]) if palette is not None else sorted({r.scheduler for r in results})
-    for group, group_rows in headline.rows(results, baseline, order).items():
+    order = _order(results, palette)
+    for group, group_rows in grouped.items():
         evaluated = group_rows[0].run.summary.get("jobs_evaluated", 0)
         out.append(f"<h3>{html.escape(group_label(group))} — {tables.number(evaluated, integer=True)} evaluated jobs</h3>")
         out.append(inputs.group_html([row.run for row in group_rows]))
         out.append(f"<p class='note'>{headline.walltime_rule(group_rows)}</p>")
+        if all(row.base is None for row in group_rows):
+            out.append(f"<p class='worse'>{headline.nothing_compared(group_rows, baseline)}</p>")
         out.append(tables.to_html(headline.table(group_rows, baseline), keep=2, raw=True))
     out.append(proxy_cost.html_section(results))
 

@@ -247,6 +247,11 @@ def _sweep(out, specs, baseline, jobs, force, report, log, dask, refuse_changed,
         except (dask_sweep.DaskUnavailable, ValueError) as exc:
             raise SweepError(str(exc)) from None
     complete, todo = plan(specs, force, refuse_changed, log)
+    names = list(dict.fromkeys(s.meta["scheduler"]["name"] for s in specs))
+    if report and baseline not in names:     # only the default can be absent: a named one is checked
+        log(f"robin: no scheduler of the sweep is the baseline {baseline} (the default): the report will show "
+            f"each run's figures and compare none; `baseline: NAME` in a sweep file (--baseline) names one of "
+            f"{', '.join(names)}")
     where = f"on Dask ({dask})" if dask else f"{max(1, jobs)} at a time"
     log(f"robin: sweep of {len(specs)} runs in {out} ({len(complete)} already complete, "
         f"{len(todo)} to run, {where})")

@@ -129,3 +129,8 @@ def test_runs_at_once_below_one_are_refused_in_one_line(tmp_path, inputs, captur
     assert exc.value.code == 2 and not captured
     err = capsys.readouterr().err
     assert err.startswith("robin: argument -j/--jobs: ") and value in err and err.count("\n") == 1, err
+
+
+def test_a_baseline_that_is_none_of_the_sweeps_schedulers_is_refused_in_one_line(tmp_path, inputs, captured, capsys):
+    assert robin_cli.main(flag_form(tmp_path, *inputs) + ["--baseline", "nosuch"]) == 1
+    assert capsys.readouterr().err == "robin: baseline 'nosuch' names no scheduler of the sweep (fcfs, lea)\n"
