@@ -169,10 +169,27 @@ def _pct_table(df: pd.DataFrame, digits: int) -> str:
 
 _SESSION_COLUMNS = [
     Column("sessions_compared", "sessions compared", integer=True), Column("faster", "faster", integer=True),
-    Column("equal", "equal", integer=True), Column("slower", "slower", integer=True),
+    Column("equal", "equal", integer=True), Column("unchanged", "of which unchanged", integer=True),
+    Column("at_once", "of which at once in both", integer=True), Column("slower", "slower", integer=True),
     Column("mean_improvement_faster", "mean improvement of the faster"),
     Column("mean_improvement_slower", "mean improvement of the slower"),
     Column("median_improvement", "median improvement"), Column("mean_improvement", "mean improvement")]
+
+
+def _unchanged_note(rows: list[dict]) -> str:
+    """What the equal sessions are, and why a median improvement may be exactly 1 (HTML)."""
+    text = (f"Equal: within ±{EQUAL_BAND:.0%}; unchanged: exactly the same stretch under both; at once in both: "
+            "stretch 1 under both: every job of the session started at its submission and loaded its file, under "
+            "either scheduler.")
+    ones = [r for r in rows if r.get("median_improvement") == 1.0 and r.get("sessions_compared")]
+    if ones:
+        worst = max(ones, key=lambda r: r.get("at_once", 0) / r["sessions_compared"])
+        text += (f" A median improvement of exactly 1 ({', '.join(html.escape(str(r['scheduler'])) for r in ones)}) "
+                 "comes from the unchanged sessions, which hold the middle of the ranking: for "
+                 f"{html.escape(str(worst['scheduler']))}, {worst.get('unchanged', 0)} of "
+                 f"{worst['sessions_compared']} sessions are unchanged, {worst.get('at_once', 0)} of them at once "
+                 "in both (the queue held them under neither scheduler, and neither found their file in memory).")
+    return text
 
 
 def _order(results, palette) -> list[str]:
@@ -245,6 +262,7 @@ def render(output_dir: Path, results, comp, summary: pd.DataFrame, figs: dict, f
         out.append(tables.to_html(tables.frame(rows, _SESSION_COLUMNS,
                                                [("group", "platform / workload"), ("scheduler", "scheduler"),
                                                 ("baseline", "against")]), keep=2))
+        out.append(f"<p class='note'>{_unchanged_note(rows)}</p>")
     else:
         out.append("<p><em>nothing to compare (no baseline run in any group)</em></p>")
     for key in ("sessions_faster_slower", "improvement_boxplot", "improvement_boxplot_bf", "improvement_ecdf"):
