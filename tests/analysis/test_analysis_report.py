@@ -105,3 +105,22 @@ def test_a_report_with_no_baseline_run_says_so_in_its_headline_and_still_shows_t
     assert table.count("mean wait (h)") == 1 and "class='better'" not in table   # each run's own figures
     compared = build_report(tmp_path / "hand", baseline="fcfs", log=lambda msg: None).html.read_text()
     assert "<h2>Headline: each variant against its baseline</h2>" in compared and "Nothing compared" not in compared
+
+
+def test_unchanged_sessions_are_counted_and_explain_a_median_of_exactly_one():
+    from batloc.analysis import compare
+
+    imp = pd.Series([1.0, 1.0, 1.005, 2.0, 0.5])
+    counts = compare.count_faster(imp)
+    assert (counts["faster"], counts["equal"], counts["unchanged"], counts["slower"]) == (1, 3, 2, 1)
+    assert counts["median_improvement"] == 1.0
+    both = pd.DataFrame({"stretch_x": [1.0, 3.0, 1.0], "stretch_base": [1.0, 3.0, 2.0]})
+    assert compare.at_once(both) == 1          # stretch 1 under both: started at submission in each
+
+
+def test_the_session_table_says_what_the_unchanged_sessions_are(report_dir):
+    summary = pd.read_csv(report_dir / "summary.csv").set_index("run")
+    lea = summary.loc["lea"]
+    assert lea["unchanged"] <= lea["equal"] and lea["at_once"] <= lea["unchanged"]
+    html = (report_dir / "report.html").read_text()
+    assert "of which<br>unchanged" in html and "unchanged: exactly the same stretch under both" in html
