@@ -65,7 +65,7 @@ class RunProgress:
 
     def text(self) -> str:
         return (f"t={_days(self.now)} (last submission {_days(self.last_submission)}), "
-                f"{min(self.done, self.total)}/{self.total} jobs ended ({100 * self.share:.0f}%)")
+                f"{min(self.done, self.total)}/{self.total} jobs ended ({int(100 * self.share)}%)")
 
 
 def read_progress(spec) -> RunProgress | None:
@@ -119,7 +119,7 @@ class Display:
             running.append(f"{spec.name} {p.text()}")
         if running:
             # each run weighs the same: ended ones 1, running ones their share of jobs ended
-            text += f"; sweep about {100 * share / max(1, total):.0f}% done; running: " + ", ".join(running)
+            text += f"; sweep about {int(100 * share / max(1, total))}% done; running: " + ", ".join(running)
         return text
 
     def show(self) -> None:
