@@ -239,10 +239,27 @@ def check_command(name: str, args: list[str], where: str) -> list[str]:
     return problems
 
 
+def check_yaml_options(fragment: str, where: str) -> list[str]:
+    """A robin scheduler entry's `options: {...}` (YAML flow mapping) holds scheduler options."""
+    import yaml
+
+    problems = []
+    for found in re.finditer(r"options: (\{[^{}]*\})", fragment):
+        try:
+            value = yaml.safe_load(found.group(1))
+        except yaml.YAMLError:
+            continue
+        if isinstance(value, dict):
+            problems += [f"{where}: scheduler option {key!r} exists in no options class" for key in value
+                         if isinstance(key, str) and key not in ANY_OPTION and key not in ("...", "…")]
+    return problems
+
+
 def check_text(text: str, document: str) -> list[str]:
     problems = []
     for line, fragment, block in code_fragments(text):
         where = f"{document}:{line}"
+        problems += check_yaml_options(fragment, where)
         commands = simple_commands(fragment.replace("[", " ").replace("]", " ") if not block else fragment)
         named = False
         for words in commands:
@@ -320,6 +337,7 @@ def test_the_readme_points_to_a_page_per_command_family():
      "`batloc scheduler` has no option --verbose"),
     ("`batloc scheduler schedulers/lea.py -o '{\"W\": 500, \"cachee\": \"lru\"}'`\n",
      "scheduler option 'cachee' exists in no options class"),
+    ("a sweep entry `{name: lea-w, policy: lea, options: {w: 100}}`\n", "scheduler option 'w' exists in no options class"),
 ])
 def test_a_document_that_names_what_does_not_exist_fails(text, problem):
     found = check_text(text, "doc.md")
