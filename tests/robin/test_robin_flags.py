@@ -134,3 +134,27 @@ def test_runs_at_once_below_one_are_refused_in_one_line(tmp_path, inputs, captur
 def test_a_baseline_that_is_none_of_the_sweeps_schedulers_is_refused_in_one_line(tmp_path, inputs, captured, capsys):
     assert robin_cli.main(flag_form(tmp_path, *inputs) + ["--baseline", "nosuch"]) == 1
     assert capsys.readouterr().err == "robin: baseline 'nosuch' names no scheduler of the sweep (fcfs, lea)\n"
+
+
+def test_a_sweep_without_its_default_baseline_says_so_before_it_runs(tmp_path, inputs, monkeypatch):
+    # Batsim's own files under stock schedulers named otherwise: the report would compare nothing, silently
+    from types import SimpleNamespace
+
+    import batloc.analysis.report
+    from batloc.robin import kernel, sweep
+
+    monkeypatch.setattr(kernel, "prepare", lambda *a, **k: None)
+    monkeypatch.setattr(sweep, "run_threads", lambda todo, jobs, display: None)
+    monkeypatch.setattr(batloc.analysis.report, "build_report",
+                        lambda out, baseline: SimpleNamespace(html=out / "report.html", seconds=0.0))
+    platform, wl = inputs
+    lines = []
+    desc = {"output-dir": str(tmp_path / "out"), "platforms": [str(platform)], "workloads": [str(wl)],
+            "schedulers": [{"name": "stock", "command": "pybatsim schedFcfs"}, "lea"]}
+    sweep.run_sweep(desc, 1, False, True, lines.append, quiet=True)
+    assert ("robin: no scheduler of the sweep is the baseline fcfs (the default): the report will show each "
+            "run's figures and compare none; `baseline: NAME` in a sweep file (--baseline) names one of stock, "
+            "lea") in lines
+    lines.clear()
+    sweep.run_sweep({**desc, "schedulers": ["fcfs", "lea"]}, 1, False, True, lines.append, quiet=True)
+    assert not any("no scheduler of the sweep is the baseline" in line for line in lines)
