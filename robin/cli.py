@@ -122,8 +122,8 @@ _SINGLE_ONLY = ("batcmd", "schedcmd")
 def _cli_sweep(args) -> dict | None:
     """The sweep that --platform/--workload/--schedulers describe, or None when none is given."""
     given = [f for f in ("platform", "workload", "schedulers") if getattr(args, f)]
-    if not given and not args.baseline:
-        return None
+    if not given and (args.description or not args.baseline):
+        return None     # a description file's sweep takes --baseline too (_with_command_line)
     missing = [f for f in ("platform", "workload", "schedulers") if not getattr(args, f)]
     if missing or args.description:
         raise rd.DescriptionError("a sweep from the command line needs --output-dir, --platform, --workload and "
@@ -132,20 +132,23 @@ def _cli_sweep(args) -> dict | None:
     names = [n.strip() for n in args.schedulers.split(",") if n.strip()]
     desc = {"output-dir": args.output_dir, "platforms": args.platform, "workloads": args.workload,
             "schedulers": names}
-    if args.baseline:
-        desc["baseline"] = args.baseline
     if not args.output_dir:
         raise rd.DescriptionError("a sweep from the command line needs --output-dir")
     return desc
 
 
 def _with_command_line(desc: dict, args) -> dict:
-    """`desc` with what the command line says on top of it: the four timeouts, --output-dir,
+    """`desc` with what the command line says on top of it: the four timeouts, --output-dir, --baseline,
     --pybatsim-verbosity and --in-process win over a description file's values; --batcmd and --schedcmd
     describe a single run of their own and go with no description and no sweep."""
     desc = dict(desc)
     if args.output_dir is not None:
         desc["output-dir"] = args.output_dir
+    if args.baseline is not None:
+        if not rd.is_sweep(desc):
+            raise rd.DescriptionError("--baseline names the run a sweep's others are compared with: this "
+                                      "description is a single run")
+        desc["baseline"] = args.baseline
     for key in rd.TIMEOUT_KEYS:
         value = getattr(args, key.replace("-", "_"))
         if value is not None:

@@ -97,7 +97,7 @@ def test_without_flags_the_sweep_has_the_defaults(tmp_path, inputs, captured):
     assert all(r.build.verbosity == "warning" and not r.meta.get("in_process") for r in captured["specs"])
 
 
-@pytest.mark.parametrize("flag", sorted(set(CASES) - {"--baseline"}))
+@pytest.mark.parametrize("flag", sorted(CASES))
 def test_each_flag_reaches_a_description_files_sweep(tmp_path, inputs, captured, flag):
     args, holds = CASES[flag]
     assert robin_cli.main(description_file(tmp_path, *inputs) + args) == 0
