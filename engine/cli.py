@@ -79,7 +79,9 @@ def parser():
     p.add_argument("--record-wallclock", action="store_true",
                    help="write wall-clock times into _schedule.csv (makes outputs differ between runs)")
     p.add_argument("-q", "--quiet", action="store_true", help="print nothing but errors")
-    p.add_argument("--progress", action="store_true", help="show a progress bar over simulated time on stderr")
+    p.add_argument("--progress", action="store_true",
+                   help="show progress on stderr: the workloads' jobs ended, the simulated time and the last "
+                        "submission")
     p.add_argument("--progress-file", metavar="FILE",
                    help="rewrite FILE about once a second with one line 'now horizon jobs_done jobs_total' "
                         "(simulated seconds, last submission time in seconds, counts), for robin")

@@ -4,6 +4,7 @@
   batloc platform generate -o mix.xml --memory-mix 450x128GB,32x256GB,4x1TB --sharing SHARED --backbone-bw auto
   batloc platform rackham -d platforms/
   batloc platform show platforms/rackham.xml
+  batloc platform show cluster_locality_8x16.xml -m master_host0
   batloc platform annotate cluster512.xml -o cluster512-batloc.xml --memory 128GB --node-bw 0.1GB/s
 """
 
@@ -15,6 +16,7 @@ from batloc import command
 from . import rackham
 from .annotate import annotate
 from .generator import PFS_ACCESS, SHARING_POLICIES, write
+from .numbering import DEFAULT_MASTER, parse_role_maps
 from .options import platform_spec
 from .reader import PlatformError, read_platform
 from .units import parse_bandwidth, parse_bytes, parse_duration
@@ -55,6 +57,7 @@ def _parser():
 
     show = sub.add_parser("show", help="summarise a platform file (nodes, cores, memory, bandwidth)")
     show.add_argument("platform")
+    _master_options(show)
 
     ann = sub.add_parser("annotate", help="a copy of a Batsim platform with batloc's node memories and lustre, "
                                           "for the file-aware schedulers and the staging proxy")
@@ -68,14 +71,24 @@ def _parser():
                      help="FATPIPE = the paper's model, SHARED = concurrent loads into one node share its link")
     ann.add_argument("--backbone-bw", help="a shared file-system backbone on every load's route (default: none); "
                                            "lustre then carries it for the I/O-aware schedulers")
+    _master_options(ann)
     return parser
+
+
+def _master_options(parser):
+    """Batsim's (and batloc-batsim's) -m and -r, for a platform whose master is not called master_host."""
+    parser.add_argument("-m", "--master-host", default=DEFAULT_MASTER, metavar="NAME",
+                        help="the master host when none has role=master (default: master_host), as Batsim's -m")
+    parser.add_argument("-r", "--add-role-to-hosts", action="append", default=[], metavar="HOSTS:ROLE",
+                        help="give ROLE (master, storage or compute_node) to each of HOSTS (comma-separated), "
+                             "as Batsim's -r; repeatable")
 
 
 def _annotate(args):
     memory, bandwidth = parse_bytes(args.memory), parse_bandwidth(args.node_bw)
     backbone = parse_bandwidth(args.backbone_bw) if args.backbone_bw else None
     nodes = annotate(args.platform, args.output, memory, bandwidth, parse_duration(args.latency), args.sharing,
-                     backbone)
+                     backbone, args.master_host, parse_role_maps(args.add_role_to_hosts))
     widest = max(len(hosts) for hosts in nodes.values())
     grouping = ("one per compute host" if widest == 1
                 else "compute hosts grouped by their node property, a host without one a node of its own")
@@ -103,7 +116,7 @@ def _run(args):
     elif args.command == "annotate":
         _annotate(args)
     else:
-        print(read_platform(args.platform).describe())
+        print(read_platform(args.platform, args.master_host, parse_role_maps(args.add_role_to_hosts)).describe())
 
 
 def main(argv=None) -> int:

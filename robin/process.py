@@ -80,10 +80,12 @@ def stopping_on_signals():
 
 @dataclass
 class Timeouts:
-    """batexpe robin's defaults (seconds)."""
+    """batexpe robin's defaults (seconds), but for `ready`: batexpe's 10 s is less than a pybatsim scheduler
+    takes to import numba and load the planning core on a loaded 2-core machine (30 s measured), and a
+    scheduler that dies before listening is seen at once anyway."""
 
     simulation: float = 604800.0
-    ready: float = 10.0
+    ready: float = 120.0
     success: float = 3600.0
     failure: float = 5.0
 

@@ -214,6 +214,9 @@ def sweep_runs(desc: dict, timeout_defaults: Timeouts | None = None) -> tuple[Pa
         if s.against is not None and s.against not in names:
             raise rd.DescriptionError(f"scheduler {s.name}: against {s.against!r} names no scheduler of the sweep "
                                       f"({', '.join(names)})")
+    if "baseline" in desc and str(desc["baseline"]) not in names:
+        raise rd.DescriptionError(f"baseline {desc['baseline']!r} names no scheduler of the sweep "
+                                  f"({', '.join(names)})")
     rule = rd.walltime_rule(desc, schedulers)
     if any(s.policy for s in schedulers) and pybatsim_missing():
         raise rd.DescriptionError(pybatsim_missing())   # once, not once per run

@@ -8,8 +8,8 @@ What a sweep does, whichever executor runs it:
 4. run the rest, `jobs` at a time on threads (here) or as Dask tasks (robin.dask_sweep);
    each run is validated as it ends (robin.runs.execute), and a run with violations counts
    as failed, its outputs kept;
-5. show progress: runs done/failed, and each running run's simulated time against its
-   horizon (the engine's progress file), with the sweep's share done;
+5. show progress: runs done/failed, and each running run's simulated time, last submission and jobs
+   ended (the engine's progress file), and about how much of the sweep is done;
 6. write the report; exit status 0 iff every run succeeded and is valid.
 """
 
@@ -49,11 +49,30 @@ class SweepError(Exception):
     """A sweep refused before any run starts: one line for the user."""
 
 
-def read_progress(spec) -> tuple[float, float] | None:
-    """(simulated time, horizon) from a running run's engine, or None (not started, not the embedded engine)."""
+@dataclass(frozen=True)
+class RunProgress:
+    """A running run's engine's progress file (engine.progress): simulated time, last submission, jobs."""
+    now: float
+    last_submission: float
+    done: int
+    total: int
+
+    @property
+    def share(self) -> float:
+        """The share of the workload's jobs that ended; below 1 while the run goes on, whatever the clock
+        says (simulated time runs past the last submission while the last jobs run)."""
+        return min(self.done / self.total, 0.99) if self.total > 0 else 0.0
+
+    def text(self) -> str:
+        return (f"t={_days(self.now)} (last submission {_days(self.last_submission)}), "
+                f"{min(self.done, self.total)}/{self.total} jobs ended ({int(100 * self.share)}%)")
+
+
+def read_progress(spec) -> RunProgress | None:
+    """A running run's progress, or None (not started, not the embedded engine, half written)."""
     try:
-        now, horizon, *_ = spec.progress_path.read_text().split()
-        return float(now), float(horizon)
+        now, horizon, done, total = spec.progress_path.read_text().split()
+        return RunProgress(float(now), float(horizon), int(done), int(total))
     except (OSError, ValueError):
         return None
 
@@ -104,12 +123,11 @@ class Display:
             p = read_progress(spec)
             if p is None:
                 continue
-            now, horizon = p
-            part = min(1.0, now / horizon) if horizon > 0 else 0.0
-            share += part
-            running.append(f"{spec.name} t={_days(now)}/{_days(horizon)} ({100 * part:.0f}%)")
+            share += p.share
+            running.append(f"{spec.name} {p.text()}")
         if running:
-            text += f"; simulated {100 * share / max(1, total):.0f}% of the sweep; running: " + ", ".join(running)
+            # each run weighs the same: ended ones 1, running ones their share of jobs ended
+            text += f"; sweep about {int(100 * share / max(1, total))}% done; running: " + ", ".join(running)
         return text
 
     def show(self) -> None:
@@ -261,6 +279,11 @@ def _sweep(out, specs, baseline, jobs, force, report, log, dask, refuse_changed,
         except (dask_sweep.DaskUnavailable, ValueError) as exc:
             raise SweepError(str(exc)) from None
     complete, todo = plan(specs, force, refuse_changed, log)
+    names = list(dict.fromkeys(s.meta["scheduler"]["name"] for s in specs))
+    if report and baseline not in names:     # only the default can be absent: a named one is checked
+        log(f"robin: no scheduler of the sweep is the baseline {baseline} (the default): the report will show "
+            f"each run's figures and compare none; `baseline: NAME` in a sweep file (--baseline) names one of "
+            f"{', '.join(names)}")
     where = f"on Dask ({dask})" if dask else f"{max(1, jobs)} at a time"
     log(f"robin: sweep of {len(specs)} runs in {out} ({len(complete)} already complete, "
         f"{len(todo)} to run, {where})")
