@@ -1,7 +1,7 @@
-"""Does the wheel install on a fresh machine as the README says? Its lines run word for word, timed.
+"""Does the wheel install on a fresh machine as docs/install.md says? Its lines run word for word, timed.
 
 Builds batloc's wheel from this checkout (`pip wheel --no-deps`), puts it in
-an empty folder, and runs there, in one bash, the lines of the README's
+an empty folder, and runs there, in one bash, the lines of docs/install.md's
 `wheel-install` block exactly as written (a new virtualenv, the wheel with
 SimGrid compiled from PyPI, pybatsim, then `batloc demo` in an empty folder),
 with an empty pip cache (PIP_CACHE_DIR set to a new folder) so that SimGrid is
@@ -30,10 +30,10 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def readme_lines() -> list[str]:
-    text = (ROOT / "README.md").read_text()
+    text = (ROOT / "docs" / "install.md").read_text()
     block = re.search(r"<!-- wheel-install[^>]*-->\n(.*?)<!-- /wheel-install -->", text, flags=re.S)
     if block is None:
-        raise SystemExit("fresh_install: the README has no wheel-install block")
+        raise SystemExit("fresh_install: docs/install.md has no wheel-install block")
     return [line.strip() for line in block.group(1).splitlines() if line.strip()]
 
 
@@ -72,7 +72,7 @@ def main(argv=None) -> int:
     cpu = children_cpu() - cpu0
     (work / "log.txt").write_text(proc.stdout)
     marks = re.findall(r"@@ (line \d+|end)\n([0-9.]+)", proc.stdout)
-    print(f"{'README line':<60} {'wall (s)':>9}")
+    print(f"{'docs/install.md line':<60} {'wall (s)':>9}")
     for (name, start), (_, end) in zip(marks, marks[1:]):
         i = int(name.split()[1])
         shown = lines[i] if len(lines[i]) <= 58 else lines[i][:55] + "..."

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from batloc.locality.platform_view import PlatformError, PlatformView
 
-from batloc.reading import Refused
+from batloc.reading import Refused, excerpt
 
 from .numbering import COMPUTE, RoleError, batsim_roles, number_hosts
 from .radical import CLUSTERS, check_count, host_count, numbers
@@ -132,12 +132,13 @@ class PlatformSummary:
         return "\n".join(lines)
 
 
-def read_platform(path) -> PlatformSummary:
+def read_platform(path, master_host=None, roles=None) -> PlatformSummary:
     """Nodes, cores, memory and bandwidth of a platform (`batloc platform show`, workload tools): batloc's
-    layout, or a plain Batsim platform (one node per host, no memory: ``PlatformView``). A platform the engine
-    refuses for lack of routes to the master (``routes``) is refused here too."""
-    resources = read_resources(path)
-    _check_routes(path)
+    layout, or a plain Batsim platform (one node per host, no memory: ``PlatformView``); `master_host` and
+    `roles` as Batsim's -m and -r (None: not given). A platform the engine refuses for lack of routes to the
+    master (``routes``) is refused here too."""
+    resources = read_resources(path, master_host, roles)
+    _check_routes(path, master_host, roles)
     try:
         view = PlatformView.from_resources(resources.compute, resources.storage)
     except PlatformError as exc:
@@ -145,16 +146,17 @@ def read_platform(path) -> PlatformSummary:
     return PlatformSummary(str(path), view, resources)
 
 
-def _check_routes(path):
+def _check_routes(path, master_host=None, roles=None):
     hosts = dict(platform_hosts(path))
     try:
-        _, master = batsim_roles(((name, props.get("role")) for name, props in hosts.items()))
+        _, master = batsim_roles(((name, props.get("role")) for name, props in hosts.items()), master_host, roles)
     except RoleError:
         return   # read_resources said it already
     found = unreached(platform_text(path), master)
     if found:
         zone, routing, missing = found
-        raise PlatformError(f"{path}: no route from host {missing[0]!r} to the master {master!r} in zone {zone!r} "
+        raise PlatformError(f"{path}: no route from host {excerpt(missing[0])} to the master {excerpt(master)} in zone "
+                            f"{excerpt(zone)} "
                             f"(routing={routing}; {len(missing)} host(s) lack one): Batsim's job-end messages take "
                             "it, and SimGrid crashes without it (batloc's flat layout before 2026-11: regenerate "
                             "the platform with `batloc platform generate`; contract §1)")

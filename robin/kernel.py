@@ -6,7 +6,9 @@ hash of those sources, ``schedulers/planning/jit.py``). Left to the runs, every
 parallel run would compile the same kernel at once, silently, inside its
 timeouts. robin loads it once (``planner.warm_up``, in a child process)
 before the runs: from the cache that takes seconds; when it takes longer,
-robin says that it compiles.
+robin says what it waits for — loading, or compiling when the cache is cold:
+it cannot tell which (a loaded machine took 30 s to load a warm cache), so it
+says both, and how long it took at the end.
 """
 
 from __future__ import annotations
@@ -34,16 +36,16 @@ def prepare(schedulers: list[dict], log, warn, stop) -> None:
     started = time.monotonic()
     child = subprocess.Popen([sys.executable, "-c", WARM_UP], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                              text=True)
-    compiled = False
+    said = False
     while child.poll() is None:
         if stop.is_set():
             child.kill()
             child.wait()
             return
-        if not compiled and time.monotonic() - started > LOADING:
-            compiled = True
-            log("robin: compiling the planning core once (after an install or a change of its sources: one to "
-                "three minutes, then cached for every later run)")
+        if not said and time.monotonic() - started > LOADING:
+            said = True
+            log("robin: loading the planning core before the runs (compiling it if its cache is cold, after an "
+                "install or a change of its sources: one to three minutes on an idle machine, then cached)")
         time.sleep(0.05)
     return_code = child.returncode
     err = child.stderr.read()
@@ -53,5 +55,5 @@ def prepare(schedulers: list[dict], log, warn, stop) -> None:
     if return_code != 0:
         tail = (err.strip().splitlines() or ["no message"])[-1]
         warn(f"robin: warning: loading the planning core failed ({tail}); each run will try itself")
-    elif compiled:
-        log(f"robin: planning core compiled in {time.monotonic() - started:.0f} s")
+    elif said:
+        log(f"robin: planning core ready in {time.monotonic() - started:.0f} s")
