@@ -147,11 +147,11 @@ def ending_at_once():
         yield
         return
     previous = {sig: signal.signal(sig, signal.SIG_DFL) for sig in SIGNALS}
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, SIGNALS)
+    mask = signal.pthread_sigmask(signal.SIG_UNBLOCK, SIGNALS)
     try:
         yield
     finally:
-        signal.pthread_sigmask(signal.SIG_BLOCK, SIGNALS)
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)   # blocked in the engine, not in a supervisor or --recover
         for sig, handler in previous.items():
             signal.signal(sig, handler)
 
