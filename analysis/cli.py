@@ -79,6 +79,11 @@ def main(argv=None) -> int:
         print(f"batloc report: interrupted; the report in {args.output_dir} is whole (the previous one, unless "
               "this one was already in place)", file=sys.stderr)
         return 130
+    except OSError as exc:   # a full disk, a folder without rights: the swap leaves the previous report whole
+        where = f" ({exc.filename})" if exc.filename else ""
+        print(f"batloc report: cannot write the report in {args.output_dir}: {exc.strerror or exc}{where}; the "
+              "previous report, if any, is whole", file=sys.stderr)
+        return 1
     print(f"batloc report: wrote {report.html} and {report.summary_csv} in {report.seconds:.1f} s")
     if report.failed:
         print(f"batloc report: {len(report.failed)} run(s) left out of every comparison (named above)", file=sys.stderr)

@@ -19,6 +19,7 @@ import os
 import socket
 import sys
 
+from batloc.reading import DESCRIPTION_BYTES, Refused, excerpt, read_bytes
 from batloc.schedulers.loading import pybatsim_logging
 from batloc.shipped import policy_of
 
@@ -47,15 +48,14 @@ class LaunchError(Exception):
     """What stops the scheduler before it runs, in one line."""
 
 
-def _shown(text):
-    return repr(text if len(text) <= 60 else text[:57] + "...")
 
 
 def read_options(args):
     if args.options_file:
         try:
-            with open(args.options_file, encoding="utf-8") as f:
-                text = f.read()
+            text = read_bytes(args.options_file, DESCRIPTION_BYTES, "options file").decode("utf-8")
+        except Refused as e:
+            raise LaunchError(str(e)) from None
         except OSError as e:
             raise LaunchError(f"cannot read the options file {args.options_file}: {e.strerror}") from None
         except UnicodeDecodeError:
@@ -66,7 +66,7 @@ def read_options(args):
     try:
         return json.loads(text)
     except json.JSONDecodeError as e:
-        raise LaunchError(f"{where} is not JSON ({e.msg} at line {e.lineno} column {e.colno}): {_shown(text)}; "
+        raise LaunchError(f"{where} is not JSON ({e.msg} at line {e.lineno} column {e.colno}): {excerpt(text)}; "
                           "options are a JSON object such as '{\"cache\": \"lru\"}'") from None
 
 

@@ -76,6 +76,9 @@ def parser():
     p.add_argument("--no-journal", action="store_true",
                    help="keep no journal of the run (<prefix>_journal.<pid>.tmp): a run killed with -9 then "
                         "leaves no outputs, as Batsim's")
+    p.add_argument("--traces-anywhere", action="store_true",
+                   help="read usage-trace files outside the workload's folder too (as Batsim does; by default a "
+                        "trace path leading out of it is refused)")
     p.add_argument("--record-wallclock", action="store_true",
                    help="write wall-clock times into _schedule.csv (makes outputs differ between runs)")
     p.add_argument("-q", "--quiet", action="store_true", help="print nothing but errors")
@@ -87,7 +90,7 @@ def parser():
                         "(simulated seconds, last submission time in seconds, counts), for robin")
     # Batsim 4.2.1's options that change which hosts compute (batsim.cpp's usage text)
     batsim = p.add_argument_group("platform options, as Batsim 4.2.1's")
-    batsim.add_argument("-m", "--master-host", default="master_host", metavar="NAME",
+    batsim.add_argument("-m", "--master-host", metavar="NAME",
                         help="the host that runs no job when none has role=master (default: master_host)")
     batsim.add_argument("-r", "--add-role-to-hosts", action="append", default=[], metavar="HOSTS:ROLE",
                         help="give ROLE (master, storage or compute_node) to each of HOSTS (comma-separated); "
@@ -143,16 +146,10 @@ def checked(args):
     return args
 
 
-def _needs_ptasks(paths):
+def _needs_ptasks(docs):
     """Whether a workload holds Batsim's compute tasks, which run as one L07 parallel task as on Batsim."""
-    import json
-
-    for path in paths:
-        try:
-            with open(path, "rb") as f:
-                profiles = json.load(f).get("profiles", {})
-        except (OSError, ValueError, AttributeError):
-            continue   # the workload's own reading says what is wrong with it
+    for data in docs:
+        profiles = data.get("profiles", {}) if isinstance(data, dict) else {}
         if isinstance(profiles, dict) and any(isinstance(p, dict) and p.get("type") in PTASK_TYPES
                                               for p in profiles.values()):
             return True
@@ -162,21 +159,15 @@ def _needs_ptasks(paths):
 PTASK_TYPES = ("parallel", "parallel_homogeneous", "parallel_homogeneous_total", "usage_trace")
 
 
-def _machine_limit(args):
+def _machine_limit(args, docs):
     """Batsim's --mmax, or with --mmax-workload the workloads' largest nb_res (0: every compute host)."""
     if args.mmax < 0:
         raise EngineError(f"--mmax must be >= 0, got {args.mmax}")
     if not args.mmax_workload:
         return args.mmax
-    import json
-
     sizes = []
-    for path in args.workload:
-        try:
-            with open(path, "rb") as f:
-                nb_res = json.load(f).get("nb_res")
-        except (OSError, ValueError, AttributeError):
-            nb_res = None   # the workload's own reading says what is wrong with it
+    for data in docs:
+        nb_res = data.get("nb_res") if isinstance(data, dict) else None
         if isinstance(nb_res, int) and not isinstance(nb_res, bool) and nb_res > 0:
             sizes.append(nb_res)
     return max(sizes, default=0)
@@ -186,31 +177,39 @@ def _load(args):
     """Check and load every input before SimGrid runs or the socket is touched."""
     from .platform import PTASK_MODEL, SIMGRID_CONFIG, check_platform_file, load_platform
     from .simgrid_loader import import_simgrid
-    from .workload import load_workload
+    from .simgrid_probe import probe
+    from .workload import load_workload, read_json
 
     check_platform_file(args.platform)
     for path in args.workload:
         if not os.path.exists(path):
             raise EngineError(f"workload file not found: {path}")
+    # each read once, within its bound, before SimGrid: the model and --mmax-workload depend on them
+    docs = [read_json(path) for path in args.workload]
     sg = import_simgrid()
-    ptasks = _needs_ptasks(args.workload)
+    ptasks = _needs_ptasks(docs)
     # L07 times networks and computations itself: SimGrid refuses a network model beside it
     config = [PTASK_MODEL] + [c for c in SIMGRID_CONFIG if "network/" not in c] if ptasks else SIMGRID_CONFIG
-    engine = sg.Engine(["batloc-batsim"] + config)
     from batloc.platforms.numbering import RoleError, parse_role_maps
 
     try:
         roles = parse_role_maps(args.add_role_to_hosts)
     except RoleError as e:
         raise EngineError(str(e)) from None
-    platform = load_platform(engine, args.platform, args.master_host, roles, _machine_limit(args), args.quiet)
-    workloads = [load_workload(path, f"w{i}", len(platform.compute)) for i, path in enumerate(args.workload)]
+    probe(sg, args.platform, config, args.master_host, roles)   # what would crash SimGrid, in one line
+    engine = sg.Engine(["batloc-batsim"] + config)
+    platform = load_platform(engine, args.platform, args.master_host, roles, _machine_limit(args, docs), args.quiet)
+    workloads = [load_workload(path, f"w{i}", len(platform.compute), data, traces_anywhere=args.traces_anywhere)
+                 for i, (path, data) in enumerate(zip(args.workload, docs))]
+    del docs
     args.ptasks = ptasks
     return sg, engine, platform, workloads
 
 
-def _actor(sim, outcome):
+def _actor(sim, outcome, unblock=False):
     def actor():
+        if unblock:   # an in-process scheduler is called here: what it starts must not inherit blocked signals
+            sim.stop.unblock_here()
         # Exceptions must not escape a SimGrid actor: keep them for the main thread.
         try:
             if os.environ.get("BATLOC_PROFILE"):
@@ -246,6 +245,7 @@ def run(args):
     recover_runs(args.export)   # a killed run with this prefix: its outputs first (this run then replaces them)
     if args.in_process is None:
         return simulate(args)
+    from .leftovers import end_leftovers
     from .supervisor import supervise
 
     status, stamp = supervise(args)   # this process goes on as the engine, or as its supervisor
@@ -256,6 +256,7 @@ def run(args):
     status = 1
     try:
         status = exit_status(lambda: simulate(args, stamp))
+        end_leftovers()   # what the scheduler left running ends with the run, said in one line
     except BaseException:  # noqa: BLE001  (a bug of the engine's own: its traceback, then the engine's status)
         traceback.print_exc()
     finally:
@@ -285,6 +286,7 @@ def simulate(args, stamp=None):
     stop = StopOnSignal()
     try:
         sg, engine, platform, workloads = _load(args)
+        stop.inputs_loaded()
         exporter, link, sim, outcome = _prepare(args, stop, sg, engine, platform, workloads, stamp)
     except Interrupted as e:
         e.args = (f"{e}; no output written",)
@@ -328,12 +330,12 @@ def _prepare(args, stop, sg, engine, platform, workloads, stamp=None):
             from .in_process import InProcessLink
 
             link = InProcessLink(args.in_process, args.scheduler_options, args.scheduler_verbosity,
-                                 args.time_scheduler, stamp, exporter.path)
+                                 args.time_scheduler, stamp, exporter.path, stop)
         else:
             link = SchedulerLink(args.socket_endpoint, args.ready_timeout, args.reply_timeout, stop)
         sim = Simulation(sg, engine, platform, workloads, link, exporter, options, progress, stop)
         outcome = {}
-        platform.master.add_actor("batloc-engine", _actor(sim, outcome))
+        platform.master.add_actor("batloc-engine", _actor(sim, outcome, unblock=bool(args.in_process)))
     except BaseException:
         exporter.discard()
         if link is not None:

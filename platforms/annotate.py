@@ -28,7 +28,8 @@ inside a ``<cluster>``, where SimGrid 3.34 (Batsim's) does not.
 import re
 from xml.sax.saxutils import quoteattr
 
-from .numbering import DEFAULT_MASTER
+from batloc.reading import PLATFORM_BYTES, Refused, read_bytes
+
 from .reader import PlatformError, read_resources
 
 try:
@@ -107,7 +108,7 @@ def _master(path, resources):
 
 
 def annotate(path, output, memory, bandwidth, latency=0.0, sharing="FATPIPE", backbone=None,
-             master_host=DEFAULT_MASTER, roles=None):
+             master_host=None, roles=None):
     """Write `path` with batloc's memories and file system to `output`; returns {node: [hosts]}. `master_host`
     and `roles` (Batsim's -m and -r) tell which host is the master; the copy's runs need them too."""
     if not memory > 0 or not bandwidth > 0:
@@ -128,8 +129,9 @@ def annotate(path, output, memory, bandwidth, latency=0.0, sharing="FATPIPE", ba
             raise PlatformError(f"{path}: host {name!r} already has a name batloc's annotation gives "
                                 f"(lustre, <node>_mem, {ZONE}): is the platform annotated already?")
     try:
-        with open(path, "rb") as f:
-            text = f.read().decode("utf-8")
+        text = read_bytes(path, PLATFORM_BYTES, "platform").decode("utf-8")
+    except Refused as exc:
+        raise PlatformError(str(exc)) from None
     except (OSError, UnicodeDecodeError) as exc:
         raise PlatformError(f"{path}: cannot read platform: {exc}") from None
     text = text.lstrip()       # SimGrid reads a file whose first line is blank; XML wants <?xml first

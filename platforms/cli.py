@@ -77,8 +77,8 @@ def _parser():
 
 def _master_options(parser):
     """Batsim's (and batloc-batsim's) -m and -r, for a platform whose master is not called master_host."""
-    parser.add_argument("-m", "--master-host", default=DEFAULT_MASTER, metavar="NAME",
-                        help="the master host when none has role=master (default: master_host), as Batsim's -m")
+    parser.add_argument("-m", "--master-host", metavar="NAME",
+                        help=f"the master host when none has role=master (default: {DEFAULT_MASTER}), as Batsim's -m")
     parser.add_argument("-r", "--add-role-to-hosts", action="append", default=[], metavar="HOSTS:ROLE",
                         help="give ROLE (master, storage or compute_node) to each of HOSTS (comma-separated), "
                              "as Batsim's -r; repeatable")

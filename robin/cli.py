@@ -198,6 +198,9 @@ def main(argv=None) -> int:
     except OSError as exc:
         print(f"robin: {exc.filename or ''}: {exc.strerror or exc}".replace(": : ", ": "), file=sys.stderr)
         return 1
+    except KeyboardInterrupt:   # reading the description, laying out a sweep's runs: before robin acts on signals
+        print("robin: interrupted before any run started", file=sys.stderr)
+        return 130
     return _single(spec, log, args)
 
 

@@ -50,6 +50,8 @@ def prepare(schedulers: list[dict], log, warn, stop) -> None:
     return_code = child.returncode
     err = child.stderr.read()
     child.stderr.close()
+    if stop.is_set():
+        return   # the Ctrl-C that stopped the sweep reached the child too: no failure of its own
     if return_code != 0:
         tail = (err.strip().splitlines() or ["no message"])[-1]
         warn(f"robin: warning: loading the planning core failed ({tail}); each run will try itself")

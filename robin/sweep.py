@@ -18,6 +18,7 @@ from __future__ import annotations
 import shutil
 import sys
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 
@@ -217,11 +218,23 @@ def run_threads(todo, jobs: int, display: Display) -> None:
             display.record(spec, status, outcome.wall_seconds if outcome else 0.0, message)
 
 
-def plan(specs, force: bool, refuse_changed: bool, log) -> tuple[list, list]:
+# A sweep this large is checked with a line saying so, and one every PLAN_EVERY seconds
+PLAN_SAID, PLAN_EVERY = 1000, 5.0
+
+
+def plan(specs, force: bool, refuse_changed: bool, log, stop=None) -> tuple[list, list]:
     """(complete runs, runs to do: all of them with `force`); SweepError if a complete run's inputs
-    changed and that is refused."""
+    changed and that is refused. `stop` (robin.process.STOP): once set, planning ends where it is."""
     complete, todo = [], []
-    for spec in specs:
+    if len(specs) >= PLAN_SAID:   # each run's digests and run.json are read: seconds for thousands of runs
+        log(f"robin: checking which of the sweep's {len(specs)} runs are complete")
+    said = time.monotonic()
+    for number, spec in enumerate(specs, 1):
+        if stop is not None and stop.is_set():
+            break
+        if time.monotonic() - said > PLAN_EVERY:
+            log(f"robin: checked {number - 1}/{len(specs)} runs")
+            said = time.monotonic()
         state, detail = spec.state()
         if state == "changed" and not force:
             if refuse_changed:
@@ -278,7 +291,10 @@ def _sweep(out, specs, baseline, jobs, force, report, log, dask, refuse_changed,
             dask_sweep.check_installed()
         except (dask_sweep.DaskUnavailable, ValueError) as exc:
             raise SweepError(str(exc)) from None
-    complete, todo = plan(specs, force, refuse_changed, log)
+    complete, todo = plan(specs, force, refuse_changed, log, robin_process.STOP)
+    if robin_process.STOP.is_set():
+        print(f"robin: sweep {robin_process.STOP.reason} while it was planned: no run started", file=sys.stderr)
+        return 128 + (robin_process.STOP.signum or 15)
     names = list(dict.fromkeys(s.meta["scheduler"]["name"] for s in specs))
     if report and baseline not in names:     # only the default can be absent: a named one is checked
         log(f"robin: no scheduler of the sweep is the baseline {baseline} (the default): the report will show "

@@ -18,10 +18,12 @@ import sys
 from batloc import command
 from batloc.platforms.reader import PlatformError, read_platform
 from batloc.platforms.units import parse_bytes, parse_duration
+from batloc.reading import WORKLOAD_BYTES
 
 from . import annotate, pipeline, synth_io, synth_khanna, wfcommons
 from .errors import WorkloadError
 from .export import read_batsim
+from .source import read_json
 from .stats import format_stats, workload_stats
 
 SHOWN_ISSUES = 10
@@ -243,11 +245,7 @@ def _from_wfcommons(args):
     scaling.bandwidth = args.bandwidth or scaling.bandwidth
     background = None
     if args.background:
-        try:
-            with open(args.background, encoding="utf-8") as fh:
-                background = json.load(fh)
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise WorkloadError(f"{args.background}: not a JSON workload ({exc})") from None
+        background = read_json(args.background, WORKLOAD_BYTES, "Batsim workload")
     instances = [wfcommons.read_instance(path) for path in args.instances]
     doc = wfcommons.build(instances, background, args.start, args.every, args.copies, scaling, nb_res)
     wfcommons.write(doc, args.output)
