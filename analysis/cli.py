@@ -60,6 +60,14 @@ def main(argv=None) -> int:
     if not args.output_dir.is_dir():
         print(f"batloc report: {args.output_dir} is not a directory", file=sys.stderr)
         return 2
+    if args.baseline is not None:
+        from .load import discover_runs
+
+        names = sorted({r.scheduler for r in discover_runs(args.output_dir)})
+        if names and args.baseline not in names:
+            print(f"batloc report: --baseline {args.baseline}: no run under {args.output_dir} has that scheduler; "
+                  f"its runs' schedulers: {', '.join(names)}", file=sys.stderr)
+            return 2
     try:
         report = build_report(args.output_dir, baseline=args.baseline or recorded_baseline(args.output_dir),
                               inputs=Inputs(args.workload, args.platform, args.bandwidth),

@@ -18,9 +18,9 @@ first command compiles SimGrid and the planning core (about 15 CPU-minutes).
     python3 benchmarks/fresh_install.py [--only first|second] [--keep DIR]
     python3 benchmarks/fresh_install.py --wheel [--keep DIR]
 
-`--wheel` measures the README's wheel route instead: batloc's wheel (`pip
-wheel --no-deps .`) and the lines of the README's `wheel-install` block run
-word for word in an empty folder (pip compiles SimGrid from PyPI itself).
+`--wheel` measures the wheel route of docs/install.md instead: batloc's
+wheel (`pip wheel --no-deps .`) and the lines of its `wheel-install` block
+run word for word in an empty folder (pip compiles SimGrid from PyPI itself).
 Needs network access to PyPI, and cmake, g++ and the Boost headers (or root,
 for install.sh to install them).
 """
@@ -152,15 +152,15 @@ def fresh(args) -> int:
 
 
 def readme_lines() -> list[str]:
-    text = (ROOT / "README.md").read_text()
+    text = (ROOT / "docs" / "install.md").read_text()
     block = re.search(r"<!-- wheel-install[^>]*-->\n(.*?)<!-- /wheel-install -->", text, flags=re.S)
     if block is None:
-        raise SystemExit("fresh_install: the README has no wheel-install block")
+        raise SystemExit("fresh_install: docs/install.md has no wheel-install block")
     return [line.strip() for line in block.group(1).splitlines() if line.strip()]
 
 
 def wheel_route(args) -> int:
-    """The README's wheel-install lines, word for word, in an empty folder with an empty pip cache."""
+    """docs/install.md's wheel-install lines, word for word, in an empty folder with an empty pip cache."""
     work = args.keep or Path(tempfile.mkdtemp(prefix="batloc-fresh-"))
     work.mkdir(parents=True, exist_ok=True)
     if any(work.iterdir()):
@@ -185,7 +185,7 @@ def wheel_route(args) -> int:
     cpu = children_cpu() - cpu0
     (work / "log.txt").write_text(proc.stdout)
     marks = re.findall(r"@@ (line \d+|end)\n([0-9.]+)", proc.stdout)
-    print(f"{'README line':<60} {'wall (s)':>9}")
+    print(f"{'docs/install.md line':<60} {'wall (s)':>9}")
     for (name, start), (_, end) in zip(marks, marks[1:]):
         i = int(name.split()[1])
         shown = lines[i] if len(lines[i]) <= 58 else lines[i][:55] + "..."
@@ -202,7 +202,7 @@ def wheel_route(args) -> int:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--only", choices=sorted(COMMANDS), help="run one of the two commands (default: both)")
-    ap.add_argument("--wheel", action="store_true", help="measure the README's wheel-install lines instead")
+    ap.add_argument("--wheel", action="store_true", help="measure docs/install.md's wheel-install lines instead")
     ap.add_argument("--keep", type=Path, help="work in this (new) folder and keep it (default: a temporary one)")
     args = ap.parse_args(argv)
     return wheel_route(args) if args.wheel else fresh(args)

@@ -19,7 +19,6 @@ import socket
 import sys
 
 from batloc.schedulers.loading import pybatsim_logging
-from batloc.shipped import policy_named
 
 PROG = "batloc scheduler"
 DEFAULT_ENDPOINT = "tcp://127.0.0.1:28000"
@@ -70,14 +69,11 @@ def read_options(args):
 
 
 def load(name, options):
-    """The scheduler, loaded as pybatsim's launcher does, each failure one line (``schedulers.loading``)."""
+    """The scheduler, loaded as pybatsim's launcher does (robin's names too), each failure one line
+    (``schedulers.loading``)."""
     from batloc.schedulers.loading import LoadError
     from batloc.schedulers.loading import load as load_scheduler
 
-    named = policy_named(name) if "/" not in name and "." not in name else None
-    if named is not None:    # robin's names: lea, lea-bf
-        path, implied = named
-        name, options = str(path), {**implied, **options}
     try:
         return load_scheduler(name, options)
     except LoadError as e:

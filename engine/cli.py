@@ -5,6 +5,7 @@ import gc
 import os
 import sys
 import time
+import traceback
 from types import SimpleNamespace
 
 from .checks import timeout_seconds
@@ -23,6 +24,11 @@ class UsageError(Exception):
 
 
 def parse_args(argv):
+    return checked(parser().parse_args(argv))
+
+
+def parser():
+    """The command line's parser (batloc.api checks the engine options it is given against it)."""
     p = argparse.ArgumentParser(
         prog="batloc-batsim",
         description="Batsim-compatible simulation engine on SimGrid (speaks the Batsim 4 JSON protocol).")
@@ -52,9 +58,11 @@ def parse_args(argv):
                         f"each answer) before ending the run, outputs written (default: {REPLY_TIMEOUT:g}; "
                         "0: no limit)")
     p.add_argument("--in-process", metavar="SCHEDULER",
-                   help="run the pybatsim scheduler SCHEDULER (a file such as schedulers/lea.py, or a stock "
-                        "name such as schedFcfs) inside this process instead of talking to one over ZeroMQ, under "
-                        "a supervisor that ends a hung or dead run; same outputs, less time per message")
+                   help="run the pybatsim scheduler SCHEDULER (a file such as schedulers/lea.py, a name robin "
+                        "takes such as lea or lea-bf, or a stock name such as schedFcfs) inside this process instead "
+                        "of talking to one over ZeroMQ, under a supervisor that ends a hung or dead run; same "
+                        "outputs, less time per message (a batloc policy writes its decision log with this "
+                        "run's -e prefix unless its options set export_prefix)")
     p.add_argument("--scheduler-options", metavar="JSON",
                    help="with --in-process: the scheduler's options, as pybatsim's -o takes them (default: {})")
     p.add_argument("--scheduler-verbosity", choices=("debug", "info", "warning", "error", "critical"),
@@ -71,7 +79,9 @@ def parse_args(argv):
     p.add_argument("--record-wallclock", action="store_true",
                    help="write wall-clock times into _schedule.csv (makes outputs differ between runs)")
     p.add_argument("-q", "--quiet", action="store_true", help="print nothing but errors")
-    p.add_argument("--progress", action="store_true", help="show a progress bar over simulated time on stderr")
+    p.add_argument("--progress", action="store_true",
+                   help="show progress on stderr: the workloads' jobs ended, the simulated time and the last "
+                        "submission")
     p.add_argument("--progress-file", metavar="FILE",
                    help="rewrite FILE about once a second with one line 'now horizon jobs_done jobs_total' "
                         "(simulated seconds, last submission time in seconds, counts), for robin")
@@ -87,7 +97,7 @@ def parse_args(argv):
     batsim.add_argument("--mmax-workload", action="store_true",
                         help="keep only as many compute hosts as the workloads' largest nb_res")
     p.add_argument("--version", action="version", version=VERSION)
-    return checked(p.parse_args(argv))
+    return p
 
 
 # flags that mean something only with --in-process, and those that mean nothing with it
@@ -115,8 +125,8 @@ def checked(args):
             raise UsageError(f"the following argument is required: {flag}")
     if args.in_process is not None:
         if not args.in_process.strip():
-            raise UsageError("--in-process needs a scheduler: a file such as schedulers/lea.py, or a pybatsim "
-                             "stock scheduler such as schedFcfs")
+            raise UsageError("--in-process needs a scheduler: a file such as schedulers/lea.py, a batloc policy "
+                             "such as lea or lea-bf, or a pybatsim stock scheduler such as schedFcfs")
         for attr, flag in ZEROMQ_ONLY:
             if getattr(args, attr) is not None:
                 raise UsageError(f"{flag} is for a scheduler over ZeroMQ: with --in-process the engine starts the "
@@ -233,16 +243,44 @@ def recover_runs(prefix, alone=False):
 
 
 def run(args):
+    recover_runs(args.export)   # a killed run with this prefix: its outputs first (this run then replaces them)
+    if args.in_process is None:
+        return simulate(args)
+    from .supervisor import supervise
+
+    status, stamp = supervise(args)   # this process goes on as the engine, or as its supervisor
+    if status is not None:
+        return status
+    # The engine is a fork of the caller (a Python script calling main(), say): it must never return into the
+    # caller's code, which would then run twice. It ends here with the status main() would have returned.
+    status = 1
+    try:
+        status = exit_status(lambda: simulate(args, stamp))
+    except BaseException:  # noqa: BLE001  (a bug of the engine's own: its traceback, then the engine's status)
+        traceback.print_exc()
+    finally:
+        _leave(status)
+
+
+def _leave(status):
+    """End the forked engine as an interpreter's exit would for its own files, without the caller's exit code
+    (its atexit functions, its `finally` blocks): files a failed scheduler left open are flushed as they are
+    collected, pybatsim's log files by logging's shutdown."""
+    import logging
+
+    try:
+        gc.collect()
+        logging.shutdown()
+        sys.stdout.flush()
+        sys.stderr.flush()
+    finally:
+        os._exit(status)
+
+
+def simulate(args, stamp=None):
+    """Load the inputs, run the simulation and write the outputs; the exit status (0), or raise."""
     from .signals import StopOnSignal
 
-    recover_runs(args.export)   # a killed run with this prefix: its outputs first (this run then replaces them)
-    stamp = None
-    if args.in_process is not None:
-        from .supervisor import supervise
-
-        status, stamp = supervise(args)   # this process goes on as the engine, or as its supervisor
-        if status is not None:
-            return status
     # Before any thread exists, so that SimGrid's and ZeroMQ's threads inherit the blocked signals.
     stop = StopOnSignal()
     try:
@@ -290,7 +328,7 @@ def _prepare(args, stop, sg, engine, platform, workloads, stamp=None):
             from .in_process import InProcessLink
 
             link = InProcessLink(args.in_process, args.scheduler_options, args.scheduler_verbosity,
-                                 args.time_scheduler, stamp)
+                                 args.time_scheduler, stamp, exporter.path)
         else:
             link = SchedulerLink(args.socket_endpoint, args.ready_timeout, args.reply_timeout, stop)
         sim = Simulation(sg, engine, platform, workloads, link, exporter, options, progress, stop)
@@ -375,8 +413,13 @@ def main(argv=None):
             print(f"batloc-batsim: error: no journal of a killed run with prefix {args.recover} "
                   f"({args.recover}_journal.*.tmp)", file=sys.stderr)
         return 0 if done else 1
+    return exit_status(lambda: run(args))
+
+
+def exit_status(work):
+    """`work()`'s exit status; an engine error or an interruption said in one line, with its status."""
     try:
-        return run(args)
+        return work()
     except Interrupted as e:
         print(f"batloc-batsim: {e}", file=sys.stderr)
         return e.exit_status

@@ -33,8 +33,11 @@ from .errors import EngineError, Interrupted
 
 
 class InProcessLink:
-    def __init__(self, scheduler, options_text="{}", verbosity="warning", timed=False, stamp=None):
-        from batloc.schedulers.loading import LoadError, load, pybatsim_logging
+    def __init__(self, scheduler, options_text="{}", verbosity="warning", timed=False, stamp=None,
+                 export_prefix=None):
+        """`export_prefix`: the engine's own (absolute), given to a batloc policy whose options name none, so that
+        its decision log lands beside jobs.csv as in a robin run (the analysis reads both)."""
+        from batloc.schedulers.loading import LoadError, batloc_policy, load, pybatsim_logging
 
         self.name = scheduler
         self.stamp = stamp   # supervisor.Stamp: when the current call began (None outside calls)
@@ -43,6 +46,9 @@ class InProcessLink:
         except json.JSONDecodeError as e:
             raise EngineError(f"--scheduler-options is not JSON ({e.msg} at column {e.colno}): {options_text!r}; "
                               "options are a JSON object such as '{\"cache\": \"lru\"}'") from None
+        if export_prefix is not None and isinstance(options, dict) and "export_prefix" not in options \
+                and batloc_policy(scheduler):
+            options["export_prefix"] = export_prefix
         # pybatsim's launcher sets up logging before it loads a scheduler: so do we, at its -v level
         pybatsim_logging(verbosity)
         started = time.thread_time()

@@ -68,10 +68,20 @@ def batsim_roles(hosts, master_host=DEFAULT_MASTER, roles=None):
         out[name] = role
     if not masters:
         raise RoleError(f"no master host: no host has the property role=master and none is named {master_host!r} "
-                        "(Batsim's -m/--master-host, default master_host)")
+                        "(Batsim's -m/--master-host, default master_host)" + _master_candidates(out))
     if len(masters) > 1:
         raise RoleError(f"hosts {', '.join(sorted(masters))} are all masters; Batsim 4.2.1 needs exactly one")
     return out, masters[0]
+
+
+def _master_candidates(roles) -> str:
+    """The hosts a user may have meant as the master, named so that the one line says what would do."""
+    named = sorted(name for name in roles if "master" in name.lower())
+    if not named:
+        return "; name one of its hosts with -m, or give it the property role=master"
+    shown = ", ".join(named[:5]) + (f" and {len(named) - 5} more" if len(named) > 5 else "")
+    return (f"; {'a host is' if len(named) == 1 else 'hosts are'} named like one: {shown} "
+            f"(-m {named[0]} makes it the master, as on Batsim)")
 
 
 def number_hosts(hosts, limit=0):

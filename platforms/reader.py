@@ -131,10 +131,11 @@ class PlatformSummary:
         return "\n".join(lines)
 
 
-def read_platform(path) -> PlatformSummary:
+def read_platform(path, master_host=DEFAULT_MASTER, roles=None) -> PlatformSummary:
     """Nodes, cores, memory and bandwidth of a platform (`batloc platform show`, workload tools): batloc's
-    layout, or a plain Batsim platform (one node per host, no memory: ``PlatformView``)."""
-    resources = read_resources(path)
+    layout, or a plain Batsim platform (one node per host, no memory: ``PlatformView``); `master_host` and
+    `roles` as Batsim's -m and -r."""
+    resources = read_resources(path, master_host, roles)
     try:
         view = PlatformView.from_resources(resources.compute, resources.storage)
     except PlatformError as exc:

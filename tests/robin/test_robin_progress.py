@@ -38,13 +38,46 @@ def test_the_display_shows_runs_done_and_each_running_runs_simulated_time(tmp_pa
     out = io.StringIO()
     display = Display(specs, stream=out)
     display.record(specs[0], SUCCESS, 1.0)
-    assert display.line() == ("robin: [#######.......................] 1/4 runs: 1 done, 0 failed; simulated 31% "
-                              "of the sweep; running: b t=12.0h/2.0d (25%)")
+    assert display.line() == ("robin: [#######.......................] 1/4 runs: 1 done, 0 failed; sweep about 31% "
+                              "done; running: b t=12.0h (last submission 2.0d), 10/40 jobs ended (25%)")
     display.record(specs[2], INVALID, 1.0)
     display.record(specs[3], FAILED, 1.0)
     assert display.tally.failed == ["c", "d"] and display.tally.invalid == ["c"]
     assert display.line().startswith("robin: [######################........] 3/4 runs: 1 done, 2 failed (1 invalid)")
     assert out.getvalue().count("\n") == 3      # not a terminal: one line per change
+
+
+class OutStream(io.StringIO):
+    """A Jupyter kernel's stderr, as far as the display can tell (it is no terminal)."""
+
+
+OutStream.__module__ = "ipykernel.iostream"
+
+
+def test_in_a_notebook_the_display_redraws_its_line_in_place(tmp_path):
+    # a notebook draws a carriage return as a terminal does, not a terminal's escape sequences: the line is
+    # rewritten in place (batloc.api's progress), spaces erasing what is left of a longer one
+    specs = [spec(tmp_path, n) for n in ("a", "b")]
+    Path(specs[1].progress_path).write_text("43200.000000 172800.000000 10 40\n")
+    out = OutStream()
+    display = Display(specs, stream=out)
+    display.show()
+    first = display.line()
+    display.record(specs[1], SUCCESS, 1.0)   # its "succeeded" line goes to stdout, the line erased first
+    second = display.line()
+    assert len(second) < len(first)
+    assert out.getvalue() == "\r" + first + "\r" + " " * len(first) + "\r" + "\r" + second
+    assert "\033" not in out.getvalue() and "\n" not in out.getvalue()
+
+
+def test_a_run_past_its_last_submission_is_never_shown_past_100_percent(tmp_path):
+    # measured on the README's KTH week: "t=10.1h/3.0h (100%)" while jobs still ran
+    specs = [spec(tmp_path, "a")]
+    Path(specs[0].progress_path).write_text("36360.000000 10800.000000 412 500\n")
+    assert Display(specs, stream=io.StringIO()).line().endswith(
+        "running: a t=10.1h (last submission 3.0h), 412/500 jobs ended (82%)")
+    Path(specs[0].progress_path).write_text("36400.000000 10800.000000 503 500\n")   # registered jobs count too
+    assert Display(specs, stream=io.StringIO()).line().endswith("500/500 jobs ended (99%)")
 
 
 @pytest.mark.parametrize("child, said", [

@@ -106,8 +106,11 @@ def test_a_batloc_and_a_stock_scheduler_run_to_the_end(tmp_path, name, engine_ar
 
 def test_the_readme_and_the_tests_start_schedulers_on_loopback():
     # pybatsim listens on every interface (tcp://*:28000) unless told otherwise: whoever reaches the port
-    # drives the run. The README's commands and the tests say 127.0.0.1 (or use `batloc scheduler`).
-    readme = (REPO / "README.md").read_text()
+    # drives the run. The commands of the README, of the command reference and of the tests say 127.0.0.1 (or
+    # use `batloc scheduler`); the contract and the architecture describe how pybatsim loads a file.
+    reference = ("engine", "schedulers", "robin", "workloads", "platforms", "report", "study", "batsim", "install")
+    readme = "".join(path.read_text() for path in [REPO / "README.md", *(REPO / "docs" / f"{page}.md"
+                                                                         for page in reference)])
     commands = re.findall(r"`(pybatsim [^`]*)`", readme.replace("\n  ", " "))
     assert [c for c in commands if re.match(r"pybatsim \S+\.py", c) and "-s tcp://127.0.0.1" not in c] == []
     everywhere = [path.name for path in (REPO / "tests").glob("*.py")
