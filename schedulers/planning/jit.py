@@ -87,6 +87,14 @@ def njit(fn):
     return _compiled(fn)
 
 
+def inline_late(fn):
+    """As ``njit``, compiled once on its own and inlined into its callers by
+    LLVM (``forceinline``): for a large helper called from several places, which
+    numba's own inlining (``inline``) copies and types again at each call site
+    (its whole body, with the helpers it inlines itself): minutes of compile."""
+    return _compiled(fn, forceinline=True)
+
+
 def inline(fn):
     """As ``njit``, and inlined into its callers: numba calls between compiled
     functions are not inlined by LLVM, and a call costs about 10 ns, more than

@@ -35,7 +35,7 @@ from batloc.schedulers.planning.flat_state import (AVAIL, BW, END, FILE, MEM, MI
 from batloc.schedulers.planning.formulas import (CODES, LEA, LEM, LEMG, SHAPES, bound, locality_weight, needs_penalty,
                                                  reads_overhead, score)
 from batloc.schedulers.planning import jit
-from batloc.schedulers.planning.jit import inline, njit
+from batloc.schedulers.planning.jit import inline, inline_late, njit
 from batloc.schedulers.planning.scratch import (BUSY, C_BACKFILL, C_BW_MAX, C_ENDED_WINDOWS, C_INFLIGHT_FROM_NOW,
                                                 C_RAMP_HIGH, C_RAMP_LOW, C_RAMP_SHAPE,
                                                 C_EARLIEST_CORES, C_FLOAT32_LOADS, C_LAST_NOW, C_PER_FILE, C_TRUNCATE, C_WHOLE, C_MODEL, C_NOW, C_PASS_STOP, C_POLICY, C_W, CHANGED, FREE, HEAD,
@@ -105,7 +105,7 @@ def _lowest_bit(x):
 # CPython turns a call of more than 30 arguments into ``f(*args)``, which
 # numba pays for per array at every call.
 
-@inline
+@inline_late
 def _score_node(k, cores, walltime, fid, size, lower, saturated, cfg, node_f, held, mem, base, tails, cols, node_i,
                 cand_times, pos, core_iv, iv, plan, buf, ints):
     """Exact (score, case, t_k, t'_k) of the job on node k, its cores in pos[0];
