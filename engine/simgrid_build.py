@@ -2,14 +2,15 @@
 
 PyPI's ``simgrid==4.1`` is a source distribution whose ``setup.py`` runs CMake
 on the whole library as its authors develop it: link-time optimisation, full
-debug information (``-g3``), the model checker, SMPI, and every target (about
-an hour of CPU on a 2-core machine). The engine needs only the Python module
-and ``libsimgrid``. This builds those two targets from the same source
+debug information (``-g3``), the model checker, and every target: most of the
+3 628 s of CPU the whole install took (issue 36). The engine needs only the
+Python module and ``libsimgrid``: 463 s of CPU (docs/performance.md, "The
+first hour"). This builds those two targets from the same source
 distribution, with the same code generation (Release: ``-O3 -funroll-loops``,
 no ``-ffast-math``; the same options ``setup.py`` passes: minimal bindings,
 no SMPI, no Java), without LTO, debug information or the model checker,
-which change no result of a simulation (checked: the demo's and the tests'
-outputs are byte-identical to the ones of the library pip builds). It packs
+which change no result of a simulation (checked: the demo's outputs are
+byte-identical to the ones of the library pip builds). It packs
 them into a wheel that pip installs, so that ``pip show simgrid`` works and
 batloc's ``simgrid>=4.1`` dependency is met.
 

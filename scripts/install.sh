@@ -58,7 +58,7 @@ if ! "$py" -c "import simgrid" >/dev/null 2>&1 && ! "$py" -m pip show simgrid >/
     if [ -f "$wheel" ]; then
         say "SimGrid 4.1: the wheel built before ($wheel)"
     else
-        say "SimGrid 4.1 is compiled in the background (once per machine and Python: about 10 minutes on 2 idle cores)"
+        say "SimGrid 4.1 is compiled in the background (once per machine and Python: about 8 CPU-minutes, 4 to 5 minutes on 2 idle cores)"
     fi
     "$py" "$here/engine/simgrid_build.py" > "$work/simgrid-wheel" &
     simgrid_build=$!
