@@ -80,6 +80,11 @@ def leave(message, status):
     raise SystemExit(status)
 
 
+def note(message):
+    """One line on stderr about what the scheduler is doing when it takes long (compiling its kernel)."""
+    print(f"{PREFIX}: {message}", file=sys.stderr, flush=True)
+
+
 def warn(message):
     """One line on stderr about something the run goes on without (a rejected job, a missing field)."""
     print(f"{PREFIX}: warning: {message}", file=sys.stderr, flush=True)

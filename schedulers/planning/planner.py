@@ -20,6 +20,8 @@ the next pass rebuilds them anyway. With the option ``queue_depth`` it plans
 only the head of the queue (a production scheduler's bound, not the paper's rule).
 """
 
+import threading
+from contextlib import nullcontext
 from dataclasses import dataclass
 from typing import Optional
 
@@ -32,7 +34,8 @@ from batloc.schedulers.planning.flat_state import (AVAIL, BW, END, FILE, MEM, MI
                                                    START)
 from batloc.schedulers.planning.formulas import (CODES, LEA, LEM, LEMG, SHAPES, bound, locality_weight, needs_penalty,
                                                  reads_overhead, score)
-from batloc.schedulers.planning.jit import inline, njit
+from batloc.schedulers.planning import jit
+from batloc.schedulers.planning.jit import inline, inline_late, njit
 from batloc.schedulers.planning.scratch import (BUSY, C_BACKFILL, C_BW_MAX, C_ENDED_WINDOWS, C_INFLIGHT_FROM_NOW,
                                                 C_RAMP_HIGH, C_RAMP_LOW, C_RAMP_SHAPE,
                                                 C_EARLIEST_CORES, C_FLOAT32_LOADS, C_LAST_NOW, C_PER_FILE, C_TRUNCATE, C_WHOLE, C_MODEL, C_NOW, C_PASS_STOP, C_POLICY, C_W, CHANGED, FREE, HEAD,
@@ -102,7 +105,7 @@ def _lowest_bit(x):
 # CPython turns a call of more than 30 arguments into ``f(*args)``, which
 # numba pays for per array at every call.
 
-@inline
+@inline_late
 def _score_node(k, cores, walltime, fid, size, lower, saturated, cfg, node_f, held, mem, base, tails, cols, node_i,
                 cand_times, pos, core_iv, iv, plan, buf, ints):
     """Exact (score, case, t_k, t'_k) of the job on node k, its cores in pos[0];
@@ -1108,8 +1111,10 @@ def _kept_in(old, new):
     return new
 
 
-def warm_up():
-    """Compile the pass (or load it from the cache): one pass on a one-node platform."""
+def warm_up(say=None):
+    """Compile the planning core (or load it from the cache): a pass and a
+    submission pass (its two entry points) on a one-node platform. With
+    `say` (a function of one line), a real compile is said as it goes."""
     from batloc.locality.platform_view import NodeInfo, PlatformView
     from batloc.schedulers.planning.job_queue import JobQueue, QueuedJob
     from batloc.schedulers.planning.options import SchedulerOptions
@@ -1118,4 +1123,24 @@ def warm_up():
     state = ClusterState(platform, SchedulerOptions())
     queue = JobQueue()
     queue.append(QueuedJob("w0!1", 1, 60.0, "f", 1e6), state.file_id("f"))
-    return Planner(state, "LEA").plan(0.0, queue)
+    planner = Planner(state, "LEA")
+    with jit.reporting(say) if say is not None else nullcontext(lambda: None) as took:
+        planner.plan(0.0, queue)
+        planner.plan_new(0.0, queue, 0)
+    seconds = took()
+    if say is not None and seconds is not None:
+        say(f"planning core compiled in {seconds:.0f} s (cached in {jit.cache_dir()})")
+
+
+_kernel = threading.Lock()
+_kernel_ready = False
+
+
+def load_kernel(say):
+    """The planning core compiled, or loaded from the cache, once in this
+    process, whichever thread asks first; the others wait for it."""
+    global _kernel_ready
+    with _kernel:
+        if not _kernel_ready:
+            warm_up(say)
+            _kernel_ready = True
