@@ -112,7 +112,15 @@ def row(r):
             f"{cpu(other)} {st.get('passes', '-'):>7} {placed:>8} {st.get('jobs_walked', '-'):>9} "
             f"{st.get('jobs_dropped', '-'):>8} {st.get('jobs_moved', '-'):>7} {per:>7} "
             f"{run.get('sched_rss_mb', float('nan')):>6.0f} {r.get('jobs', '-'):>6} {str(r['ok']):>5} {tb:>9}  "
-            f"{r['note']}")
+            f"{r['note']}{walk_note(st)}")
+
+
+def walk_note(st):
+    """Where the standing plan's walks stopped, when the scheduler counted it."""
+    if "walk_stops_dearer" not in st:
+        return ""
+    return (f"; walks stopped: node dearer {st['walk_stops_dearer']}, move cap {st['walk_stops_cap']}, "
+            f"LEM flag {st['walk_stops_flag']}; compactions {st['compactions']}; replayed {st['replayed']}")
 
 
 def main():

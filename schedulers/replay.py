@@ -62,6 +62,7 @@ class ReplayPlanner:
             # the file time it planned: on a miss its staging's estimated end, the window's avail
             t_file = float(r["planned_start"])
             self.by_time.setdefault(r["time"], []).append((r["job_id"], nd.index, positions, score, t_file))
+        self.queued = {}          # job id -> its QueuedJob, while it waits (``Replay.onJobSubmission``)
         self.predicted = {p["job_id"]: (_float(p["predicted_start"]), _float(p["predicted_at"]),
                                         _float(p["last_predicted_start"])) for p in preds}
 
@@ -70,22 +71,16 @@ class ReplayPlanner:
         due = self.by_time.get(key)
         if not due:
             return []
-        want = {jid for jid, *_ in due}
-        index = {}
-        for i, job in enumerate(queue.jobs):
-            if job.id in want:
-                index[job.id] = i
-                if len(index) == len(want):
-                    break
         out, taken = [], set()
         flat = self.state.flat
         for jid, node, positions, score, t_file in due:
-            i = index.get(jid)
+            job = self.queued.get(jid)
             cores = np.array(positions, dtype=np.int64)
-            if i is None or flat.core_held[node, cores].any() or any((node, p) in taken for p in positions):
+            if job is None or flat.core_held[node, cores].any() or any((node, p) in taken for p in positions):
                 break
+            i = queue.jobs.index(job)           # by identity first: C speed, no per-job Python loop
             taken.update((node, p) for p in positions)
-            job = queue.jobs[i]
+            del self.queued[jid]
             out.append(Decision(job, node, cores, now, t_file, "", None, score, i,
                                 self.predicted.get(jid, (None, None, None))))
         rest = due[len(out):]
@@ -126,6 +121,13 @@ class Replay(PlanningScheduler):
     def __init__(self, options=None):
         super().__init__(options)
         self.replay_of = (options or {}).get("replay")
+
+    def onJobSubmission(self, job):
+        before = len(self.queue)
+        super().onJobSubmission(job)
+        if len(self.queue) > before and getattr(self, "planner", None) is not None:
+            queued = self.queue.jobs[-1]
+            self.planner.queued[queued.id] = queued
 
     def make_state(self):
         return _ReplayState(self.platform, self.opts)
