@@ -502,7 +502,9 @@ def _changed_nodes(node_f, node_i, dset, dirty, now, last_now, policy):
 
 
 # A walk that has moved this many jobs' reservations re-plans the rest from
-# scratch: each move makes its old node one more to score for every later job.
+# scratch: each move makes its old node one more to score for every later job
+# that the changed nodes' least bound does not settle (256 on a saturated day:
+# fewer placements, each walked job dearer, no faster).
 MAX_CHANGED = 64
 
 
@@ -992,6 +994,7 @@ class Planner:
         self._room = (0, 0, 0, 0)
         self._last_now = -np.inf
         self._stats_base = (0, 0, 0, 0, 0)
+        self._walk_base = np.zeros(5, dtype=np.int64)    # stats_walk's counters of earlier working memories
 
     def _stat(self, slot, i):
         return self._stats_base[i] + (int(self._scratch.ints[slot]) if self._scratch else 0)
@@ -1019,11 +1022,13 @@ class Planner:
     def stats_walk(self):
         """Where walks stopped (LEM's flag, a job's node got dearer past its floor, the cap on
         moves), compactions of the backfilling intervals and reservations replayed on reloaded
-        nodes, counted since the working memory was last allocated."""
-        ints = self._scratch.ints if self._scratch is not None else np.zeros(16, dtype=np.int64)
-        return {"walk_stops_flag": int(ints[STOP_FLAG]), "walk_stops_dearer": int(ints[STOP_DEARER]),
-                "walk_stops_cap": int(ints[STOP_CAP]), "compactions": int(ints[COMPACTIONS]),
-                "replayed": int(ints[REPLAYED])}
+        nodes."""
+        counts = self._walk_base.copy()
+        if self._scratch is not None:
+            counts += self._scratch.ints[STOP_FLAG:REPLAYED + 1]
+        flag, dearer, cap, compactions, replayed = counts.tolist()
+        return {"walk_stops_flag": flag, "walk_stops_dearer": dearer, "walk_stops_cap": cap,
+                "compactions": compactions, "replayed": replayed}
 
     def _scratch_for(self, slots, cores, files, memory_files):
         """The working memory, grown when the queue, its cores or the files
@@ -1043,6 +1048,7 @@ class Planner:
             if self._scratch is not None:
                 self._stats_base = (self.stats_jobs_scanned, self.stats_nodes_scored, self.stats_jobs_walked,
                                     self.stats_jobs_dropped, self.stats_jobs_moved)
+                self._walk_base += self._scratch.ints[STOP_FLAG:REPLAYED + 1]
             f = self.flat
             old = self._scratch
             self._scratch = allocate(f.n, f.m, f.words, max(room[0], 16), max(room[1], 16), max(room[2], 64),
