@@ -503,9 +503,8 @@ def _changed_nodes(node_f, node_i, dset, dirty, now, last_now, policy):
 
 # A walk that has moved this many jobs' reservations re-plans the rest from
 # scratch: each move makes its old node one more to score for every later job
-# that the changed nodes' least bound does not settle (256 on a saturated day:
-# fewer placements, each walked job dearer, no faster).
-MAX_CHANGED = 64
+# that the changed nodes' least bound does not settle.
+MAX_CHANGED = 256
 
 
 @inline

@@ -107,16 +107,23 @@ MAX_FREE, IV_COUNT, SCANNED, SCORED, WALKED, DROPPED, MOVED, VALID = range(8)
 STOP_FLAG, STOP_DEARER, STOP_CAP, COMPACTIONS, REPLAYED = range(8, 13)
 
 
+# Backfilling intervals are not reused until a compaction (every node reloaded, every
+# standing reservation made again) frees those of reloaded nodes: room for this many
+# times the queued cores makes compactions rarer (a saturated day's FCFS-BF compacted
+# about once every 75 passes with twice).
+IV_ROOM = 8
+
+
 def leaves(n):
     """Leaf count of the tournament trees: the power of two >= n."""
     return 1 << max(0, (n - 1).bit_length())
 
 
 def allocate(n, m, words, jobs, cores, files, memory_files):
-    """Room for ``jobs`` queue slots holding ``cores`` cores in all (twice that
-    in backfilling intervals, which outlive a rebuilt node's until the next
-    compaction), ``files`` file ids, and nodes whose memory holds up to
-    ``memory_files`` files."""
+    """Room for ``jobs`` queue slots holding ``cores`` cores in all (``IV_ROOM``
+    times that in backfilling intervals, which outlive a rebuilt node's until
+    the next compaction), ``files`` file ids, and nodes whose memory holds up
+    to ``memory_files`` files."""
     z = np.zeros
     i64 = np.int64
     u = memory_files + m + jobs + 1      # files a node may hold or plan in a pass
@@ -127,7 +134,7 @@ def allocate(n, m, words, jobs, cores, files, memory_files):
         tcols=np.full((m, n + 1), np.inf),
         tree=z((2 * m, 2 * leaves(n), 2)), node_i=node_i, dset=z(n, dtype=i64),
         cand_times=z(m + jobs + 1), pos=z((3, m), dtype=i64),
-        core_iv=np.full((n, m), -1, dtype=i64), iv=z((2 * cores, 3)), plan=z((jobs, 18)),
+        core_iv=np.full((n, m), -1, dtype=i64), iv=z((IV_ROOM * cores, 3)), plan=z((jobs, 18)),
         pos_plan=z((jobs, m), dtype=i64),
         lb=z(n), cand=z((2, n), dtype=i64), stack=z(2 * leaves(n).bit_length() + 4, dtype=i64),
         known=z(words, dtype=np.uint64), pf_bits=z((files, words), dtype=np.uint64),
