@@ -21,7 +21,6 @@ when a pass runs and what it plans, and starts reservations between passes.
 """
 
 import math
-import time
 
 import numpy as np
 
@@ -194,9 +193,9 @@ class PlanningScheduler(WorkflowSubmissions, SchedulerBase):
 
     def planned(self, run):
         """``run()``'s decisions, its CPU time counted as the planner's."""
-        c0 = time.thread_time()
+        c0 = self.cpu_clock()
         decisions = run()
-        self.plan_cpu += time.thread_time() - c0
+        self.plan_cpu += self.cpu_clock() - c0
         return decisions
 
     def commit_all(self, decisions, now):
@@ -260,4 +259,5 @@ class PlanningScheduler(WorkflowSubmissions, SchedulerBase):
                 "nodes_scored": self.planner.stats_nodes_scored,
                 "jobs_walked": getattr(self.planner, "stats_jobs_walked", 0),
                 "jobs_dropped": getattr(self.planner, "stats_jobs_dropped", 0),
-                "jobs_moved": getattr(self.planner, "stats_jobs_moved", 0), "by_queue_length": buckets}
+                "jobs_moved": getattr(self.planner, "stats_jobs_moved", 0), "by_queue_length": buckets,
+                **(self.planner.stats_walk() if hasattr(self.planner, "stats_walk") else {})}
