@@ -123,22 +123,23 @@ def _with_files(job):
     return {**job, "input_file": ";".join(f for f, _ in files), "input_size": sum(s for _, s in files)}
 
 
-def read_platform_bandwidths(path) -> dict[str, float]:
-    """Node name → bandwidth (bytes/s) from the `bandwidth` property of `<node>_mem` hosts (contract §6)."""
+def read_platform_bandwidths(path, roles=None) -> dict[str, float]:
+    """Node name → bandwidth (bytes/s) from the `bandwidth` property of `<node>_mem` hosts (contract §6).
+    `roles`: the run's -m/-r as `read_resources`' keywords (run_folder.platform_roles), here and below."""
     bandwidths = {}
-    for res in read_resources(path).storage:
+    for res in read_resources(path, **(roles or {})).storage:
         props = res["properties"]
         if "bandwidth" in props and "node" in props:
             bandwidths[props["node"]] = float(props["bandwidth"])
     return bandwidths
 
 
-def read_platform_cores(path) -> int:
+def read_platform_cores(path, roles=None) -> int:
     """Number of compute cores: the platform's compute resources, as Batsim counts them (contract §1)."""
-    return len(read_resources(path).compute)
+    return len(read_resources(path, **(roles or {})).compute)
 
 
-def reference_bandwidth(platform=None, bandwidth=None) -> float:
+def reference_bandwidth(platform=None, bandwidth=None, roles=None) -> float:
     """The bandwidth used in every job's ReferenceFlow on this platform.
 
     ReferenceFlow is the flow on an empty cluster, so it depends on the job
@@ -149,7 +150,7 @@ def reference_bandwidth(platform=None, bandwidth=None) -> float:
     if bandwidth is not None:
         return float(bandwidth)
     if platform is not None:
-        bws = read_platform_bandwidths(platform)
+        bws = read_platform_bandwidths(platform, roles)
         if bws:
             return max(bws.values())
     return math.inf  # no information: the load term drops out of the reference
@@ -282,10 +283,11 @@ def read_run_json(path) -> tuple[dict, str | None]:
     return meta, None
 
 
-def read_compute_nodes(path) -> dict[int, str]:
+def read_compute_nodes(path, roles=None) -> dict[int, str]:
     """Compute resource id → its node's name: the `node` property (contract §6), else the host's own name
     (a plain Batsim platform: one host, one node; `locality.platform_view`)."""
-    return {int(res["id"]): str(res["properties"].get("node", res["name"])) for res in read_resources(path).compute}
+    return {int(res["id"]): str(res["properties"].get("node", res["name"]))
+            for res in read_resources(path, **(roles or {})).compute}
 
 
 def _jobs_csv_of(run) -> tuple[Path, dict]:
@@ -334,15 +336,16 @@ def jobset(run, platform=None, workload=None):
             value = value if value.is_absolute() else jobs_path.parent / value
         return value
 
+    roles = run_folder.platform_roles(meta) if platform is None else None   # the run's own -m/-r with its platform
     platform, workload = recorded(platform, "platform"), recorded(workload, "workload")
     raw = read_jobs(jobs_path)
     df = raw[(raw["workload_name"] != STAGE_WORKLOAD) & (raw["allocated_resources"].str.len() > 0)]
     df = df.dropna(subset=["starting_time", "finish_time"]).drop(columns="full_id").reset_index(drop=True)
     if workload is not None:
-        df = _with_report_stretch(df, raw, jobs_path, Path(workload), platform)
+        df = _with_report_stretch(df, raw, jobs_path, Path(workload), platform, roles)
     df["allocated_resources"] = df["allocated_resources"].map(ProcSet.from_str)
     if platform is not None:
-        cores = read_platform_cores(platform)
+        cores = read_platform_cores(platform, roles)
     else:
         cores = max((p.max + 1 for p in df["allocated_resources"] if len(p)), default=1)
     with warnings.catch_warnings():   # evalys 4.0 renames a column in place, which pandas 3 deprecates
@@ -350,14 +353,14 @@ def jobset(run, platform=None, workload=None):
         return JobSet(df, resource_bounds=(0, cores - 1))
 
 
-def _with_report_stretch(df, raw, jobs_path: Path, workload: Path, platform) -> pd.DataFrame:
+def _with_report_stretch(df, raw, jobs_path: Path, workload: Path, platform, roles=None) -> pd.DataFrame:
     """df with the report's per-job stretch and evaluated flag (metrics.per_job), jobs.csv's as batsim_stretch."""
     from . import metrics
 
     wl = read_workload(workload)
     require_platform(wl, raw, platform, run=str(jobs_path))
     decisions = read_decisions(Path(str(jobs_path)[: -len("_jobs.csv")] + "_decisions.csv"))
-    table = metrics.per_job(raw, wl, decisions, reference_bandwidth(platform)).set_index("job_id")
+    table = metrics.per_job(raw, wl, decisions, reference_bandwidth(platform, roles=roles)).set_index("job_id")
     df = df.rename(columns={"stretch": "batsim_stretch"})
     df["stretch"] = df["job_id"].map(table["stretch"])
     df["evaluated"] = df["job_id"].map(table["evaluated"]).fillna(False).astype(bool)

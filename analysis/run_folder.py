@@ -63,6 +63,18 @@ def input_path(folder, meta: dict, key: str) -> Path | None:
     return p if p.is_absolute() else Path(folder) / p
 
 
+def platform_roles(meta: dict) -> dict:
+    """`read_resources`' keywords (master_host, roles) for a run's platform: the engine's -m/-r as robin
+    recorded them in run.json's `platform_options` (a platform whose master only -m names cannot be read
+    without it); FolderError names run.json when they cannot be read."""
+    from batloc.platforms.numbering import RoleError, role_arguments
+
+    try:
+        return role_arguments((meta or {}).get("platform_options"))
+    except RoleError as exc:
+        raise FolderError(f"run.json: {exc}") from None
+
+
 def output_files(prefix) -> list[Path]:
     """The outputs the validator reads: jobs.csv, and the decision log when there is one."""
     files = [Path(f"{prefix}{JOBS_SUFFIX}")]
@@ -95,7 +107,8 @@ def changed_outputs(prefix, recorded) -> list[str]:
 
 
 # run.json's keys that define a run (robin's `config_hash`; ports and timings do not).
-CONFIG_KEYS = ("platform", "workload", "scheduler", "engine", "engine_args")
+# `platform_options` (the engine's -m/-r) only when given, so the hash of a run without them is unchanged.
+CONFIG_KEYS = ("platform", "workload", "scheduler", "engine", "engine_args", "platform_options")
 
 
 def config_hash(meta: dict) -> str:

@@ -396,16 +396,17 @@ def read_workload_ids(path):
     return list(read_workload_jobs(path))
 
 
-def validate(prefix, workload, platform, cache="paper", quiet=False):
+def validate(prefix, workload, platform, cache="paper", quiet=False, roles=None):
     """(violations as (kind, message), jobs checked, stagings, decisions); InputError on unreadable input.
 
     `cache` None: the run's memory model is not one the replay knows; hits and capacity go unchecked.
+    `roles`: the engine's -m/-r as `read_resources`' keywords (master_host, roles), None for Batsim's defaults.
     """
     rows = read_jobs_csv(f"{prefix}_jobs.csv")
     jobs, profiles = read_workload(workload)
     workload_ids = list(jobs)
     try:
-        resources = read_resources(platform)
+        resources = read_resources(platform, **(roles or {}))
         # a plain Batsim platform: one node per host, no memory to overflow (locality.platform_view)
         view = PlatformView.from_resources(resources.compute, resources.storage)
     except PlatformError as exc:
@@ -429,7 +430,7 @@ def validate(prefix, workload, platform, cache="paper", quiet=False):
     return violations, len(ran) - stagings, len(workload_ids), stagings, len(decisions)
 
 
-def verdict(prefix, workload, platform, cache="paper"):
+def verdict(prefix, workload, platform, cache="paper", roles=None):
     """A finished run's verdict as robin records it in run.json, and the violations' lines.
 
     ({"valid": bool, "violations": {kind: count}, "outputs": {file name: sha256}}, [line, ...]): `outputs`
@@ -437,7 +438,7 @@ def verdict(prefix, workload, platform, cache="paper"):
     unreadable input.
     """
     digests = run_folder.output_digests(prefix)
-    violations = validate(prefix, workload, platform, cache, quiet=True)[0]
+    violations = validate(prefix, workload, platform, cache, quiet=True, roles=roles)[0]
     counts = Counter(kind for kind, _ in violations)
     return ({"valid": not violations, "violations": dict(sorted(counts.items())), "outputs": digests},
             [f"{kind}: {message}" for kind, message in violations])
@@ -456,6 +457,16 @@ def changed_since_run(prefix, folder, meta, given=()):
 def one_line(message):
     """`message` with its unprintable characters escaped: an id holding a newline must not split a line."""
     return "".join(c if c.isprintable() else repr(c)[1:-1] for c in message)
+
+
+def _given_roles(args) -> dict:
+    """The command line's -m/-r as `read_resources`' keywords; InputError names a -r it cannot read."""
+    from batloc.platforms.numbering import RoleError, parse_role_maps
+
+    try:
+        return {"master_host": args.master_host, "roles": parse_role_maps(args.add_role_to_hosts) or None}
+    except RoleError as exc:
+        raise InputError(str(exc)) from None
 
 
 def _from_run_json(args) -> None:
@@ -485,6 +496,11 @@ def _from_run_json(args) -> None:
     args.given = [k for k in ("workload", "platform") if getattr(args, k)]
     args.workload = args.workload or run_folder.input_path(folder, meta, "workload")
     args.platform = args.platform or run_folder.input_path(folder, meta, "platform")
+    if args.master_host is None and not args.add_role_to_hosts:   # the engine's -m/-r, as the run read its platform
+        try:
+            args.roles = run_folder.platform_roles(meta)
+        except run_folder.FolderError as exc:
+            raise InputError(f"{folder}/{exc}") from None
     if args.cache is None:
         from .memory_model import memory_model
 
@@ -499,11 +515,17 @@ def main(argv=None) -> int:
     ap.add_argument("--workload", help="the run's workload (default: run.json's)")
     ap.add_argument("--platform", help="the run's platform (default: run.json's)")
     ap.add_argument("--cache", choices=MODELS, help="memory model of the run (default: run.json's scheduler's, else paper)")
+    ap.add_argument("-m", "--master-host", metavar="NAME",
+                    help="the engine's -m: the host that runs no job when none has role=master (default: run.json's, "
+                         "else master_host)")
+    ap.add_argument("-r", "--add-role-to-hosts", action="append", default=[], metavar="HOSTS:ROLE",
+                    help="the engine's -r, repeatable (default: run.json's)")
     try:
         args = ap.parse_args(argv)
     except SystemExit as exc:  # argparse printed the usage and the error
         return int(exc.code or 0)
     try:
+        args.roles = _given_roles(args)
         _from_run_json(args)
     except InputError as exc:
         print(f"batloc validate: {exc}", file=sys.stderr)
@@ -514,7 +536,7 @@ def main(argv=None) -> int:
         return 2
     try:
         violations, done, n_jobs, stagings, n_decisions = validate(args.prefix, args.workload, args.platform,
-                                                                   args.cache)
+                                                                   args.cache, roles=args.roles)
         if args.folder is not None:
             violations += changed_since_run(args.prefix, args.folder, args.meta, args.given)
     except InputError as exc:

@@ -22,6 +22,7 @@ from pathlib import Path
 import batloc
 from batloc.analysis import run_folder
 
+from batloc.platforms.numbering import role_options
 from batloc.processes import free_port, pybatsim_missing
 
 from . import description as rd
@@ -228,6 +229,7 @@ def sweep_runs(desc: dict, timeout_defaults: Timeouts | None = None) -> tuple[Pa
     if local and not rd.is_embedded(engine):
         raise rd.DescriptionError("in-process needs the embedded engine (engine: embedded)")
     plat_labels, wl_labels = _labels(platforms), _labels(workloads)
+    roles = role_options(extra)   # the engine's -m/-r: the validator and the report read the platforms so too
     runs_dir = out / "runs"
     specs = []
     for (pl, pl_label), (wl, wl_label), sched in itertools.product(
@@ -240,6 +242,8 @@ def sweep_runs(desc: dict, timeout_defaults: Timeouts | None = None) -> tuple[Pa
                 # for the report, outside the configuration hash: which rule, which comparison
                 "walltime_includes_load": rule, "backfilling": sched.uses_backfilling,
                 "baseline": str(desc.get("baseline", "fcfs"))}
+        if roles:
+            meta["platform_options"] = roles
         if sched.against:
             meta["against"] = sched.against
         if local and sched.in_process_args(run_dir / PREFIX) is not None:
@@ -333,7 +337,8 @@ def _validate(spec: RunSpec) -> dict | None:
         return None
     # relative to robin's directory, where the engine ran; a trailing '/' is part of Batsim's prefix
     prefix = prefix if os.path.isabs(prefix) else os.path.join(os.getcwd(), prefix)
-    validation, lines = validate_run(prefix, workload, platform, spec.meta.get("scheduler") or {})
+    validation, lines = validate_run(prefix, workload, platform, spec.meta.get("scheduler") or {},
+                                     spec.meta.get("platform_options"))
     (spec.output_dir / "log").mkdir(exist_ok=True)
     (spec.output_dir / "log" / "validate.txt").write_text("".join(f"{line}\n" for line in lines))
     return validation

@@ -13,16 +13,21 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from batloc.analysis import run_folder
 from batloc.analysis.memory_model import VALUE_MODEL_POLICIES, command_model, memory_model  # noqa: F401
 from batloc.analysis.validate import InputError, verdict
 
 UNREADABLE = "unreadable outputs"
 
 
-def validate_run(prefix: Path, workload, platform, scheduler: dict) -> tuple[dict, list[str]]:
-    """The run's verdict for run.json, and the lines for log/validate.txt."""
+def validate_run(prefix: Path, workload, platform, scheduler: dict, platform_options=None) -> tuple[dict, list[str]]:
+    """The run's verdict for run.json, and the lines for log/validate.txt; `platform_options`: the engine's
+    -m/-r as run.json records them (the platform read as the engine read it)."""
     try:
-        return verdict(prefix, workload, platform, memory_model(scheduler))
+        roles = run_folder.platform_roles({"platform_options": platform_options})
+        return verdict(prefix, workload, platform, memory_model(scheduler), roles)
+    except run_folder.FolderError as exc:
+        return {"valid": False, "violations": {UNREADABLE: 1}}, [f"{UNREADABLE}: {exc}"]
     except InputError as exc:
         return {"valid": False, "violations": {UNREADABLE: 1}}, [f"{UNREADABLE}: {exc}"]
     except Exception as exc:  # noqa: BLE001  (garbage a reader did not expect: the run, not robin, is at fault)
