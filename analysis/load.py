@@ -18,6 +18,9 @@ import pandas as pd
 from batloc.locality.workflow import DEPENDENT_KEY, job_files
 from batloc.outputs import ENCODING, JOBS_COLUMNS
 from batloc.platforms.reader import read_resources
+from batloc.reading import DESCRIPTION_BYTES, WORKLOAD_BYTES, read_bytes
+from batloc.workloads.errors import WorkloadError
+from batloc.workloads.source import read_json
 
 from . import run_folder
 
@@ -91,9 +94,12 @@ class Workload:
 
 
 def read_workload(path) -> Workload:
-    """Batsim JSON workload with batloc's custom job fields (contract §2, §6)."""
-    with open(path, encoding=ENCODING) as f:
-        data = json.load(f)
+    """Batsim JSON workload with batloc's custom job fields (contract §2, §6), read within the workload's bound
+    (``batloc.reading``); ValueError names a file refused or unreadable."""
+    try:
+        data = read_json(path, WORKLOAD_BYTES, "workload")
+    except WorkloadError as exc:
+        raise ValueError(str(exc)) from None
     records = data.get("jobs", [])
     dependent = data.get(DEPENDENT_KEY) or []
     if dependent or any("inputs" in j for j in records):
@@ -275,7 +281,7 @@ def read_run_json(path) -> tuple[dict, str | None]:
     if not path.exists():
         return {}, None
     try:
-        meta = json.loads(path.read_bytes().decode("utf-8"))
+        meta = json.loads(read_bytes(path, DESCRIPTION_BYTES, "run.json").decode("utf-8"))   # a FIFO is not waited on
     except (OSError, UnicodeDecodeError, ValueError) as exc:
         return {}, f"{path}: unreadable run.json ({str(exc).splitlines()[0] if str(exc) else type(exc).__name__})"
     if not isinstance(meta, dict):

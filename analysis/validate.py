@@ -48,6 +48,9 @@ from batloc.locality.workflow import WorkflowError, check as check_workflows, jo
 from batloc.locality.platform_view import PlatformView
 from batloc.outputs import DECISIONS_COLUMNS, read_rows
 from batloc.platforms.reader import PlatformError, read_resources
+from batloc.reading import DESCRIPTION_BYTES, WORKLOAD_BYTES, read_bytes
+from batloc.workloads.errors import WorkloadError
+from batloc.workloads.source import read_json
 
 from . import records, run_folder
 
@@ -373,19 +376,16 @@ def read_workload_jobs(path):
 
 
 def read_workload(path):
-    """({job id: job}, dependent jobs included, in order; {profile name: profile}) of a workload."""
+    """({job id: job}, dependent jobs included, in order; {profile name: profile}) of a workload, read within
+    the workload's bound as the engine reads it (``batloc.reading``: a FIFO, a device or an over-sized file is
+    refused in one line, never read for ever)."""
     try:
-        with open(path, encoding="utf-8") as fh:
-            doc = json.load(fh)
+        doc = read_json(path, WORKLOAD_BYTES, "workload")
         doc["jobs"]
         profiles = doc.get("profiles")
         return check_workflows(doc, path), profiles if isinstance(profiles, dict) else {}
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read: {exc.strerror}") from None
-    except UnicodeDecodeError as exc:
-        raise InputError(f"{path}: not UTF-8 text (byte {exc.start})") from None
-    except json.JSONDecodeError as exc:
-        raise InputError(f"{path}:{exc.lineno}: not valid JSON: {exc.msg}") from None
+    except WorkloadError as exc:   # names the file: unreadable, refused, not UTF-8, not JSON
+        raise InputError(str(exc)) from None
     except WorkflowError as exc:
         raise InputError(str(exc)) from None
     except (KeyError, TypeError, AttributeError):
@@ -483,7 +483,7 @@ def _from_run_json(args) -> None:
         raise InputError(f"{folder} is a folder without run.json: give the run's output prefix "
                          f"(e.g. {folder / 'out'}) with --workload and --platform")
     try:
-        meta = json.loads(meta_path.read_text(encoding="utf-8"))
+        meta = json.loads(read_bytes(meta_path, DESCRIPTION_BYTES, "run.json").decode("utf-8"))
         if not isinstance(meta, dict):
             raise ValueError("not a JSON object")
     except (OSError, ValueError, UnicodeDecodeError) as exc:
