@@ -6,7 +6,8 @@ run.json gets ``"validation": {"valid": true|false, "violations": {"<kind>": cou
 model the validator replays is the run's own: the scheduler's `cache` option,
 `authors` under the authors' profile, the proxy's `--cache`, `paper` otherwise;
 for the file-sharing family's `value` model, which the replay does not know,
-hits and capacity go unchecked (the other checks still run).
+hits and capacity go unchecked (the other checks still run). The platform is read with
+the engine's -m/-r as the run gave them (run.json's `platform_options`).
 """
 
 from __future__ import annotations
@@ -26,9 +27,7 @@ def validate_run(prefix: Path, workload, platform, scheduler: dict, platform_opt
     try:
         roles = run_folder.platform_roles({"platform_options": platform_options})
         return verdict(prefix, workload, platform, memory_model(scheduler), roles)
-    except run_folder.FolderError as exc:
-        return {"valid": False, "violations": {UNREADABLE: 1}}, [f"{UNREADABLE}: {exc}"]
-    except InputError as exc:
+    except (InputError, run_folder.FolderError) as exc:
         return {"valid": False, "violations": {UNREADABLE: 1}}, [f"{UNREADABLE}: {exc}"]
     except Exception as exc:  # noqa: BLE001  (garbage a reader did not expect: the run, not robin, is at fault)
         return {"valid": False, "violations": {UNREADABLE: 1}}, [f"{UNREADABLE}: {prefix}: {type(exc).__name__}: {exc}"]

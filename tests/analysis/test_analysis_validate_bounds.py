@@ -13,7 +13,8 @@ from batloc.analysis import load, validate
 from batloc.outputs import JOBS_HEADER
 
 PLATFORM = "tests/data/schedulers/two_nodes.xml"
-ROW = "1,w0,d10,10.000000,1,60.000000,1,COMPLETED_SUCCESSFULLY,10.000000,10.000000,20.000000,0.000000,10.000000,1.000000,0,0.000000,\"\""
+ROW = ("1,w0,d10,10.000000,1,60.000000,1,COMPLETED_SUCCESSFULLY,"
+       "10.000000,10.000000,20.000000,0.000000,10.000000,1.000000,0,0.000000,\"\"")
 WORKLOAD = {"nb_res": 4, "profiles": {"d10": {"type": "delay", "delay": 10}},
             "jobs": [{"id": 1, "subtime": 10, "res": 1, "walltime": 60, "profile": "d10"}]}
 
