@@ -1,107 +1,464 @@
-"""SimGrid 3.34's clock under its L07 model, float for float, for Batsim's sleeps and 1-byte messages.
+"""SimGrid 3.34's clock under its L07 model, float for float: Batsim's sleeps, messages and data transfers.
 
 Batsim's events often fall on the same instant *mathematically* (a job started
 five messages after t = 0 ends after 10 s just as the submission of t = 10,
 late by five messages, arrives); which one SimGrid sees first then depends on
 its floating-point sums, and so does what the scheduler is told. This clock
 does SimGrid's arithmetic (``EngineImpl::solve``, ``HostL07Model``,
-``Model::next_occurring_event_full``, ``double_update`` at v3.34) on the
-actions Batsim would have: each step moves the clock by the smallest of every
-action's remaining latency, remaining bytes over its rate, or remaining sleep;
-then every action is worn down by that step, in the order the actions began,
-and those worn to nothing (within SimGrid's precision) end together, in that
-order. Transfers and computations of jobs stay real SimGrid activities; they
-end the step at which SimGrid ends them (``external``).
+``Model::next_occurring_event_full``, ``double_update``, ``FairBottleneck`` at
+v3.34) on the actions Batsim would have: each step moves the clock by the
+smallest of every action's remaining latency, remaining work over its rate, or
+remaining sleep; then every action is worn down by that step, in the order the
+actions began, and those worn to nothing (within SimGrid's precision) end
+together, in that order.
+
+Three kinds of action, as SimGrid's L07 host model has them:
+
+- a *sleep* (``this_actor::sleep_for``, an activity's timeout): a duration worn
+  down by each step, ended below 1 ns. Every running delay job is one, so they
+  live in one array worn down at once (numpy does SimGrid's very subtraction
+  on each element; the order they end in is kept by a sequence number);
+- a *transfer* (a 1-byte message, a job's data staging or I/O phase: a parallel
+  task of transfers only): it waits its routes' largest latency, then its
+  fraction left (1.0 at the start) goes at the rate SimGrid's linear system
+  gives it, recomputed with SimGrid's fair-bottleneck solver whenever a
+  transfer starts or stops using the links (``Lmm``);
+- an empty task (no link, no work): it ends at the next step, taking no time.
 """
 
+import numpy as np
+
 PRECISION_TIMING = 1e-9          # SimGrid's precision/timing
-PRECISION_WORK = 1e-5 * 1e-9     # precision/work-amount x precision/timing, for remaining work
-TCP_GAMMA = 4194304.0            # network/TCP-gamma: L07 bounds a transfer's rate by gamma / (2 x latency)
+PRECISION_WORK = 1e-5            # SimGrid's precision/work-amount (the linear system's snap)
+PRECISION_REMAINS = 1e-5 * 1e-9  # precision/work-amount x precision/timing, for a transfer's fraction left
+TCP_GAMMA = 4194304.0            # network/TCP-gamma: L07 bounds a transfer's rate by gamma / (2 x latency x bytes)
+DBL_MAX = 1.7976931348623157e308
+INF = float("inf")
 
-SLEEP, COMM, ZERO = 0, 1, 2
 
+class Sleep:
+    __slots__ = ("seq", "slot", "done", "alive")
 
-class Action:
-    __slots__ = ("kind", "left", "latency", "rate", "done", "alive")
-
-    def __init__(self, kind, left, done, latency=0.0, rate=0.0):
-        self.kind = kind
-        self.left = left          # SLEEP: max_duration; COMM: remaining work (1.0: the byte)
-        self.latency = latency
-        self.rate = rate          # COMM: the byte's rate once its latency is over
-        self.done = done          # what happens when it ends
+    def __init__(self, seq, slot, done):
+        self.seq = seq
+        self.slot = slot
+        self.done = done     # what happens when it ends
         self.alive = True
 
 
-class L07Clock:
+class Shape:
+    """What a transfer is made of, as L07Action's constructor reads its routes: one element per link it crosses
+    (its bytes over that link: summed on a shared link, the largest on a FATPIPE one), its largest latency, the
+    bound that latency puts on its rate; and its rate when alone on its links, once known."""
+
+    __slots__ = ("elements", "latency", "net_bound", "lone")
+
+    def __init__(self, elements, latency, net_bound):
+        self.elements = elements
+        self.latency = latency
+        self.net_bound = net_bound
+        self.lone = None
+
+
+class Transfer:
+    """A parallel task of transfers only, one variable of SimGrid's linear system."""
+
+    __slots__ = ("seq", "slot", "done", "alive", "latency", "shape", "elements", "rate", "penalty", "bound")
+
+    def __init__(self, seq, done, shape):
+        self.seq = seq
+        self.slot = None
+        self.done = done
+        self.alive = True
+        self.shape = shape
+        self.latency = shape.latency
+        self.elements = shape.elements   # [(Constraint, consumption weight)] in the order the task was expanded
+        self.rate = 0.0
+        self.penalty = 0.0
+        self.bound = -1.0          # none until its latency is paid
+
+
+class Constraint:
+    """A link of SimGrid's linear system: its bandwidth, its sharing policy, the transfers using it."""
+
+    __slots__ = ("name", "bound", "fatpipe", "users", "remaining", "usage")
+
+    def __init__(self, name, bound, fatpipe):
+        self.name = name
+        self.bound = bound
+        self.fatpipe = fatpipe
+        self.users = []      # enabled (transfer, weight), most recently enabled first (SimGrid's push_front)
+        self.remaining = 0.0
+        self.usage = 0.0
+
+
+class Lmm:
+    """SimGrid's linear system over links, solved as ``lmm::FairBottleneck::do_solve`` does, float for float."""
+
     def __init__(self):
-        self.now = 0.0
-        self.actions = []   # in the order they began
+        self.constraints = {}
+        self.dirty = set()   # constraints whose transfers changed since the last solve
+        self.changed = []    # transfers whose rate was set since the clock last read them
 
-    def sleep(self, seconds, done):
-        action = Action(SLEEP, seconds, done)
-        self.actions.append(action)
-        return action
+    def constraint(self, name, bandwidth, fatpipe):
+        c = self.constraints.get(name)
+        if c is None:
+            c = self.constraints[name] = Constraint(name, bandwidth, fatpipe)
+        return c
 
-    def message(self, latency, bandwidth, done):
-        """A 1-byte transfer over a route of `latency` whose slowest link carries `bandwidth` bytes/s."""
-        if bandwidth is None:   # no link at all: L07 ends it at the next step, taking no time
-            action = Action(ZERO, 0.0, done)
+    def enable(self, t):
+        """`t`'s latency is paid (or it had none): it takes its share from the next solve on."""
+        t.penalty = 1.0
+        if t.shape.net_bound < DBL_MAX:   # L07Action::update_bound
+            t.bound = t.shape.net_bound
+        if not t.elements:
+            t.rate = 1.0   # a variable on no resource gets 1 (FairBottleneck): its remains, 0, end it at once
+            self.changed.append(t)
+            return
+        alone = True
+        for c, w in t.elements:
+            if c.users:
+                alone = False
+            c.users.insert(0, (t, w))
+        if alone:   # nothing else on its links (a message, a lone load): its rate depends on them alone
+            t.rate = self.lone_rate(t)
+            self.changed.append(t)
         else:
-            rate = bandwidth if latency <= 0 else min(bandwidth, TCP_GAMMA / (2.0 * latency))
-            action = Action(COMM, 1.0, done, latency, rate)
-        self.actions.append(action)
+            self.dirty.update(c for c, _ in t.elements)
+
+    def disable(self, t):
+        if t.penalty > 0:
+            for c, _ in t.elements:
+                users = c.users
+                if len(users) == 1:
+                    c.users = []
+                    self.dirty.discard(c)
+                else:
+                    c.users = [u for u in users if u[0] is not t]
+                    self.dirty.add(c)
+        t.penalty = 0.0
+        t.rate = 0.0
+
+    @staticmethod
+    def lone_rate(t):
+        """`t`'s rate alone on its links: the same for every transfer of its shape (a platform's links keep their
+        bandwidth on the engine's clock)."""
+        rate = t.shape.lone
+        if rate is None:
+            rate = t.shape.lone = fair_bottleneck([t], [c for c, _ in t.elements])[0]
+        return rate
+
+    def solve(self):
+        """Recompute the rates of the transfers sharing a link with one that started or stopped."""
+        if not self.dirty:
+            return
+        seen_c, order, seen_v, in_v, todo = set(), [], [], set(), list(self.dirty)
+        self.dirty = set()
+        while todo:   # the connected part of the system: SimGrid's selective update solves it alone
+            c = todo.pop()
+            if c in seen_c:
+                continue
+            seen_c.add(c)
+            order.append(c)
+            for t, _ in c.users:
+                if t not in in_v:
+                    in_v.add(t)
+                    seen_v.append(t)
+                    todo.extend(other for other, _ in t.elements if other not in seen_c)
+        if len(seen_v) == 1:
+            seen_v[0].rate = self.lone_rate(seen_v[0])
+        else:
+            for t, rate in zip(seen_v, fair_bottleneck(seen_v, [c for c in order if c.users])):
+                t.rate = rate
+        self.changed.extend(seen_v)
+
+
+def fair_bottleneck(variables, constraints):
+    """The values of `variables` (enabled transfers) over `constraints`, as SimGrid 3.34 computes them (its
+    quirks included: a variable taken out of the loop keeps its last increment, which a shared link
+    subtracts again at each later round)."""
+    value = {id(t): 0.0 for t in variables}
+    mu = {id(t): 0.0 for t in variables}
+    var_list = []
+    for t in variables:
+        if any(w != 0.0 for _, w in t.elements):
+            var_list.append(t)
+        else:
+            value[id(t)] = 1.0
+    live = {id(t) for t in var_list}
+    cnst_list = list(constraints)
+    for c in cnst_list:
+        c.remaining = c.bound
+        c.usage = 0.0
+    while var_list:
+        kept = []
+        for c in cnst_list:
+            nb = sum(1 for t, w in c.users if w > 0 and id(t) in live)
+            if nb > 0 and c.fatpipe:
+                nb = 1
+            if nb == 0:
+                c.remaining = 0.0
+                c.usage = 0.0
+            else:
+                c.usage = c.remaining / nb
+                kept.append(c)
+        cnst_list = kept
+        still = []
+        for t in var_list:
+            min_inc = DBL_MAX
+            for c, w in t.elements:
+                if w > 0:
+                    min_inc = min(min_inc, c.usage / w)
+            if t.bound > 0:
+                min_inc = min(min_inc, t.bound - value[id(t)])
+            mu[id(t)] = min_inc
+            value[id(t)] += min_inc
+            if value[id(t)] == t.bound:
+                live.discard(id(t))
+            else:
+                still.append(t)
+        var_list = still
+        kept = []
+        for c in cnst_list:
+            if not c.fatpipe:
+                for t, w in c.users:
+                    c.remaining -= w * mu.get(id(t), 0.0)
+                    if c.remaining < PRECISION_WORK:
+                        c.remaining = 0.0
+            else:
+                for t, w in c.users:
+                    c.usage = min(c.usage, w * mu.get(id(t), 0.0))
+                c.remaining -= c.usage
+                if c.remaining < PRECISION_WORK:
+                    c.remaining = 0.0
+            if c.remaining <= 0.0:
+                for t, w in c.users:
+                    if w > 0 and id(t) in live:
+                        live.discard(id(t))
+            else:
+                kept.append(c)
+        cnst_list = kept
+        var_list = [t for t in var_list if id(t) in live]
+    return [value[id(t)] for t in variables]
+
+
+class Slots:
+    """Actions of one kind kept in numpy arrays (attributes named by `fill`, the value of a free slot), one slot
+    each, for SimGrid's per-step arithmetic on all at once."""
+
+    def __init__(self, capacity, **fill):
+        self.fill = fill
+        for name, value in fill.items():
+            setattr(self, name, np.full(capacity, value))
+        self.owner = [None] * capacity
+        self.free = list(range(capacity - 1, -1, -1))
+        self.count = 0
+
+    def take(self, action):
+        if not self.free:
+            n = len(self.owner)
+            for name, value in self.fill.items():
+                setattr(self, name, np.concatenate([getattr(self, name), np.full(n, value)]))
+            self.owner.extend([None] * n)
+            self.free.extend(range(2 * n - 1, n - 1, -1))
+        slot = action.slot = self.free.pop()
+        self.owner[slot] = action
+        self.count += 1
+        return slot
+
+    def release(self, action):
+        slot = action.slot
+        for name, value in self.fill.items():
+            getattr(self, name)[slot] = value
+        self.owner[slot] = None
+        self.free.append(slot)
+        self.count -= 1
+
+
+# A transfer still paying its latency moves nothing: its rate in the arrays is this, not 0, so that its fraction
+# left over it (1e300) is never the least and a step wears nothing off it (1.0 - 1e-300 x delta == 1.0)
+WAITING_RATE = 1e-300
+
+
+class L07Clock:
+    def __init__(self, capacity=64):
+        self.now = 0.0
+        self.seq = 0
+        self.sleeps = Slots(capacity, left=INF)                  # each sleep's remaining duration
+        self.moves = Slots(capacity, remains=INF, rate=1.0)      # each transfer's fraction left and rate
+        self.spare = np.empty(capacity)                           # scratch of the transfers' size
+        self.low = INF          # the least remaining sleep, kept exact
+        self.latent = []        # transfers still paying their latency, in the order they began
+        self.lmm = Lmm()
+
+    @property
+    def actions(self):
+        return self.sleeps.count + self.moves.count
+
+    # ---- actions ------------------------------------------------------------------------------------
+    def sleep(self, seconds, done):
+        """A CPU sleep of `seconds` (SimGrid's: a duration of 0 still ends at the next step only)."""
+        self.seq += 1
+        action = Sleep(self.seq, None, done)
+        slot = self.sleeps.take(action)   # first: it may grow the arrays
+        self.sleeps.left[slot] = seconds
+        if seconds < self.low:
+            self.low = seconds
         return action
+
+    def shape(self, routes):
+        """The shape of a parallel task moving bytes over `routes`, [(links, latency, bytes)] in the task's matrix
+        order, each link as (name, bandwidth, latency, fatpipe): L07Action's constructor. A caller sending many
+        alike (Batsim's messages) keeps it and gives it to `transfer`."""
+        latency = 0.0
+        lat_current = 0.0
+        weights = {}
+        order = []
+        for links, lat, size in routes:
+            if size <= 0:
+                continue
+            latency = max(latency, lat)
+            lat_current = max(lat_current, lat * size)
+            for name, bandwidth, _, fatpipe in links:
+                c = self.lmm.constraint(name, bandwidth, fatpipe)
+                if c not in weights:
+                    weights[c] = size
+                    order.append(c)
+                elif fatpipe:
+                    weights[c] = max(weights[c], size)
+                else:
+                    weights[c] += size
+        net_bound = TCP_GAMMA / (2.0 * lat_current) if lat_current > 0 else DBL_MAX
+        return Shape([(c, weights[c]) for c in order], latency, net_bound)
+
+    def transfer(self, routes, done):
+        """A parallel task of transfers over `routes` (or of a `Shape` made of them) that calls `done` at its end."""
+        shape = routes if type(routes) is Shape else self.shape(routes)
+        self.seq += 1
+        action = Transfer(self.seq, done, shape)
+        moves = self.moves
+        slot = moves.take(action)   # first: it may grow the arrays
+        moves.remains[slot] = 1.0 if shape.elements else 0.0   # L07: a task on no resource costs nothing
+        moves.rate[slot] = WAITING_RATE
+        if shape.latency <= 0:
+            self.lmm.enable(action)
+        else:
+            self.latent.append(action)
+        return action
+
+    def message(self, route, done):
+        """Batsim's 1-byte message over `route` = (links, latency)."""
+        return self.transfer([(route[0], route[1], 1.0)], done)
 
     def cancel(self, action):
-        if action is not None and action.alive:
-            action.alive = False
-            self.actions.remove(action)
+        if action is None or not action.alive:
+            return
+        action.alive = False
+        if type(action) is Sleep:
+            lowest = self.sleeps.left[action.slot] <= self.low
+            self.sleeps.release(action)
+            if lowest:
+                self.low = float(self.sleeps.left.min()) if self.sleeps.count else INF
+        else:
+            if action.latency > 0:
+                self.latent.remove(action)
+            self.moves.release(action)
+            self.lmm.disable(action)
+
+    # ---- steps ------------------------------------------------------------------------------------------
+    def scratch(self):
+        """A scratch array as long as the transfers' arrays."""
+        if len(self.spare) != len(self.moves.remains):
+            self.spare = np.empty(len(self.moves.remains))
+        return self.spare
 
     def next_delta(self):
-        """How far the next step moves the clock, or None when no action is left."""
-        best = None
-        for a in self.actions:
-            if a.kind == SLEEP:
-                value = a.left
-            elif a.kind == COMM:
-                value = a.latency if a.latency > 0 else (a.left / a.rate if a.left > 0 else 0.0)
-            else:
-                value = 0.0
+        """How far the next step moves the clock, or None when no action is left (next_occurring_event)."""
+        best = self.low if self.sleeps.count else None
+        moves = self.moves
+        if moves.count:
+            lmm = self.lmm
+            if lmm.dirty:
+                lmm.solve()
+            if lmm.changed:
+                rate = moves.rate
+                for t in lmm.changed:
+                    if t.alive:
+                        rate[t.slot] = t.rate or WAITING_RATE   # no share (a link of no bandwidth): no progress
+                lmm.changed = []
+            spare = self.scratch()
+            np.divide(moves.remains, moves.rate, out=spare)
+            value = float(spare.min())
             if best is None or value < best:
                 best = value
+            for t in self.latent:
+                if t.latency < best:
+                    best = t.latency
         return best
 
     def step(self, delta):
         """Move the clock by `delta`; return the actions that end, in the order they began."""
         self.now += delta
-        ended, kept = [], []
-        for a in self.actions:
-            if a.kind == SLEEP:
-                a.left -= delta
-                if a.left < PRECISION_TIMING:
-                    a.left = 0.0
-                finished = a.left <= 0
-            elif a.kind == COMM:
-                if a.latency > 0:
-                    if a.latency > delta:
-                        a.latency -= delta
-                        if a.latency < PRECISION_TIMING:
-                            a.latency = 0.0
+        ended = []
+        sleeps = self.sleeps
+        if sleeps.count:
+            left = sleeps.left
+            left -= delta
+            low = float(left.min())
+            if low < PRECISION_TIMING:
+                for slot in np.flatnonzero(left < PRECISION_TIMING).tolist():
+                    action = sleeps.owner[slot]
+                    action.alive = False
+                    ended.append(action)
+                    sleeps.release(action)
+                low = float(left.min()) if sleeps.count else INF
+            self.low = low
+        moves = self.moves
+        if moves.count:
+            lmm = self.lmm
+            if self.latent:
+                for t in list(self.latent):
+                    if t.latency > delta:
+                        t.latency -= delta
+                        if t.latency < PRECISION_TIMING:
+                            t.latency = 0.0
                     else:
-                        a.latency = 0.0
-                    finished = False   # its rate was 0 during this step: the byte starts at the next
-                else:
-                    a.left -= a.rate * delta
-                    if a.left < PRECISION_WORK:
-                        a.left = 0.0
-                    finished = a.left <= 0
-            else:
-                finished = True
-            if finished:
-                a.alive = False
-                ended.append(a)
-            else:
-                kept.append(a)
-        self.actions = kept
+                        t.latency = 0.0
+                    if t.latency <= 0.0:   # its rate comes with the next solve: this step moves nothing of it
+                        self.latent.remove(t)
+                        lmm.enable(t)
+            remains = moves.remains
+            spare = self.scratch()
+            np.multiply(moves.rate, delta, out=spare)   # SimGrid's update_remains(rate * delta), then the snap
+            remains -= spare
+            if float(remains.min()) < PRECISION_REMAINS:
+                done = []
+                for slot in np.flatnonzero(remains < PRECISION_REMAINS).tolist():
+                    t = moves.owner[slot]
+                    t.alive = False
+                    done.append(t)
+                for t in done:
+                    moves.release(t)
+                    lmm.disable(t)
+                if len(done) > 1:
+                    done.sort(key=lambda a: a.seq)
+                if ended:
+                    ended.sort(key=lambda a: a.seq)
+                    return merge(ended, done)
+                return done
+        if len(ended) > 1:
+            ended.sort(key=lambda a: a.seq)
         return ended
+
+
+def merge(a, b):
+    """Two lists sorted by `seq`, merged."""
+    out, i, j = [], 0, 0
+    while i < len(a) and j < len(b):
+        if a[i].seq < b[j].seq:
+            out.append(a[i])
+            i += 1
+        else:
+            out.append(b[j])
+            j += 1
+    return out + a[i:] + b[j:]

@@ -114,7 +114,9 @@ def test_requested_call_arrives_at_its_time(tmp_path, platform):
     res = run(tmp_path, platform, [wl], sched)
     assert res.returncode == 0, res.stderr
     assert [now for now, _ in res.events("REQUESTED_CALL")] == [42.5]
-    assert [m["now"] for m in res.messages] == [0.0, 42.5, 100.0, 101.0, 101.0]
+    # Batsim tells the submission at 100 before its submitter's bye, which comes in the next message
+    assert [m["now"] for m in res.messages] == [0.0, 42.5, 100.0, 100.0, 101.0, 101.0]
+    assert [e["type"] for e in res.messages[3]["events"]] == ["NOTIFY"]
 
 
 def test_rejected_job_is_written_with_empty_times(tmp_path, platform):
