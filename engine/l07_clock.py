@@ -63,11 +63,14 @@ class Shape:
 class Transfer:
     """A parallel task of transfers only, one variable of SimGrid's linear system."""
 
-    __slots__ = ("seq", "slot", "done", "alive", "latency", "shape", "elements", "rate", "penalty", "bound")
+    __slots__ = ("seq", "slot", "done", "alive", "latency", "shape", "elements", "rate", "penalty", "bound",
+                 "remains", "pace")
 
     def __init__(self, seq, done, shape):
         self.seq = seq
-        self.slot = None
+        self.slot = None           # its place in the clock's arrays; None for a message (plain floats)
+        self.remains = 0.0         # a message's fraction left
+        self.pace = 0.0            # a message's rate in the steps: its rate as of the last solve
         self.done = done
         self.alive = True
         self.shape = shape
@@ -243,36 +246,38 @@ def fair_bottleneck(variables, constraints):
 
 
 class Slots:
-    """Actions of one kind kept in numpy arrays (attributes named by `fill`, the value of a free slot), one slot
-    each, for SimGrid's per-step arithmetic on all at once."""
+    """Actions of one kind in numpy arrays (attributes named by `fill`), the live ones packed in the first `n`
+    slots (a released slot takes the last one's action), for SimGrid's per-step arithmetic on all at once."""
 
     def __init__(self, capacity, **fill):
         self.fill = fill
         for name, value in fill.items():
             setattr(self, name, np.full(capacity, value))
         self.owner = [None] * capacity
-        self.free = list(range(capacity - 1, -1, -1))
-        self.count = 0
+        self.n = 0
 
     def take(self, action):
-        if not self.free:
-            n = len(self.owner)
+        n = self.n
+        if n == len(self.owner):
             for name, value in self.fill.items():
                 setattr(self, name, np.concatenate([getattr(self, name), np.full(n, value)]))
             self.owner.extend([None] * n)
-            self.free.extend(range(2 * n - 1, n - 1, -1))
-        slot = action.slot = self.free.pop()
-        self.owner[slot] = action
-        self.count += 1
-        return slot
+        action.slot = n
+        self.owner[n] = action
+        self.n = n + 1
+        return n
 
     def release(self, action):
-        slot = action.slot
-        for name, value in self.fill.items():
-            getattr(self, name)[slot] = value
-        self.owner[slot] = None
-        self.free.append(slot)
-        self.count -= 1
+        slot, last = action.slot, self.n - 1
+        if slot != last:
+            moved = self.owner[slot] = self.owner[last]
+            moved.slot = slot
+            for name in self.fill:
+                array = getattr(self, name)
+                array[slot] = array[last]
+        self.owner[last] = None
+        action.slot = None
+        self.n = last
 
 
 # A transfer still paying its latency moves nothing: its rate in the arrays is this, not 0, so that its fraction
@@ -285,15 +290,16 @@ class L07Clock:
         self.now = 0.0
         self.seq = 0
         self.sleeps = Slots(capacity, left=INF)                  # each sleep's remaining duration
-        self.moves = Slots(capacity, remains=INF, rate=1.0)      # each transfer's fraction left and rate
+        self.moves = Slots(capacity, remains=INF, rate=1.0)      # each job transfer's fraction left and rate
         self.spare = np.empty(capacity)                           # scratch of the transfers' size
         self.low = INF          # the least remaining sleep, kept exact
+        self.messages = []      # messages and empty tasks (few at a time): plain floats, in the order they began
         self.latent = []        # transfers still paying their latency, in the order they began
         self.lmm = Lmm()
 
     @property
     def actions(self):
-        return self.sleeps.count + self.moves.count
+        return self.sleeps.n + self.moves.n + len(self.messages)
 
     # ---- actions ------------------------------------------------------------------------------------
     def sleep(self, seconds, done):
@@ -331,15 +337,21 @@ class L07Clock:
         net_bound = TCP_GAMMA / (2.0 * lat_current) if lat_current > 0 else DBL_MAX
         return Shape([(c, weights[c]) for c in order], latency, net_bound)
 
-    def transfer(self, routes, done):
-        """A parallel task of transfers over `routes` (or of a `Shape` made of them) that calls `done` at its end."""
+    def transfer(self, routes, done, message=False):
+        """A parallel task of transfers over `routes` (or of a `Shape` made of them) that calls `done` at its end;
+        a `message` (at most a few in flight: Batsim's) is kept in plain floats rather than in the arrays."""
         shape = routes if type(routes) is Shape else self.shape(routes)
         self.seq += 1
         action = Transfer(self.seq, done, shape)
-        moves = self.moves
-        slot = moves.take(action)   # first: it may grow the arrays
-        moves.remains[slot] = 1.0 if shape.elements else 0.0   # L07: a task on no resource costs nothing
-        moves.rate[slot] = WAITING_RATE
+        remains = 1.0 if shape.elements else 0.0   # L07: a task on no resource costs nothing
+        if message or not shape.elements:
+            action.remains = remains
+            self.messages.append(action)
+        else:
+            moves = self.moves
+            slot = moves.take(action)   # first: it may grow the arrays
+            moves.remains[slot] = remains
+            moves.rate[slot] = WAITING_RATE
         if shape.latency <= 0:
             self.lmm.enable(action)
         else:
@@ -348,7 +360,7 @@ class L07Clock:
 
     def message(self, route, done):
         """Batsim's 1-byte message over `route` = (links, latency)."""
-        return self.transfer([(route[0], route[1], 1.0)], done)
+        return self.transfer([(route[0], route[1], 1.0)], done, message=True)
 
     def cancel(self, action):
         if action is None or not action.alive:
@@ -358,94 +370,127 @@ class L07Clock:
             lowest = self.sleeps.left[action.slot] <= self.low
             self.sleeps.release(action)
             if lowest:
-                self.low = float(self.sleeps.left.min()) if self.sleeps.count else INF
+                self._new_low()
         else:
             if action.latency > 0:
                 self.latent.remove(action)
-            self.moves.release(action)
+            if action.slot is None:
+                self.messages.remove(action)
+            else:
+                self.moves.release(action)
             self.lmm.disable(action)
 
+    def _new_low(self):
+        n = self.sleeps.n
+        self.low = float(self.sleeps.left[:n].min()) if n else INF
+
     # ---- steps ------------------------------------------------------------------------------------------
+    def next_delta(self):
+        """How far the next step moves the clock, or None when no action is left (next_occurring_event)."""
+        best = self.low if self.sleeps.n else None
+        lmm = self.lmm
+        if lmm.dirty:
+            lmm.solve()
+        if lmm.changed:
+            rate = self.moves.rate
+            for t in lmm.changed:
+                if t.alive:
+                    if t.slot is None:
+                        t.pace = t.rate
+                    else:
+                        rate[t.slot] = t.rate or WAITING_RATE   # no share (a link of no bandwidth): no progress
+            lmm.changed = []
+        n = self.moves.n
+        if n:
+            spare = self.scratch()[:n]
+            np.divide(self.moves.remains[:n], self.moves.rate[:n], out=spare)
+            value = float(spare.min())
+            if best is None or value < best:
+                best = value
+        for t in self.messages:
+            pace = t.pace
+            if pace > 0:
+                value = t.remains / pace if t.remains > 0 else 0.0
+                if best is None or value < best:
+                    best = value
+        for t in self.latent:
+            if best is None or t.latency < best:
+                best = t.latency
+        return best
+
     def scratch(self):
         """A scratch array as long as the transfers' arrays."""
         if len(self.spare) != len(self.moves.remains):
             self.spare = np.empty(len(self.moves.remains))
         return self.spare
 
-    def next_delta(self):
-        """How far the next step moves the clock, or None when no action is left (next_occurring_event)."""
-        best = self.low if self.sleeps.count else None
-        moves = self.moves
-        if moves.count:
-            lmm = self.lmm
-            if lmm.dirty:
-                lmm.solve()
-            if lmm.changed:
-                rate = moves.rate
-                for t in lmm.changed:
-                    if t.alive:
-                        rate[t.slot] = t.rate or WAITING_RATE   # no share (a link of no bandwidth): no progress
-                lmm.changed = []
-            spare = self.scratch()
-            np.divide(moves.remains, moves.rate, out=spare)
-            value = float(spare.min())
-            if best is None or value < best:
-                best = value
-            for t in self.latent:
-                if t.latency < best:
-                    best = t.latency
-        return best
-
     def step(self, delta):
         """Move the clock by `delta`; return the actions that end, in the order they began."""
         self.now += delta
         ended = []
         sleeps = self.sleeps
-        if sleeps.count:
-            left = sleeps.left
+        n = sleeps.n
+        if n:
+            left = sleeps.left[:n]
             left -= delta
-            low = float(left.min())
+            # the least stays the least (rounding is monotonic): worn down as the array is, it says whether any ends
+            low = self.low - delta
             if low < PRECISION_TIMING:
-                for slot in np.flatnonzero(left < PRECISION_TIMING).tolist():
-                    action = sleeps.owner[slot]
+                ended = [sleeps.owner[slot] for slot in np.flatnonzero(left < PRECISION_TIMING).tolist()]
+                for action in ended:
                     action.alive = False
-                    ended.append(action)
                     sleeps.release(action)
-                low = float(left.min()) if sleeps.count else INF
-            self.low = low
-        moves = self.moves
-        if moves.count:
-            lmm = self.lmm
-            if self.latent:
-                for t in list(self.latent):
-                    if t.latency > delta:
-                        t.latency -= delta
-                        if t.latency < PRECISION_TIMING:
-                            t.latency = 0.0
-                    else:
+                self._new_low()
+            else:
+                self.low = low
+        lmm = self.lmm
+        if self.latent:
+            for t in list(self.latent):
+                if t.latency > delta:
+                    t.latency -= delta
+                    if t.latency < PRECISION_TIMING:
                         t.latency = 0.0
-                    if t.latency <= 0.0:   # its rate comes with the next solve: this step moves nothing of it
-                        self.latent.remove(t)
-                        lmm.enable(t)
-            remains = moves.remains
-            spare = self.scratch()
-            np.multiply(moves.rate, delta, out=spare)   # SimGrid's update_remains(rate * delta), then the snap
-            remains -= spare
-            if float(remains.min()) < PRECISION_REMAINS:
-                done = []
-                for slot in np.flatnonzero(remains < PRECISION_REMAINS).tolist():
-                    t = moves.owner[slot]
+                else:
+                    t.latency = 0.0
+                if t.latency <= 0.0:   # its rate comes with the next solve: this step moves nothing of it
+                    self.latent.remove(t)
+                    lmm.enable(t)
+        done = []
+        if self.messages:
+            for t in self.messages:
+                pace = t.pace
+                if pace > 0 or t.remains > 0:
+                    t.remains -= pace * delta   # SimGrid's update_remains(rate * delta), then its snap
+                    if t.remains < PRECISION_REMAINS:
+                        t.remains = 0.0
+                if t.remains <= 0 and t.penalty > 0:
                     t.alive = False
                     done.append(t)
+            if done:
+                self.messages = [m for m in self.messages if m.alive]
                 for t in done:
+                    lmm.disable(t)
+        moves = self.moves
+        n = moves.n
+        if n:
+            remains = moves.remains[:n]
+            spare = self.scratch()[:n]
+            np.multiply(moves.rate[:n], delta, out=spare)   # SimGrid's update_remains(rate * delta), then the snap
+            remains -= spare
+            if float(remains.min()) < PRECISION_REMAINS:
+                finished = [moves.owner[slot] for slot in np.flatnonzero(remains < PRECISION_REMAINS).tolist()]
+                for t in finished:
+                    t.alive = False
                     moves.release(t)
                     lmm.disable(t)
-                if len(done) > 1:
-                    done.sort(key=lambda a: a.seq)
-                if ended:
-                    ended.sort(key=lambda a: a.seq)
-                    return merge(ended, done)
-                return done
+                done += finished
+        if done:
+            if len(done) > 1:
+                done.sort(key=lambda a: a.seq)
+            if ended:
+                ended.sort(key=lambda a: a.seq)
+                return merge(ended, done)
+            return done
         if len(ended) > 1:
             ended.sort(key=lambda a: a.seq)
         return ended

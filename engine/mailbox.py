@@ -174,7 +174,7 @@ class TimedMessages:
             shape = self.message_shapes.get(message.src)
             if shape is None:   # Batsim's 1-byte message from that host: the same task every time
                 shape = self.message_shapes[message.src] = self.clock.shape([route + (1.0,)])
-            self.clock.transfer(shape, self.transfer_done)
+            self.clock.transfer(shape, self.transfer_done, message=True)
 
     def transfer_done(self):
         """The server took the message in transfer: handle it, maybe tell the scheduler, take the next one."""

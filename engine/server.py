@@ -37,7 +37,7 @@ from .io_gate import exclusive_io
 from .jobs import JobLifecycle
 from .checks import number, shown
 from .mailbox import TimedMessages
-from .protocol import decode, encode, simulation_begins
+from .protocol import decode_batsim, encode, simulation_begins
 from .timers import CALL, DEFERRED, FIRST_SUBMISSION, INF, MICROSECOND_EXACT, PHASE_END, WALLTIME
 from .workload import submission_order
 
@@ -229,7 +229,7 @@ class Simulation(DecisionHandlers, JobLifecycle, TimedMessages):
         """The answer's decisions as (timestamp, event), and its `now`; a malformed answer stops the run."""
         where = f"the scheduler's answer at t={self.now:.6f}"
         try:
-            msg = decode(raw)
+            msg = decode_batsim(raw)
             events, now = msg["events"], msg["now"]
             if not isinstance(events, list):
                 raise TypeError

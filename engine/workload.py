@@ -8,6 +8,7 @@ import sys
 from .checks import integer, non_finite_field, non_text_field, number, walltime
 from .errors import EngineError
 from .profiles import check_profile
+from .protocol import LONG_NUMBER, rapidjson_float
 from .usage_trace import read_trace
 
 
@@ -92,7 +93,8 @@ def _read_json(path):
         line, col = _position(raw.decode("utf-8", "replace"), e.start)
         raise EngineError(f"{path}:{line}:{col}: workload is not UTF-8 text") from None
     try:
-        data = json.loads(text)
+        # numbers as Batsim reads them (RapidJSON's, not always the nearest double for 16 digits or more)
+        data = json.loads(text, parse_float=rapidjson_float) if LONG_NUMBER.search(raw) else json.loads(text)
     except json.JSONDecodeError as e:
         raise EngineError(f"{path}:{e.lineno}:{e.colno}: malformed JSON: {e.msg}") from None
     if _SURROGATE_ESCAPE.search(text):   # rare: only then walk the whole document

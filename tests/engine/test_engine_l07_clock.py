@@ -97,13 +97,15 @@ def random_trial(seed, steps=400):
             for clock, alive in zip(clocks, live):
                 alive.append(clock.sleep(seconds, n))
         elif what < 0.55:
-            if rng.random() < 0.3:
-                routes = [(master, master[0][2], 1.0)]
+            if rng.random() < 0.3:   # a message: plain floats in the engine's clock, not its arrays
+                for clock, alive in zip(clocks, live):
+                    alive.append(clock.message((master, master[0][2]), n))
+                routes = None
             else:
                 size = rng.choice([6.4e9, rng.uniform(1, 1e10), 0.0])
                 hops = rng.sample(nodes, rng.randint(1, 3) if backbone else 1)
                 routes = [((node,) + tuple(backbone), node[2] + sum(b[2] for b in backbone), size) for node in hops]
-            for clock, alive in zip(clocks, live):
+            for clock, alive in zip(clocks, live if routes is not None else ()):
                 alive.append(clock.transfer(routes, n))
         elif what < 0.6 and live[0]:
             i = rng.randrange(len(live[0]))
