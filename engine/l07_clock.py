@@ -292,6 +292,13 @@ class L07Clock:
         self.sleeps = Slots(capacity, left=INF)                  # each sleep's remaining duration
         self.moves = Slots(capacity, remains=INF, rate=1.0)      # each job transfer's fraction left and rate
         self.spare = np.empty(capacity)                           # scratch of the transfers' size
+        # Steps not yet worn off the transfers in the arrays (while none can end, nor be the next to): worn all at
+        # once at the next flush, each exactly as its own step would (``flush``)
+        self.owed_steps = []
+        self.owed = 0.0          # their sum
+        self.fresh = False       # whether moves_low and moves_rmin hold for the arrays as last flushed
+        self.moves_low = INF     # then: the least fraction over rate
+        self.moves_rmin = INF    # and the least fraction left
         self.low = INF          # the least remaining sleep, kept exact
         self.messages = []      # messages and empty tasks (few at a time): plain floats, in the order they began
         self.latent = []        # transfers still paying their latency, in the order they began
@@ -349,6 +356,8 @@ class L07Clock:
             self.messages.append(action)
         else:
             moves = self.moves
+            self.flush()   # the steps owed are not this transfer's
+            self.fresh = False
             slot = moves.take(action)   # first: it may grow the arrays
             moves.remains[slot] = remains
             moves.rate[slot] = WAITING_RATE
@@ -377,6 +386,8 @@ class L07Clock:
             if action.slot is None:
                 self.messages.remove(action)
             else:
+                self.flush()
+                self.fresh = False
                 self.moves.release(action)
             self.lmm.disable(action)
 
@@ -392,21 +403,17 @@ class L07Clock:
         if lmm.dirty:
             lmm.solve()
         if lmm.changed:
-            rate = self.moves.rate
+            rate = None
             for t in lmm.changed:
                 if t.alive:
                     if t.slot is None:
                         t.pace = t.rate
                     else:
+                        if rate is None:
+                            self.flush()   # the steps owed were worn at the former rates
+                            rate = self.moves.rate
                         rate[t.slot] = t.rate or WAITING_RATE   # no share (a link of no bandwidth): no progress
             lmm.changed = []
-        n = self.moves.n
-        if n:
-            spare = self.scratch()[:n]
-            np.divide(self.moves.remains[:n], self.moves.rate[:n], out=spare)
-            value = float(spare.min())
-            if best is None or value < best:
-                best = value
         for t in self.messages:
             pace = t.pace
             if pace > 0:
@@ -416,7 +423,50 @@ class L07Clock:
         for t in self.latent:
             if best is None or t.latency < best:
                 best = t.latency
+        if self.moves.n:
+            # the steps owed leave the least fraction over rate about that much lower: far from the least action,
+            # it need not be known exactly (a transfer that cannot be next)
+            if not (self.fresh and best is not None and self.moves_low - self.owed > 2.0 * best):
+                value = self.exact_low()
+                if best is None or value < best:
+                    best = value
         return best
+
+    def exact_low(self):
+        """The least fraction over rate of the transfers in the arrays, every step owed worn first."""
+        if self.owed_steps:
+            self.flush()
+        if not self.fresh:
+            n = self.moves.n
+            spare = self.scratch()[:n]
+            np.divide(self.moves.remains[:n], self.moves.rate[:n], out=spare)
+            self.moves_low = float(spare.min())
+            self.moves_rmin = float(self.moves.remains[:n].min())
+            self.fresh = True
+        return self.moves_low
+
+    def flush(self, delta=None):
+        """Wear the transfers in the arrays by the steps owed (and `delta`), one after the other, exactly as step by
+        step: each row [remains, rate x delta1, rate x delta2, ...] reduced by subtraction from the left."""
+        owed = self.owed_steps
+        if delta is not None:
+            owed.append(delta)
+        if owed:
+            n = self.moves.n
+            if n:
+                remains, rate = self.moves.remains[:n], self.moves.rate[:n]
+                if len(owed) == 1:
+                    spare = self.scratch()[:n]
+                    np.multiply(rate, owed[0], out=spare)   # SimGrid's update_remains(rate * delta)
+                    remains -= spare
+                else:
+                    rows = np.empty((n, len(owed) + 1))
+                    rows[:, 0] = remains
+                    np.multiply.outer(rate, owed, out=rows[:, 1:])
+                    np.subtract.reduce(rows, axis=1, out=remains)
+            self.owed_steps = []
+            self.owed = 0.0
+            self.fresh = False
 
     def scratch(self):
         """A scratch array as long as the transfers' arrays."""
@@ -473,11 +523,16 @@ class L07Clock:
         moves = self.moves
         n = moves.n
         if n:
+            if self.fresh and self.moves_rmin > 1e-12 and self.owed + delta <= 0.5 * self.moves_low:
+                # no transfer can end before half its fraction is gone: the step is owed, worn at the next flush
+                self.owed_steps.append(delta)
+                self.owed += delta
+                n = 0
+            else:
+                self.flush(delta)
+        if n:
             remains = moves.remains[:n]
-            spare = self.scratch()[:n]
-            np.multiply(moves.rate[:n], delta, out=spare)   # SimGrid's update_remains(rate * delta), then the snap
-            remains -= spare
-            if float(remains.min()) < PRECISION_REMAINS:
+            if float(remains.min()) < PRECISION_REMAINS:   # SimGrid's snap: worn below 1e-14, it ends
                 finished = [moves.owner[slot] for slot in np.flatnonzero(remains < PRECISION_REMAINS).tolist()]
                 for t in finished:
                     t.alive = False
