@@ -12,7 +12,7 @@ below 1).
 
     python benchmarks/saturated_day.py [--variants fcfs lea lem] [--parallel 2] [--keep DIR]
                                        [--duration 7d] [--options '{"scheduling_period": 30}']
-                                       [--workload day.json] [--in-process]
+                                       [--workload day.json] [--in-process] [--instant]
 """
 
 import argparse
@@ -33,9 +33,9 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 VARIANTS = ["fcfs", "eft", "lea", "leo", "lem", "fcfs_bf", "eft_bf", "lea_bf", "leo_bf", "lem_bf"]
 
 
-def run_variant(variant, platform, workload, out, options, in_process=False):
+def run_variant(variant, platform, workload, out, options, in_process=False, engine_args=()):
     prefix = os.path.join(out, variant)
-    r = run_pair(variant, platform, workload, prefix, options, in_process)
+    r = run_pair(variant, platform, workload, prefix, options, in_process, engine_args)
     wall = r["wall"]
     if not r["ok"]:
         return dict(variant=variant, wall=wall, ok=False, note=r["note"])
@@ -90,6 +90,9 @@ def main():
     ap.add_argument("--in-process", action="store_true",
                     help="run each scheduler inside the engine's process (batloc-batsim --in-process); the "
                          "RSS column is then the one process's")
+    ap.add_argument("--instant", action="store_true",
+                    help="the engine in its instant mode (batloc-batsim --instant: every event of one instant in one "
+                         "message), as before issue 38; default: Batsim's messages")
     ap.add_argument("--options", type=json.loads, default={},
                     help='extra scheduler options as JSON, e.g. \'{"scheduling_period": 60}\' (default: the paper\'s)')
     args = ap.parse_args()
@@ -111,7 +114,9 @@ def main():
     print(COLUMNS, flush=True)
     results = []
     with cf.ThreadPoolExecutor(args.parallel) as pool:
-        futures = [pool.submit(run_variant, v, platform, workload, out, args.options, args.in_process) for v in args.variants]
+        engine_args = ["--instant"] if args.instant else []
+        futures = [pool.submit(run_variant, v, platform, workload, out, args.options, args.in_process, engine_args)
+                   for v in args.variants]
         for fut in cf.as_completed(futures):
             results.append(fut.result())
             print(row(results[-1]), flush=True)
