@@ -168,8 +168,11 @@ class Lmm:
                     in_v.add(t)
                     seen_v.append(t)
                     todo.extend(other for other, _ in t.elements if other not in seen_c)
-        if len(seen_v) == 1:
-            seen_v[0].rate = self.lone_rate(seen_v[0])
+        if len(seen_v) == 1 or all(len(t.elements) == 1 and t.elements[0][0].fatpipe for t in seen_v):
+            # alone, or each on one FATPIPE link only (batloc's node links): a FATPIPE link gives every transfer
+            # its whole bandwidth, so the solver's first round saturates each one's link and ends: its lone rate
+            for t in seen_v:
+                t.rate = self.lone_rate(t)
         else:
             for t, rate in zip(seen_v, fair_bottleneck(seen_v, [c for c in order if c.users])):
                 t.rate = rate
@@ -190,13 +193,15 @@ def fair_bottleneck(variables, constraints):
             value[id(t)] = 1.0
     live = {id(t) for t in var_list}
     cnst_list = list(constraints)
+    users = {}   # each constraint's users among `variables`, in its order (a lone rate is asked with others there)
     for c in cnst_list:
         c.remaining = c.bound
         c.usage = 0.0
+        users[c] = [(t, w) for t, w in c.users if id(t) in value]
     while var_list:
         kept = []
         for c in cnst_list:
-            nb = sum(1 for t, w in c.users if w > 0 and id(t) in live)
+            nb = sum(1 for t, w in users[c] if w > 0 and id(t) in live)
             if nb > 0 and c.fatpipe:
                 nb = 1
             if nb == 0:
@@ -224,18 +229,18 @@ def fair_bottleneck(variables, constraints):
         kept = []
         for c in cnst_list:
             if not c.fatpipe:
-                for t, w in c.users:
-                    c.remaining -= w * mu.get(id(t), 0.0)
+                for t, w in users[c]:
+                    c.remaining -= w * mu[id(t)]
                     if c.remaining < PRECISION_WORK:
                         c.remaining = 0.0
             else:
-                for t, w in c.users:
-                    c.usage = min(c.usage, w * mu.get(id(t), 0.0))
+                for t, w in users[c]:
+                    c.usage = min(c.usage, w * mu[id(t)])
                 c.remaining -= c.usage
                 if c.remaining < PRECISION_WORK:
                     c.remaining = 0.0
             if c.remaining <= 0.0:
-                for t, w in c.users:
+                for t, w in users[c]:
                     if w > 0 and id(t) in live:
                         live.discard(id(t))
             else:
