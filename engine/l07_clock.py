@@ -84,13 +84,14 @@ class Transfer:
 class Constraint:
     """A link of SimGrid's linear system: its bandwidth, its sharing policy, the transfers using it."""
 
-    __slots__ = ("name", "bound", "fatpipe", "users", "remaining", "usage")
+    __slots__ = ("name", "bound", "fatpipe", "users", "lights", "remaining", "usage")
 
     def __init__(self, name, bound, fatpipe):
         self.name = name
         self.bound = bound
         self.fatpipe = fatpipe
         self.users = []      # enabled (transfer, weight), most recently enabled first (SimGrid's push_front)
+        self.lights = []     # messages alone on it, at their lone rate, kept out of `users` until another comes
         self.remaining = 0.0
         self.usage = 0.0
 
@@ -120,6 +121,8 @@ class Lmm:
             return
         alone = True
         for c, w in t.elements:
+            if c.lights:
+                self.join(c)
             if c.users:
                 alone = False
             c.users.insert(0, (t, w))
@@ -129,7 +132,31 @@ class Lmm:
         else:
             self.dirty.update(c for c, _ in t.elements)
 
+    def light(self, t):
+        """A message with no latency, alone on its links (Batsim's, on batloc's layout always): its lone rate at
+        once, and none of the solver's bookkeeping unless another transfer comes on one of its links (``join``)."""
+        t.penalty = 1.0
+        t.pace = t.rate = self.lone_rate(t)
+        for c, _ in t.elements:
+            c.lights.append(t)
+
+    def join(self, c):
+        """Another transfer comes on `c`: the messages alone there so far take their place in the solver, as the
+        oldest users of their links (they were enabled before it)."""
+        for t in c.lights:
+            for other, w in t.elements:
+                if other is not c:
+                    other.lights.remove(t)
+                other.users.append((t, w))
+                self.dirty.add(other)
+        c.lights = []
+
     def disable(self, t):
+        if t.penalty > 0 and t.elements and t in t.elements[0][0].lights:
+            for c, _ in t.elements:
+                c.lights.remove(t)
+            t.penalty = 0.0
+            return
         if t.penalty > 0:
             for c, _ in t.elements:
                 users = c.users
@@ -148,7 +175,7 @@ class Lmm:
         bandwidth on the engine's clock)."""
         rate = t.shape.lone
         if rate is None:
-            rate = t.shape.lone = fair_bottleneck([t], [c for c, _ in t.elements])[0]
+            rate = t.shape.lone = fair_bottleneck([t], [c for c, _ in t.elements], {c: [(t, w)] for c, w in t.elements})[0]
         return rate
 
     def solve(self):
@@ -179,7 +206,7 @@ class Lmm:
         self.changed.extend(seen_v)
 
 
-def fair_bottleneck(variables, constraints):
+def fair_bottleneck(variables, constraints, users=None):
     """The values of `variables` (enabled transfers) over `constraints`, as SimGrid 3.34 computes them (its
     quirks included: a variable taken out of the loop keeps its last increment, which a shared link
     subtracts again at each later round)."""
@@ -193,11 +220,11 @@ def fair_bottleneck(variables, constraints):
             value[id(t)] = 1.0
     live = {id(t) for t in var_list}
     cnst_list = list(constraints)
-    users = {}   # each constraint's users among `variables`, in its order (a lone rate is asked with others there)
+    if users is None:   # each constraint's users among `variables`, in its order (a lone rate ignores the others)
+        users = {c: [(t, w) for t, w in c.users if id(t) in value] for c in cnst_list}
     for c in cnst_list:
         c.remaining = c.bound
         c.usage = 0.0
-        users[c] = [(t, w) for t, w in c.users if id(t) in value]
     while var_list:
         kept = []
         for c in cnst_list:
@@ -359,6 +386,9 @@ class L07Clock:
         if message or not shape.elements:
             action.remains = remains
             self.messages.append(action)
+            if message and shape.latency <= 0 and shape.elements and not any(c.users for c, _ in shape.elements):
+                self.lmm.light(action)
+                return action
         else:
             moves = self.moves
             self.flush()   # the steps owed are not this transfer's
