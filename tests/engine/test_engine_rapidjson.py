@@ -3,6 +3,8 @@
 
 import math
 
+import pytest
+
 from batloc.engine.protocol import decode_batsim, rapidjson_float
 
 
@@ -26,3 +28,27 @@ def test_numbers_of_15_digits_or_fewer_and_messages_without_long_ones_read_as_us
     assert decode_batsim(raw)["events"][0]["data"]["timestamp"] == 100.000001
     raw = b'{"now": 100000000000.00003, "events": []}'
     assert decode_batsim(raw)["now"] == rapidjson_float("100000000000.00003")
+
+
+def test_the_engine_reads_a_schedulers_long_timestamp_as_batsim_does(tmp_path, platform):
+    # A scheduler asks to be called at 10^11 s + 2 ulps, which Python's json writes "100000000000.00003":
+    # Batsim reads it one double later (above), so the call comes at 10^11 + 3 ulps, not at the double asked.
+    pytest.importorskip("zmq")
+    from engine_harness import run, write
+
+    ulp = math.ulp(1e11)
+    wl = write(tmp_path, "w.json", {"nb_res": 4, "jobs": [{"id": 1, "subtime": 1e11, "res": 1, "profile": "d"}],
+                                    "profiles": {"d": {"type": "delay", "delay": 10}}})
+
+    def sched(msg):
+        if any(e["type"] == "JOB_SUBMITTED" for e in msg["events"]):
+            return [{"type": "CALL_ME_LATER", "data": {"timestamp": 1e11 + 2 * ulp}}]
+        if any(e["type"] == "REQUESTED_CALL" for e in msg["events"]):
+            return [{"type": "EXECUTE_JOB", "data": {"job_id": "w0!1", "alloc": "0"}}]
+        return []
+
+    res = run(tmp_path, platform, [wl], sched)
+    assert res.returncode == 0, res.stderr
+    calls = [m["now"] for m in res.messages if any(e["type"] == "REQUESTED_CALL" for e in m["events"])]
+    assert calls == [1e11 + 3 * ulp]
+    assert float(res.jobs()["1"]["starting_time"]) == 1e11 + 3 * ulp
