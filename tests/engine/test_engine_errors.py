@@ -51,6 +51,15 @@ def test_workload_errors_name_the_job_or_profile(tmp_path, platform, jobs, profi
     assert_clean_error(engine("-p", platform, "-w", wl, "-e", str(tmp_path / "o")), "w.json", *fragments)
 
 
+def test_a_platform_without_simgrid_s_doctype_is_refused_before_simgrid_reads_it(tmp_path, platform):
+    # SimGrid stops on it with "Unexpected character `<' in prolog", which hides why (issue 37's probe)
+    text = open(platform).read().replace('<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">', "")
+    bare = write(tmp_path, "bare.xml", text)
+    proc = engine("-p", bare, "-w", good_workload(tmp_path), "-e", str(tmp_path / "o"))
+    assert_clean_error(proc, "bare.xml: no line <!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">")
+    assert "prolog" not in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+
+
 def test_a_job_larger_than_the_platform_is_loaded_with_one_warning_and_can_be_rejected(tmp_path, platform):
     # Batsim 4.2.1 loads it, and pybatsim's stock schedulers reject it: so does the engine, with one warning
     from engine_harness import run
