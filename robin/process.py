@@ -66,7 +66,7 @@ STOP = Stop()
 
 @contextmanager
 def stopping_on_signals():
-    """While inside, SIGINT and SIGTERM set `STOP` instead of raising.
+    """While inside, SIGINT, SIGTERM and SIGHUP set `STOP` instead of raising.
 
     Runs in other threads cannot be interrupted by an exception; they watch
     STOP and stop their process groups themselves (children live in their own
@@ -74,8 +74,15 @@ def stopping_on_signals():
     """
     if threading.current_thread() is threading.main_thread():
         STOP.clear()
-    with signals_to(STOP.set):
+    with signals_to(STOP.set, stop_signals()):
         yield
+
+
+def stop_signals():
+    """The signals that stop robin: SIGINT, SIGTERM, and SIGHUP (the terminal or ssh session closed) unless robin
+    runs under nohup, which ignores it on purpose."""
+    hup = (signal.SIGHUP,) if signal.getsignal(signal.SIGHUP) != signal.SIG_IGN else ()
+    return (signal.SIGINT, signal.SIGTERM, *hup)
 
 
 @dataclass
