@@ -185,3 +185,20 @@ def test_an_output_dir_in_a_symlink_loop_is_one_line(tmp_path):
     os.symlink(tmp_path / "a", tmp_path / "b")
     with pytest.raises(rd.DescriptionError, match="output-dir .*a: cannot be resolved"):
         rd.output_folder(tmp_path / "a")
+
+
+def test_a_workload_edited_while_its_run_runs_fails_the_run_saying_so(tmp_path):
+    # validated against the new contents, the old contents' outputs read as "job not in workload" (the probe)
+    editing = tmp_path / "editing_engine.py"
+    editing.write_text(f"import runpy, sys\nw = sys.argv[sys.argv.index('-w') + 1]\nopen(w, 'a').write(' ')\n"
+                       f"runpy.run_path({str(DATA / 'fake_engine.py')!r}, run_name='__main__')\n")
+    marker = f"{500 + random.random():.9f}"
+    path = sweep(tmp_path, [{"name": "one", "command": f"{PY} {FAKE_SCHED} ok {marker}"}],
+                 engine=f"{PY} {editing}")
+    proc = subprocess.run([PY, "-m", "batloc.robin", str(path), "--no-report"], capture_output=True, text=True,
+                          timeout=60)
+    meta = json.loads((run_dir(tmp_path, "one") / "run.json").read_text())
+    assert proc.returncode == 1 and meta["status"] == "failure", proc.stderr
+    assert meta["reason"] == (f"its inputs changed while it ran (workload {tmp_path / 'w.json'}): not validated "
+                              "against contents it may not have read; the next invocation runs it again")
+    assert meta["validation"] is None
