@@ -60,6 +60,20 @@ def test_a_platform_without_simgrid_s_doctype_is_refused_before_simgrid_reads_it
     assert "prolog" not in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
 
 
+@pytest.mark.parametrize("text, message", [
+    # Batsim 4.2.1 refuses a profile defined twice; Python kept the last one and ran it (the probe)
+    ('{"nb_res": 4, "jobs": [{"id": 1, "subtime": 0, "res": 1, "profile": "d"}], "profiles": '
+     '{"d": {"type": "delay", "delay": 10}, "d": {"type": "delay", "delay": 99}}}',
+     "w.json: key 'd' given twice in one object (a profile defined twice: Batsim 4.2.1 refuses the file"),
+    # rapidjson reads the first of a key given twice, Python the last: the run would differ from Batsim's
+    ('{"nb_res": 4, "jobs": [{"id": 1, "subtime": 0, "res": 1, "res": 3, "profile": "d"}], "profiles": '
+     '{"d": {"type": "delay", "delay": 10}}}', "w.json: job 1: field 'res' given twice"),
+])
+def test_a_key_given_twice_in_a_workload_is_refused(tmp_path, platform, text, message):
+    wl = write(tmp_path, "w.json", text)
+    assert_clean_error(engine("-p", platform, "-w", wl, "-e", str(tmp_path / "o")), message)
+
+
 def test_a_job_larger_than_the_platform_is_loaded_with_one_warning_and_can_be_rejected(tmp_path, platform):
     # Batsim 4.2.1 loads it, and pybatsim's stock schedulers reject it: so does the engine, with one warning
     from engine_harness import run
