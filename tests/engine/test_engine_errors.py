@@ -318,3 +318,10 @@ def test_a_full_disk_is_one_line_and_leaves_no_temporary_file(tmp_path, platform
     assert len(proc.stderr.strip().splitlines()) == 1
     assert sorted(os.listdir(tmp_path)) == ["o_jobs.csv", "p.xml", "w.json"]
     assert (tmp_path / "o_jobs.csv").read_text() == "an earlier run's\n"
+
+
+def test_in_process_options_that_are_no_json_object_are_one_line(tmp_path, platform):
+    # a list reached the scheduler, which failed with "fcfs raised TypeError while loading" (the probe)
+    proc = engine("-p", platform, "-w", good_workload(tmp_path), "-e", str(tmp_path / "o"), "--in-process",
+                  "schedFcfs", "--scheduler-options", "[1, 2]")
+    assert_clean_error(proc, "--scheduler-options is a JSON list, not an object: '[1, 2]'")
