@@ -28,7 +28,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from batloc.processes import POLL, CpuLeases, pin_to, signals_to, stop_group
+from batloc.processes import POLL, CpuLeases, pin_to, signals_to, stop_group, stop_tagged, tagged_environment
 
 from .guard import GUARD
 
@@ -170,9 +170,10 @@ class Child:
         log_dir = output_dir / "log"
         self.stdout_path = log_dir / f"{name}.stdout"
         self.stderr_path = log_dir / f"{name}.stderr"
+        self.tag, env = tagged_environment()
         with open(self.stdout_path, "wb") as out, open(self.stderr_path, "wb") as err:
             self.proc = subprocess.Popen(["bash", str(script)], stdout=out, stderr=err, stdin=subprocess.DEVNULL,
-                                         start_new_session=True, preexec_fn=pin_to(cpu), cwd=cwd)
+                                         start_new_session=True, preexec_fn=pin_to(cpu), cwd=cwd, env=env)
         GUARD.register(self.proc.pid)  # its session's id is its pid
         self.cpu_seconds = None
 
@@ -191,6 +192,12 @@ class Child:
 
     def stop(self):
         stop_group(self.proc, KILL_GRACE)
+        # what left its group (a daemon it forked, setsid) outlived robin until 2026-11: found by its tag
+        left = stop_tagged(self.tag, KILL_GRACE)
+        if left:
+            with open(self.stderr_path, "a") as err:
+                err.write(f"robin: ended {len(left)} process(es) the {self.name} command left outside its process "
+                          f"group: {'; '.join(left[:3])}\n")
         GUARD.release(self.proc.pid)
 
 

@@ -202,3 +202,17 @@ def test_a_workload_edited_while_its_run_runs_fails_the_run_saying_so(tmp_path):
     assert meta["reason"] == (f"its inputs changed while it ran (workload {tmp_path / 'w.json'}): not validated "
                               "against contents it may not have read; the next invocation runs it again")
     assert meta["validation"] is None
+
+
+def test_a_daemon_a_scheduler_leaves_outside_its_group_ends_with_its_run(tmp_path):
+    # setsid took it out of the scheduler's process group: it outlived robin (the probe)
+    marker = f"{500 + random.random():.9f}"
+    wrapper = tmp_path / "daemon_sched.sh"
+    wrapper.write_text(f"setsid sleep 1{marker} < /dev/null > /dev/null 2>&1 &\nexec {PY} {FAKE_SCHED} ok {marker} \"$@\"\n")
+    path = sweep(tmp_path, [{"name": "one", "command": f"bash {wrapper}"}])
+    proc = subprocess.run([PY, "-m", "batloc.robin", str(path), "--no-report"], capture_output=True, text=True,
+                          timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert processes_with(f"sleep 1{marker}") == []
+    assert (f"robin: ended 1 process(es) the sched command left outside its process group: sleep 1{marker}"
+            in (run_dir(tmp_path, "one") / "log" / "sched.stderr").read_text())
