@@ -23,6 +23,20 @@ LOOPBACK = "127.0.0.1"
 POLL = 0.05
 
 
+def quiet_gc():
+    """Keep the cyclic garbage collector off the long-lived objects of a simulation process.
+
+    The engine and the schedulers hold every job for the whole run (hundreds of thousands of
+    objects on a saturated week) and create no cycles worth collecting: with Python's defaults a
+    full collection, scanning all of them, comes every 70 000 allocations, and a message allocates
+    hundreds. What exists now is frozen out of every collection, and the young generation is
+    collected every 50 000 allocations, the oldest almost never."""
+    import gc
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(50_000, 50, 100)
+
+
 @contextmanager
 def signals_to(handler, signals=(signal.SIGINT, signal.SIGTERM)):
     """While inside, `signals` call ``handler(signum)`` instead of their own handlers, restored on the way

@@ -14,13 +14,11 @@ line per message).
 
 import argparse
 import errno
-import os
 import socket
 import sys
 
 from batloc.reading import DESCRIPTION_BYTES, Refused, read_bytes
 from batloc.schedulers.loading import pybatsim_logging
-from batloc.shipped import policy_of
 
 PROG = "batloc scheduler"
 DEFAULT_ENDPOINT = "tcp://127.0.0.1:28000"
@@ -45,8 +43,6 @@ def parse_args(argv):
 
 class LaunchError(Exception):
     """What stops the scheduler before it runs, in one line."""
-
-
 
 
 def read_options(args):
@@ -120,8 +116,8 @@ def launch(args):
     pybatsim_logging(args.verbosity)
     options = read_options(args)
     check_endpoint(args.socket_endpoint)
-    _compile_first(args.scheduler)
     scheduler = load(args.scheduler, options)
+    _load_planning_core(scheduler)
     try:
         return launch_scheduler(scheduler, args.socket_endpoint, None, options, args.timeout, False)
     except zmq.ZMQError as e:
@@ -130,15 +126,23 @@ def launch(args):
         raise LaunchError(_bind_error(args.socket_endpoint, e)) from None
 
 
-def _compile_first(name):
-    """The planning core's first compile, said on stderr before the scheduler listens (robin.kernel)."""
+def _load_planning_core(scheduler):
+    """Loads (or compiles, minutes, said on stderr) a planning scheduler's
+    compiled core in a thread while pybatsim binds and waits for the engine.
+
+    The engine gives a scheduler `--ready-timeout` (robin's flag form: 10 s) to
+    listen, then its reply timeout (600 s) to answer: a scheduler that loaded
+    its core before listening missed the first under load (30 s from the
+    cache). Bound first, it answers the first message once the core is there
+    (``PlanningScheduler.onSimulationBegins`` waits for this thread)."""
     import threading
 
-    from batloc.robin import kernel
+    from batloc.schedulers.boundary import note
+    from batloc.schedulers.planning.planner import load_kernel
+    from batloc.schedulers.planning.scheduler import PlanningScheduler
 
-    policy = policy_of(os.path.basename(name).removesuffix(".py"))
-    say = lambda text: print(text.replace("robin:", f"{PROG}:"), file=sys.stderr, flush=True)  # noqa: E731
-    kernel.prepare([{"policy": policy}], say, say, threading.Event())
+    if isinstance(scheduler, PlanningScheduler):
+        threading.Thread(target=load_kernel, args=(note,), name="planning-core", daemon=True).start()
 
 
 def main(argv=None) -> int:

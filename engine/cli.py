@@ -1,12 +1,13 @@
 """`batloc-batsim`: the embedded engine's command line, with Batsim 4's flags where they overlap."""
 
 import argparse
-import gc
 import os
 import sys
 import time
 import traceback
 from types import SimpleNamespace
+
+from batloc.processes import quiet_gc
 
 from .checks import timeout_seconds
 from .errors import EngineError, Interrupted
@@ -306,11 +307,7 @@ def _prepare(args, stop, sg, engine, platform, workloads, stamp=None):
     from .progress import Progress
     from .server import Simulation
 
-    # Hundreds of thousands of long-lived job objects: keep the cyclic GC from
-    # re-scanning them on every collection (the simulation creates no cycles worth collecting).
-    gc.collect()
-    gc.freeze()
-    gc.set_threshold(50_000, 50, 100)
+    quiet_gc()
     options = SimpleNamespace(
         dynamic_jobs=args.enable_dynamic_jobs, ack_dynamic=args.acknowledge_dynamic_jobs,
         profile_reuse=args.enable_profile_reuse, forward_profiles=args.forward_profiles_on_submission,

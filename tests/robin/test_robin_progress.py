@@ -80,18 +80,27 @@ def test_a_run_past_its_last_submission_is_never_shown_past_100_percent(tmp_path
     assert Display(specs, stream=io.StringIO()).line().endswith("500/500 jobs ended (99%)")
 
 
-@pytest.mark.parametrize("loading, said", [(0.0, True), (600.0, False)])
-def test_a_long_planning_core_load_is_announced_once(monkeypatch, loading, said):
-    # the load takes longer than `loading` seconds (0: always; 600: never here)
+@pytest.mark.parametrize("child, said", [
+    ("print('compiling the planning core once (...)', flush=True)", ["robin: compiling the planning core once (...)"]),
+    ("import time; time.sleep(0.5)", []),     # loaded from the cache, however long it took: nothing said
+])
+def test_what_the_child_says_of_a_compile_is_passed_on_and_nothing_else(monkeypatch, child, said):
     from batloc.robin import kernel
     from batloc.robin.process import Stop
 
-    monkeypatch.setattr(kernel, "WARM_UP", "pass")
-    monkeypatch.setattr(kernel, "LOADING", loading)
+    monkeypatch.setattr(kernel, "WARM_UP", child)
     lines = []
     kernel.prepare([{"name": "lea", "policy": "lea"}], lines.append, lines.append, Stop())
-    assert any(line.startswith("robin: loading the planning core before the runs (compiling it if its cache is "
-                               "cold") for line in lines) is said
-    lines.clear()
+    assert lines == said
     kernel.prepare([{"name": "x", "command": "pybatsim schedFcfs"}], lines.append, lines.append, Stop())
-    assert lines == []     # no planning policy: nothing to load
+    assert lines == said     # no planning policy: nothing to load
+
+
+def test_a_failed_load_is_one_warning_with_its_last_line(monkeypatch):
+    from batloc.robin import kernel
+    from batloc.robin.process import Stop
+
+    monkeypatch.setattr(kernel, "WARM_UP", "import sys; print('a traceback', file=sys.stderr); sys.exit('boom')")
+    lines = []
+    kernel.prepare([{"name": "lea", "policy": "lea"}], lines.append, lines.append, Stop())
+    assert lines == ["robin: warning: loading the planning core failed (boom); each run will try itself"]

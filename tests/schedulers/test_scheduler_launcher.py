@@ -119,3 +119,30 @@ def test_the_readme_and_the_tests_start_schedulers_on_loopback():
     everywhere = [path.name for path in (REPO / "tests").glob("*.py")
                   if re.search(r"tcp://\*:\{|tcp://0\.0\.0\.0:\{", path.read_text())]
     assert everywhere == []
+
+
+@pytest.mark.needs_pybatsim
+def test_a_planning_scheduler_listens_before_its_core_is_compiled(tmp_path):
+    # An empty numba cache: the core compiles for minutes. The engine's ready timeout (robin's flag form: 10 s)
+    # runs until the scheduler listens, its reply timeout (600 s) after: so it must listen first.
+    import os
+    import socket
+    import time
+
+    port = free_port()
+    env = {**os.environ, "BATLOC_NUMBA_CACHE": str(tmp_path / "empty-cache")}
+    sched = subprocess.Popen([sys.executable, "-m", "batloc.cli.main", "scheduler", "lea",
+                              "-s", f"tcp://127.0.0.1:{port}"], stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        listening = False
+        while sched.poll() is None and not listening:
+            with socket.socket() as probe:
+                listening = probe.connect_ex(("127.0.0.1", port)) == 0
+            time.sleep(0.1)
+        first = sched.stderr.readline()     # the compile, said once it begins
+    finally:
+        sched.kill()
+        said = first + sched.communicate()[1]
+    assert listening, said
+    assert first.startswith("batloc scheduler: compiling the planning core once"), said
+    assert "planning core compiled in" not in said, said    # it listened long before the compile's end
