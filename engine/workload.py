@@ -216,16 +216,17 @@ def _job_from(desc, index, path, workload, seen, nb_compute):
     field = non_finite_field(desc)
     if field is not None:   # a custom field: JSON cannot carry it to the scheduler
         raise EngineError(f"{where}: {field} must be a finite number")
-    _check_end(where, subtime, wall, profile, workload.profiles)
+    check_end(where, subtime, wall, profile, workload.profiles)
     return Job(workload.name, local_id, desc, subtime, res, wall, profile)
 
 
-def _check_end(where, subtime, wall, profile, profiles):
-    """A job whose end, started at its submission, is past the largest double: the clock would reach +inf, and
-    inf and nan would land in its row (each number was finite, their sum is not)."""
+def check_end(where, start, wall, profile, profiles, started="subtime"):
+    """A job whose end, started at `start` (its submission at load; its start, once a scheduler's call at a huge
+    time delayed it), is past the largest double: the clock would reach +inf, and inf and nan would land in its
+    row (each number was finite, their sum is not)."""
     for what, seconds in (("walltime", wall if wall > 0 else 0.0), ("delays", delays(profile, profiles))):
-        if not math.isfinite(subtime + seconds):
-            raise EngineError(f"{where}: subtime {subtime:g} plus its {what} ({seconds:g} s) is past the largest "
+        if not math.isfinite(start + seconds):
+            raise EngineError(f"{where}: {started} {start:g} plus its {what} ({seconds:g} s) is past the largest "
                               "time a double holds (the clock would reach +inf)")
 
 
