@@ -143,7 +143,7 @@ def load_platform(engine, path, master_host=None, roles=None, limit=0, quiet=Fal
     it (`master_host`: its -m; `roles`: its -r), `limit` compute hosts at most (its --mmax, 0: all)."""
     check_platform_file(path)
     try:
-        with ending_at_once():   # SimGrid builds it in one call that holds the interpreter
+        with ending_at_once("SimGrid was building the platform"):   # in one call that holds the interpreter
             engine.load_platform(path)
     except Exception as e:  # SimGrid raises its own types; the message is what matters
         raise EngineError(f"{path}: SimGrid cannot load this platform: {_first_line(e)}") from None
