@@ -1003,6 +1003,90 @@ def case_engine_sighup(c):
     return (OK if r.rc != 0 and "Traceback" not in r.err else POOR), short(r.last())
 
 
+@case("engine", "--recover a prefix whose journal is a FIFO")
+def case_engine_recover_fifo(c):
+    os.makedirs(c.path("out"))
+    os.mkfifo(c.path("out/o_journal.4242.tmp"))
+    return refused(c.run(ENGINE + ["--recover", c.path("out/o")], timeout=30), ("journal", "FIFO"))
+
+
+@case("engine", "a run over a prefix beside which a FIFO poses as a dead run's journal")
+def case_engine_run_fifo_journal(c):
+    os.makedirs(c.path("out"))
+    os.mkfifo(c.path("out/o_journal.4242.tmp"))
+    r = engine(c, str(c.fix / "plain.json"), timeout=60)
+    return succeeded(r, lambda: jobs_complete(c.path("out/o"), 4))
+
+
+CLUSTER_100K = """<?xml version='1.0'?>
+<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
+<platform version="4.1">
+  <cluster id="c" prefix="h" suffix="" radical="0-99999" speed="1Gf" bw="1GBps" lat="0us"/>
+</platform>
+"""
+
+
+def rss_mb(pid):
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            return next(int(line.split()[1]) for line in f if line.startswith("VmRSS")) / 1024
+    except (OSError, StopIteration):
+        return 0.0
+
+
+@case("engine", "ZeroMQ: SIGTERM while SimGrid builds a <cluster> of 100 000 hosts")
+def case_engine_sigterm_platform(c):
+    from batloc.processes import free_port
+    platform = c.write("cl.xml", CLUSTER_100K)
+    seen = []
+    # SimGrid's call grows the engine from about 100 to 400 MB: a signal at 150 and at 250 MB lands inside it
+    for mb in (150, 250):
+        cmd = ENGINE + ["-p", platform, "-w", str(c.fix / "plain.json"), "-e", c.path("out/o"), "-q", "-m", "h0",
+                        "-s", f"tcp://127.0.0.1:{free_port()}", "--ready-timeout", "3"]
+
+        def big(t, mb=mb):
+            pids = tagged(c.tag)
+            return any(rss_mb(pid) >= mb for pid in pids)
+        r = c.run(cmd, timeout=120, settle=0.2, signal_when=(big, signal.SIGTERM))
+        bad = broken(r)
+        if bad:
+            return bad
+        if r.rc not in (128 + signal.SIGTERM, -signal.SIGTERM):   # its exit status, or killed by the signal
+            continue   # it ended before the signal (nobody listens): no signal case
+        if "Traceback" in r.err:
+            return POOR, f"at {mb} MB: traceback: " + short(r.last())
+        if "interrupted by SIGTERM" not in r.err:
+            return POOR, f"at {mb} MB: exit 143 with no line"
+        seen.append(r.last())
+    return (OK, short(seen[-1])) if seen else (SKIP, "each run ended before its signal")
+
+
+LATE_SCHED = """
+from batsim.batsim import BatsimScheduler
+
+
+class Late(BatsimScheduler):
+    def onJobSubmission(self, job):
+        self.job = job
+        self.bs.wake_me_up_at(1.7e308)
+
+    def onRequestedCall(self):
+        self.job.allocation = "0"
+        self.bs.execute_jobs([self.job])
+"""
+
+
+@case("engine", "--in-process: CALL_ME_LATER at 1.7e308, then a job of 1e308 s starts (its end past any double)")
+def case_engine_late_start(c):
+    w = c.write("w.json", {"nb_res": 4, "jobs": [{"id": 1, "subtime": 1, "res": 1, "profile": "d"}],
+                           "profiles": {"d": {"type": "delay", "delay": 1e308}}})
+    r = engine(c, w, sched=c.write("late.py", LATE_SCHED))
+    v = refused(r, "EXECUTE_JOB", ("largest", "overflow", "+inf"))
+    if v[0] == OK and rows(c.path("out/o") + "_jobs.csv") is None:
+        return LOST, "no jobs.csv"
+    return v
+
+
 def small_disk(c, name="full", size="48k"):
     """A tmpfs of `size` at the case's `name` (root only; unmounted at the case's end), or None."""
     path = c.dir / name
@@ -1544,6 +1628,22 @@ def case_proxy_sched_dies(c):
     port = free_port()
     r = c.run(PROXY + ["-s", f"tcp://127.0.0.1:{port}", "--", "bash", "-c", "exit 7"], timeout=60)
     return refused(r, ("exit", "7", "wrapped"))
+
+
+@case("proxy", "a wrapped scheduler that leaves a daemon outside its process group (setsid)")
+def case_proxy_sched_daemon(c):
+    r = c.run(PROXY + ["--bind", "tcp://127.0.0.1:0", "--ready-timeout", "5", "--", "bash", "-c",
+                       "setsid sleep 300 < /dev/null > /dev/null 2>&1 & exit 3"], timeout=60)
+    return refused(r, ("wrapped", "exit"), lines=3)
+
+
+@case("robin", "a scheduler command that leaves a daemon outside its process group (setsid)")
+def case_robin_sched_daemon(c):
+    wrapper = c.write("daemon.sh", 'setsid sleep 300 < /dev/null > /dev/null 2>&1 &\nexec pybatsim schedFcfs "$@"\n')
+    y = sweep_yaml(c, schedulers=f"[{{name: d, command: bash {wrapper}}}]")
+    r = c.run(ROBIN + [y, "--no-report"], timeout=180)
+    return succeeded(r, lambda: None if all(json.load(open(p))["status"] == "success"
+                                            for p in c.dir.glob("sw/runs/*/run.json")) else "the run failed")
 
 
 # --- the Python API ---------------------------------------------------------------------------------------------
