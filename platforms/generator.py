@@ -78,8 +78,11 @@ class PlatformSpec:
         if self.nodes < 1:
             raise ValueError("a platform needs at least one node")
         # NaN passes every comparison and inf is written "inf": neither is a size SimGrid or a scheduler reads
-        if any(count < 0 or not 0 < memory < math.inf for count, memory in self.memory_mix):
-            raise ValueError("node counts must be >= 0 and memories finite and > 0")
+        for count, memory in self.memory_mix:
+            if count < 0:
+                raise ValueError(f"node counts must be >= 0, got {count}")
+            if not 0 < memory < math.inf:   # named: "memories" in a sentence about counts hid which flag was wrong
+                raise ValueError(f"node memory must be finite and > 0, got {memory:g} bytes")
         if self.cores < 1:
             raise ValueError("nodes need at least one core")
         # every host is a line of XML and a SimGrid host: refused before a 10-million-line file is written

@@ -36,7 +36,7 @@ def test_a_platform_is_the_one_batloc_platform_generate_writes(tmp_path):
     (dict(memory_mix="2y"), "platform: cannot read memory mix part '2y'"),
     (dict(sharing="ALL"), "platform: sharing policy must be one of FATPIPE, SHARED"),
     # the probe: NaN and inf were written into the platform ("nan" bytes of memory), 10^15 hosts drawn for ever
-    (dict(memory=float("nan")), "platform: node counts must be >= 0 and memories finite and > 0"),
+    (dict(memory=float("nan")), "platform: node memory must be finite and > 0, got nan bytes"),
     (dict(node_bw=float("inf")), "platform: node bandwidth must be finite and > 0"),
     (dict(nodes=10**9, cores=10**6), "platform: 1000000000 nodes x 1000000 cores make 1000001000000002 hosts"),
     (dict(name="a--b"), "platform: the platform name 'a--b' must be printable ASCII without '--'"),

@@ -105,7 +105,7 @@ def test_cli_generate_and_show(tmp_path, capsys):
     # a name that ends the file's XML comment, or that the ASCII file cannot hold (issue 37's probe)
     (["generate", "-o", "x.xml", "--name", "a--b"], "the platform name 'a--b' must be printable ASCII without '--'"),
     (["generate", "-o", "x.xml", "--name", "clüster"], "the platform name 'clüster' must be printable ASCII"),
-    (["generate", "-o", "x.xml", "--memory", "1e400"], "memories finite and > 0"),
+    (["generate", "-o", "x.xml", "--memory", "1e400"], "node memory must be finite and > 0, got inf bytes"),
     (["generate", "-o", "x.xml", "--nodes", "100000", "--cores", "100"],
      "100000 nodes x 100 cores make 10100002 hosts (with the node memories), more than 1048576"),
 ])
