@@ -10,7 +10,9 @@ Timeline of one run (batexpe robin's semantics, re-implemented):
 4. when one process ends, the other has `success-timeout` if the first
    succeeded, `failure-timeout` otherwise;
 5. anything still alive is stopped: its whole process group gets SIGTERM,
-   then SIGKILL, so no grandchild survives (pybatsim under bash, …).
+   then SIGKILL, so no grandchild survives (pybatsim under bash, …); then
+   every process that left the group (setsid, a daemon's double fork) but
+   still carries the command's tag in its environment (`processes.TAG`).
 A signal to robin (`STOP`) ends every step at once: the run stops its groups
 and returns, within the kill grace, whatever its timeouts.
 Exit status: 0 iff both processes returned 0 within their timeouts.
