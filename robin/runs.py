@@ -301,13 +301,21 @@ def execute(spec: RunSpec, log=print, stop: Stop = STOP) -> Outcome:
     """Run it, validate it if it succeeded, and record both in its run.json."""
     spec.output_dir.mkdir(parents=True, exist_ok=True)
     # contents as the run starts: a file edited while it runs differs at the next invocation
-    inputs = identity.inputs(spec.input_files())
+    files = spec.input_files()
+    inputs = identity.inputs(files)
+    before = identity.stamps(files)
     try:
         spec.progress_path.unlink()
     except OSError:
         pass
     outcome = run_simulation(spec.output_dir, spec.batcmd, spec.schedcmd, spec.timeouts, log=log, stop=stop,
                              sched_cwd=spec.sched_cwd)
+    edited = identity.changed_while_running(inputs, before, files)
+    if outcome.success and edited:
+        # validated against the new contents, the outputs of the old read as violations ("job not in workload")
+        outcome.success = False
+        outcome.reason = (f"its inputs changed while it ran ({', '.join(edited)}): not validated against contents "
+                          "it may not have read; the next invocation runs it again")
     if outcome.success:
         outcome.validation = _validate(spec)
         if outcome.validation is not None and not outcome.validation["valid"]:
