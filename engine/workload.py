@@ -11,6 +11,7 @@ from batloc.reading import WORKLOAD_BYTES, Refused, excerpt, read_bytes
 from .checks import integer, non_finite_field, non_text_field, number, walltime
 from .errors import EngineError
 from .profiles import check_profile
+from .protocol import LONG_NUMBER, rapidjson_float
 from .usage_trace import TraceBudget, read_trace
 
 
@@ -21,7 +22,7 @@ class Job:
         "id", "workload", "local_id", "subtime", "res", "walltime", "profile", "description",
         "state", "start", "finish", "alloc", "alloc_str", "metadata",
         "token", "runner", "activities", "phase_end", "phase_start", "pdata",
-        "return_code", "written", "gone", "kill_asked", "moves_bytes", "remaining", "sleep", "replay",
+        "return_code", "written", "gone", "kill_asked", "moves_bytes", "remaining", "sleep", "replay", "transfer",
     )
 
     def __init__(self, workload, local_id, description, subtime, res, walltime, profile):
@@ -53,6 +54,7 @@ class Job:
         self.remaining = -1.0     # timed mode: what is left of its walltime, as Batsim counts it
         self.sleep = None         # timed mode: its sleep (a delay, or its walltime's timeout) on the L07 clock
         self.replay = None        # its usage-trace phase in flight (``usage_trace.Replay``)
+        self.transfer = None      # timed mode: its phase of transfers in flight on the L07 clock
 
 
 class Workload:
@@ -98,7 +100,9 @@ def read_json(path):
     try:
         # seconds for a million jobs, yet no call that holds the interpreter: the hook, Python, runs for every
         # object, so a signal is acted on within one (the watcher's line, not a silent 143)
-        data = json.loads(text, object_pairs_hook=_unique_keys)
+        # numbers as Batsim reads them (RapidJSON's, not always the nearest double for 16 digits or more)
+        data = json.loads(text, object_pairs_hook=_unique_keys,
+                          parse_float=rapidjson_float if LONG_NUMBER.search(raw) else None)
     except json.JSONDecodeError as e:
         raise EngineError(f"{path}:{e.lineno}:{e.colno}: malformed JSON: {e.msg}") from None
     except _KeyTwice as e:
@@ -218,6 +222,13 @@ def _job_from(desc, index, path, workload, seen, nb_compute):
         raise EngineError(f"{where}: {field} must be a finite number")
     check_end(where, subtime, wall, profile, workload.profiles)
     return Job(workload.name, local_id, desc, subtime, res, wall, profile)
+
+
+def submission_order(workloads):
+    """Batsim's submitters: by date, workload, then job id as text ("w0!10" before "w0!2"). Here, not in the server,
+    so that a recovery before the run (its signals not yet blocked) imports nothing that starts threads (numpy)."""
+    order = ((j.subtime, wi, j.id, j) for wi, w in enumerate(workloads) for j in w.jobs)
+    return [t[3] for t in sorted(order, key=lambda t: t[:3])]
 
 
 def check_end(where, start, wall, profile, profiles, started="subtime"):

@@ -20,6 +20,9 @@ plus batloc additions used when `batcmd` is absent (the embedded engine runs):
                              (batloc-batsim --in-process: no ZeroMQ, same outputs) when it
                              can: a batloc policy, or a command `pybatsim SCHEDULER [-o …]`;
                              any other command (and a staged one) still runs over ZeroMQ
+    instant                  true: the engine's instant mode (batloc-batsim --instant: every
+                             event of one instant in one message, the paper's semantics)
+                             instead of Batsim 4.2.1's messages (contract section 4)
 
 Sweep — any description with `platforms`, `workloads` and `schedulers` lists:
     output-dir, platforms, workloads, schedulers (names, or mappings with
@@ -30,7 +33,7 @@ Sweep — any description with `platforms`, `workloads` and `schedulers` lists:
     walltime-includes-load (as above, for every run of the sweep),
     engine (command of the engine: default the embedded one; `batsim` for
     real Batsim), engine-args, scheduler-address, pybatsim-verbosity,
-    in-process (embedded engine only), and the four timeouts. Scheduler names and input file names become folder names
+    in-process and instant (embedded engine only), and the four timeouts. Scheduler names and input file names become folder names
     under OUTPUT_DIR/runs: a scheduler `name` must be a plain file name.
     A scheduler robin starts runs in its run's folder (so that the files it
     writes by itself, such as pybatsim's out_events.csv, stay with its run);
@@ -70,9 +73,11 @@ TIMEOUT_KEYS = {
     "failure-timeout": "failure",
 }
 SINGLE_KEYS = {"output-dir", "batcmd", "schedcmd", "platform", "workload", "scheduler", "engine-args",
-               "scheduler-address", "pybatsim-verbosity", "in-process", "walltime-includes-load", *TIMEOUT_KEYS}
+               "scheduler-address", "pybatsim-verbosity", "in-process", "instant", "walltime-includes-load",
+               *TIMEOUT_KEYS}
 SWEEP_KEYS = {"output-dir", "platforms", "workloads", "schedulers", "baseline", "engine", "engine-args",
-              "scheduler-address", "pybatsim-verbosity", "in-process", "walltime-includes-load", *TIMEOUT_KEYS}
+              "scheduler-address", "pybatsim-verbosity", "in-process", "instant", "walltime-includes-load",
+               *TIMEOUT_KEYS}
 # The batloc policies that load files (planning and file-sharing families): they take the option
 # walltime_includes_load; the others load nothing, so the rule does not touch them.
 LOADING_POLICIES = {"fcfs", "eft", "lea", "leo", "lem", "fcfs_bf", "eft_bf", "lea_bf", "leo_bf", "lem_bf",
@@ -486,7 +491,15 @@ def checked_policy(policy: str) -> str:
 
 def engine_args(desc: dict) -> list[str]:
     extra = desc.get("engine-args") or []
-    return shlex.split(extra) if isinstance(extra, str) else [str(a) for a in extra]
+    extra = shlex.split(extra) if isinstance(extra, str) else [str(a) for a in extra]
+    return extra + ["--instant"] if instant(desc) and "--instant" not in extra else extra
+
+
+def instant(desc: dict) -> bool:
+    value = desc.get("instant", False)
+    if not isinstance(value, bool):
+        raise DescriptionError(f"instant must be true or false, not {value!r}")
+    return value
 
 
 def embedded_batcmd(engine: list[str], platform: Path, workload: Path, prefix: Path, port: int | None,

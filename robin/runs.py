@@ -139,6 +139,9 @@ def single_run(desc: dict) -> RunSpec:
     local = None   # the engine's --in-process flags
     if rd.in_process(desc) and (batcmd or "scheduler" not in desc):
         raise rd.DescriptionError("in-process needs the embedded engine and a scheduler (no batcmd, no schedcmd)")
+    if rd.instant(desc) and batcmd:
+        raise rd.DescriptionError("instant is a mode of the embedded engine: not with batcmd (add --instant to its "
+                                  "command if it is batloc-batsim)")
     if "scheduler" in desc:
         if schedcmd:
             raise rd.DescriptionError("give either schedcmd or scheduler, not both")
@@ -228,6 +231,9 @@ def sweep_runs(desc: dict, timeout_defaults: Timeouts | None = None) -> tuple[Pa
     local = rd.in_process(desc)
     if local and not rd.is_embedded(engine):
         raise rd.DescriptionError("in-process needs the embedded engine (engine: embedded)")
+    if rd.instant(desc) and not rd.is_embedded(engine):
+        raise rd.DescriptionError("instant is a mode of the embedded engine (engine: embedded): real Batsim has "
+                                  "only its own messages")
     plat_labels, wl_labels = _labels(platforms), _labels(workloads)
     runs_dir = out / "runs"
     specs = []
