@@ -23,12 +23,13 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CPUS = CpuLeases()
 
 
-def run_pair(variant, platform, workload, prefix, options, in_process=False):
-    """Returns a dict: ok, wall, engine_cpu, sched_cpu, sched_rss_mb, stats (the scheduler's, or {}), note."""
+def run_pair(variant, platform, workload, prefix, options, in_process=False, engine_args=()):
+    """Returns a dict: ok, wall, engine_cpu, sched_cpu, sched_rss_mb, stats (the scheduler's, or {}), note.
+    `engine_args`: more flags of the engine (e.g. --instant)."""
     stats_path = prefix + "_stats.json"
     opts = {**options, "export_prefix": prefix, "stats": stats_path}
     if in_process:
-        return run_one(variant, platform, workload, prefix, opts)
+        return run_one(variant, platform, workload, prefix, opts, engine_args)
     port = free_port()
     cpu = CPUS.take()
     pin = pin_to(cpu)
@@ -40,7 +41,8 @@ def run_pair(variant, platform, workload, prefix, options, in_process=False):
                                  preexec_fn=pin)
         with tempfile.TemporaryFile("w+") as err:
             engine = subprocess.Popen([sys.executable, "-m", "batloc.engine", "-p", platform, "-w", workload,
-                                       "-e", prefix, "-s", f"tcp://127.0.0.1:{port}", "--enable-dynamic-jobs", "-q"],
+                                       "-e", prefix, "-s", f"tcp://127.0.0.1:{port}", "--enable-dynamic-jobs", "-q",
+                                       *engine_args],
                                       stdout=subprocess.DEVNULL, stderr=err, preexec_fn=pin)
             _, status, engine_usage = os.wait4(engine.pid, 0)
             engine.returncode = os.waitstatus_to_exitcode(status)
@@ -61,7 +63,7 @@ def run_pair(variant, platform, workload, prefix, options, in_process=False):
                 sched_rss_mb=usage.ru_maxrss / 1024.0, stats=stats, note=note)
 
 
-def run_one(variant, platform, workload, prefix, opts):
+def run_one(variant, platform, workload, prefix, opts, engine_args=()):
     """`run_pair` with the scheduler inside the engine's process."""
     cpu = CPUS.take()
     started = time.monotonic()
@@ -69,7 +71,7 @@ def run_one(variant, platform, workload, prefix, opts):
         engine = subprocess.Popen([sys.executable, "-m", "batloc.engine", "-p", platform, "-w", workload,
                                    "-e", prefix, "--enable-dynamic-jobs",
                                    "--in-process", os.path.join(ROOT, "schedulers", variant + ".py"), "--time-scheduler",
-                                   "--scheduler-options", json.dumps(opts)],
+                                   "--scheduler-options", json.dumps(opts), *engine_args],
                                   stdout=subprocess.DEVNULL, stderr=err, cwd=os.path.dirname(prefix),
                                   preexec_fn=pin_to(cpu))
         _, status, usage = os.wait4(engine.pid, 0)
