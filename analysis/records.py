@@ -80,7 +80,9 @@ def check_rows_against_workload(rows, jobs, profiles):
             out.append((ROW_MISMATCH, f"{jid}: " + "; ".join(wrong)))
         if not _started(r) or not math.isfinite(r["_finish"]):
             continue
-        start, finish, submit = r["_start"], r["_finish"], r["_submit"]
+        # the row's own finish: the replay reads Batsim's 1e-5 s run of a job run in no time as none (`_finish`)
+        start, finish, submit = r["_start"], _float(r.get("finish_time")), r["_submit"]
+        finish = r["_finish"] if finish is None else finish
         for column, value in (("execution_time", finish - start), ("waiting_time", start - submit),
                               ("turnaround_time", finish - submit)):
             written = _float(r.get(column))
