@@ -216,3 +216,24 @@ def test_a_plain_batsim_platform_is_checked_by_its_compute_hosts(tmp_path, capsy
         assert rc == 0 and "ok: 3/3 jobs, 0 stagings" in out
     else:
         assert rc == 1 and violation in out
+
+
+def test_a_long_delay_worn_down_microseconds_early_is_no_short_run():
+    # The saturated oracle under Batsim's timing: w0!9, a 448 532 s delay started at 1 280.000001, completed at
+    # 449 811.999998 (3 µs early: a sleep worn down over tens of thousands of clock steps, each rounded to its
+    # double). A whole second short is no drift: the row was made up.
+    from batloc.analysis import records
+
+    def rows(finish):
+        r = {"job_id": "9", "workload_name": "w0", "final_state": "COMPLETED_SUCCESSFULLY", "_start": 1280.000001,
+             "_finish": finish, "_submit": 0.0, "finish_time": f"{finish:.6f}", "submission_time": "0.000000",
+             "requested_number_of_resources": "1", "requested_time": "707732.000000",
+             "execution_time": f"{finish - 1280.000001:.6f}", "waiting_time": "1280.000001",
+             "turnaround_time": f"{finish:.6f}"}
+        return [r]
+
+    jobs = {"9": {"id": 9, "subtime": 0, "res": 1, "walltime": 707732, "profile": "d"}}
+    profiles = {"d": {"type": "delay", "delay": 448532}}
+    assert records.check_rows_against_workload(rows(449811.999998), jobs, profiles) == []
+    short = records.check_rows_against_workload(rows(449811.0), jobs, profiles)
+    assert [k for k, _ in short] == ["shorter than its delay"], short
