@@ -42,7 +42,7 @@ from pathlib import Path
 import numpy as np
 from procset import ProcSet
 
-from batloc.locality.cache import MODELS, NodeCache
+from batloc.locality.cache import MODELS, SAME_INSTANT, NodeCache
 from batloc.locality.staging import STAGE_WORKLOAD, writeback_job_id
 from batloc.locality.workflow import WorkflowError, check as check_workflows, job_files, job_outputs, parents
 from batloc.locality.platform_view import PlatformView
@@ -271,6 +271,10 @@ def check_files_and_memory(rows, decisions, memories, model, jobs=None):
         return out      # a memory model the replay does not know (e.g. file-sharing's `value`)
     events.sort(key=lambda e: (e[0], e[1], e[3][0] if e[2] == "start" else -1))
     caches = {}
+    # node -> (t, {file: Resident}): loaded files dropped at instant t once their last user ended at t. Under
+    # Batsim's message timing that end may reach the scheduler after starts of its instant (they print alike),
+    # and the scheduler then still held the file for them: a hit at t on such a file is no false hit.
+    ended_now = {}
     for t, _, kind, p in events:
         node = p[2] if kind == "start" else p[0]
         cache = caches.get(node)
@@ -279,7 +283,13 @@ def check_files_and_memory(rows, decisions, memories, model, jobs=None):
         if kind == "loaded":
             cache.load_done(p[1], t)
         elif kind == "end":
-            cache.end_files(p[1], t)
+            kept = {f: cache.files[f] for f in p[1] if f in cache.files and cache.files[f].loaded}
+            for f in cache.end_files(p[1], t):
+                _dropped_at(ended_now, node, t)[f] = kept.get(f)
+            for f in p[1]:   # paper: the next start of the instant drops it, whichever file that start reads
+                r = cache.files.get(f)
+                if r is not None and r.users == 0 and r.loaded:
+                    _dropped_at(ended_now, node, t)[f] = r
         elif kind == "output":
             for f, size in p[1]:
                 cache.add_output(f, size, t, pinned=p[2])
@@ -288,6 +298,11 @@ def check_files_and_memory(rows, decisions, memories, model, jobs=None):
                 cache.unpin(f, t)
         else:
             _, jid, _, entries, load_ends = p
+            dropped = ended_now.get(node, (None, {}))
+            for f, _, logged, _ in entries:
+                if (logged == "hit" and f not in cache.files and dropped[0] is not None
+                        and abs(t - dropped[0]) < SAME_INSTANT and dropped[1].get(f) is not None):
+                    cache.files[f] = dropped[1][f]   # its last user's end had not reached the scheduler yet
             before = [cache.status(f, t) for f, _, _, _ in entries]
             cache.start_files([(f, size) for f, size, _, _ in entries], t, load_end=load_ends)
             for (file, _, logged, _), was in zip(entries, before):
@@ -299,6 +314,14 @@ def check_files_and_memory(rows, decisions, memories, model, jobs=None):
                 out.append((OVER_CAPACITY, f"{node}: memory holds {used:.0f} bytes > capacity "
                                            f"{cache.capacity:.0f} at {t:.6f} (after {jid} starts)"))
     return out
+
+
+def _dropped_at(ended_now, node, t):
+    """The files dropped on `node` at instant t (a new instant forgets the last one's)."""
+    at, files = ended_now.get(node, (None, None))
+    if at is None or abs(t - at) >= SAME_INSTANT:
+        at, files = ended_now[node] = (t, {})
+    return files
 
 
 def _walltime(job):

@@ -237,3 +237,25 @@ def test_a_long_delay_worn_down_microseconds_early_is_no_short_run():
     assert records.check_rows_against_workload(rows(449811.999998), jobs, profiles) == []
     short = records.check_rows_against_workload(rows(449811.0), jobs, profiles)
     assert [k for k, _ in short] == ["shorter than its delay"], short
+
+
+def test_paper_a_hit_on_a_file_whose_last_user_ended_in_its_instant_is_no_false_hit(tmp_path):
+    # The saturated day under Batsim's message timing (LEA, n091, t = 57 681), in small: job 1 (file A, loaded
+    # [0, 10) on n000) ends at 20; at 20 job 2 starts there without a file, then job 3 hits A. Replayed ends
+    # first, job 2's start drops A (paper) and job 3's hit was false; but job 1's end may reach the scheduler
+    # after both starts (they print alike), A then still in use: accepted. A second later A is gone.
+    (tmp_path / "out_jobs.csv").write_text(JOBS_HEADER + "\n" + "\n".join([
+        row("stage-w0-1-n000", 0, 10, "4 5", res=2, sub=0, workload="batloc-stage"),
+        row(1, 10, 20, "0", sub=0), row(2, 20, 30, "1", sub=20), row(3, 20, 30, "0", sub=20)]) + "\n")
+    rows = validate.read_jobs_csv(str(tmp_path / "out_jobs.csv"))
+    decisions = [{"time": "0.000000", "job_id": "w0!1", "node": "n000", "cache": "miss", "input_file": "A",
+                  "input_size": "1000.000000", "staging_job": "batloc-stage!stage-w0-1-n000"},
+                 {"time": "20.000000", "job_id": "w0!2", "node": "n000", "cache": "none", "input_file": "",
+                  "input_size": "", "staging_job": ""},
+                 {"time": "20.000000", "job_id": "w0!3", "node": "n000", "cache": "hit", "input_file": "A",
+                  "input_size": "1000.000000", "staging_job": ""}]
+    assert validate.check_files_and_memory(rows, decisions, {"n000": 1e9}, "paper") == []
+    late = decisions[:2] + [dict(decisions[2], time="21.000000")]
+    rows[-1]["_start"] = 21.0
+    assert [kind for kind, _ in validate.check_files_and_memory(rows, late, {"n000": 1e9}, "paper")] == [
+        validate.FALSE_HIT]
