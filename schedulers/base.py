@@ -153,6 +153,11 @@ class SchedulerBase(BatlocScheduler):
         """Number of submitted jobs not started yet."""
         raise NotImplementedError
 
+    def dependents_waiting(self):
+        """Dependent jobs whose parents still run (``workflows.WorkflowSubmissions``): registration
+        must stay open for them."""
+        return 0
+
     def may_schedule(self):
         """Whether a pass may run now (a periodic scheduler waits for its next instant)."""
         return True
@@ -234,7 +239,7 @@ class SchedulerBase(BatlocScheduler):
             if self.first_pass_seconds is None:
                 self.first_pass_seconds = done - self.born
         if (not self.finished_registration and self.bs.no_more_static_jobs
-                and self.unstarted() == 0 and not self.due):
+                and self.unstarted() == 0 and not self.due and not self.dependents_waiting()):
             self.finished_registration = True
             self.bs.notify_registration_finished()
 

@@ -13,13 +13,8 @@ at once, and so are its descendants: every job of the workload ends in
 jobs.csv with a final state.
 """
 
-from batloc.locality.workflow import DependencyBook, WorkflowError, read_dependents
+from batloc.locality.workflow import DependencyBook, WorkflowError, dependent_profile_name, read_dependents
 from batloc.schedulers.boundary import PREFIX
-
-
-def dependent_profile_name(profile, job_id):
-    """The name a dependent job's profile is registered under: its own, never shared."""
-    return f"{profile}@{job_id.split('!', 1)[1]}"
 
 
 class WorkflowSubmissions:
