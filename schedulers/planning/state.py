@@ -13,6 +13,14 @@ for a load in flight or a miss; its misses from one source are one staging
 computes once every file is there. Its outputs enter its node's memory at
 its end: with ``write_back: "staged"`` pinned there until a staging has
 copied them to Lustre, and read from that node until then.
+
+Room (issue 39): the paper's rule (a job's files within its cores' share of
+the node's memory) cannot overflow a node, but outputs pinned by their
+write-back hold memory no core accounts for. A start whose missing files do
+not fit next to the files in use and the pinned outputs (``lacks_room``)
+takes its cores and waits for room (``wait_for_room``), first come first
+served per node, as the staging proxy's jobs do; it claims its files when a
+write-back or a job's end frees room (``admit_waiting``).
 """
 
 from dataclasses import dataclass
@@ -54,6 +62,7 @@ class ClusterState(HeldJobs):
         self.file_ends = [dict() for _ in platform.nodes] if options.file_window == "per_file" else None
         self.written_at = {}       # output -> its producer's node, while it is written back (staged)
         self.writebacks = {}       # write-back staging id -> Staging
+        self.room_queue = [[] for _ in platform.nodes]     # node -> ids of jobs waiting for room, in order
 
     def file_id(self, name):
         return self.flat.files.id_of(name)
@@ -83,8 +92,44 @@ class ClusterState(HeldJobs):
                 self.file_ends[node].pop(file, None)
 
     # ---- events ---------------------------------------------------------
-    def start(self, job, node, positions, now, est_file_time):
-        """Commit a start decision. Returns (case, Held, new Staging or None)."""
+    # ---- room in memory --------------------------------------------------
+    def missing_bytes(self, job, node, now):
+        """Bytes of `job`'s files absent from node's memory now (what its start would load)."""
+        cache = self.caches[node]
+        return sum(size for f, size in job.reads if cache.status(f, now) == "absent")
+
+    def lacks_room(self, job, node, now):
+        """Whether `job` must wait for room on node: its missing files do not fit next to the files in
+        use and the pinned outputs, or an earlier job waits for room there (first come, first served)."""
+        need = self.missing_bytes(job, node, now)
+        return need > 0 and (bool(self.room_queue[node]) or not self.caches[node].room_for(need, now))
+
+    def wait_for_room(self, job, node, positions, now):
+        """`job` holds its cores on node from now, its files not claimed yet: its Held (waiting)."""
+        deadline = now + job.walltime
+        self.flat.hold(node, positions, deadline)
+        self.windows[node][job.id] = Window(now, now, deadline, None, 0.0)
+        held = Held(job, node, positions, now, deadline, None, computing=False, waits=set())
+        self.held[job.id] = held
+        self.room_queue[node].append(job.id)
+        self._mirror(node)
+        return held
+
+    def admit_waiting(self, node, now):
+        """The Held jobs waiting for room on node that may claim it now, in order (out of the queue)."""
+        queue, ready = self.room_queue[node], []
+        while queue:
+            held = self.held[queue[0]]
+            need = self.missing_bytes(held.job, node, now)
+            if need > 0 and not self.caches[node].room_for(need, now):
+                break
+            queue.pop(0)
+            ready.append(held)
+        return ready
+
+    def start(self, job, node, positions, now, est_file_time, since=None):
+        """Commit a start decision (``since``: the cores were taken then, waiting for room).
+        Returns (case, Held, new Staging or None)."""
         cache = self.caches[node]
         case, _ = cache.start_job(job.file, job.size, now, load_end=est_file_time)
         staging, new_staging = None, None
@@ -102,16 +147,17 @@ class ClusterState(HeldJobs):
             staging, est_file_time = st.id, st.est_end
         else:
             est_file_time = now
-        deadline = now + job.walltime
+        since = now if since is None else since
+        deadline = since + job.walltime
         self._file_started(node, job.file, case, deadline)
         self.flat.hold(node, positions, deadline)
-        self.windows[node][job.id] = Window(now, est_file_time, deadline, job.file, job.size, staging)
-        held = Held(job, node, positions, now, deadline, staging, computing=case in ("hit", "none"))
+        self.windows[node][job.id] = Window(since, est_file_time, deadline, job.file, job.size, staging)
+        held = Held(job, node, positions, since, deadline, staging, computing=case in ("hit", "none"))
         self.held[job.id] = held
         self._mirror(node)
         return case, held, new_staging
 
-    def start_files(self, job, node, positions, now):
+    def start_files(self, job, node, positions, now, since=None):
         """Commit the start of a job reading several files: (cases, Held, new Stagings).
 
         Its misses are loaded by one staging per source, of their summed size;
@@ -149,10 +195,12 @@ class ClusterState(HeldJobs):
             waits.add(sid)
             new.append(st)
         avail = max((a for _, a in reads.values()), default=now)
-        deadline = now + job.walltime
+        since = now if since is None else since
+        deadline = since + job.walltime
         self.flat.hold(node, positions, deadline)
-        self.windows[node][job.id] = Window(now, avail, deadline, job.file, job.size, next(iter(waits), None), reads)
-        held = Held(job, node, positions, now, deadline, stagings[0] if waits else None, computing=not waits,
+        self.windows[node][job.id] = Window(since, avail, deadline, job.file, job.size, next(iter(waits), None),
+                                            reads)
+        held = Held(job, node, positions, since, deadline, stagings[0] if waits else None, computing=not waits,
                     waits=waits)
         self.held[job.id] = held
         self._mirror(node)
@@ -204,7 +252,8 @@ class ClusterState(HeldJobs):
         return st
 
     def written_back(self, staging_id, now):
-        """A write-back ended: its outputs are on Lustre, and free to leave their node's memory."""
+        """A write-back ended: its outputs are on Lustre, and free to leave their node's memory.
+        Returns the node."""
         st = self.writebacks.pop(staging_id)
         cache = self.caches[st.node]
         for f in st.files:
@@ -212,6 +261,7 @@ class ClusterState(HeldJobs):
             if self.written_at.get(f) == st.node:
                 del self.written_at[f]
         self._mirror(st.node)
+        return st.node
 
     def finish(self, job_id, now):
         """A job ended (completed or killed): free its cores and its file's use."""
@@ -219,6 +269,12 @@ class ClusterState(HeldJobs):
         if held is None:
             return None
         node = held.node
+        if job_id in self.room_queue[node]:         # killed while waiting for room: it claimed nothing
+            self.room_queue[node].remove(job_id)
+            self.flat.release(node, held.positions)
+            self.windows[node].pop(job_id, None)
+            self._mirror(node)
+            return held
         self.flat.release(node, held.positions)
         self.windows[node].pop(job_id, None)
         if held.job.files:

@@ -4,6 +4,10 @@
 pybatsim side (events, stagings, decision log) is the shipped one; only the
 state and the pass are the oracle's, with the policies' scores as they were
 written for it (numpy, vectorised over nodes).
+
+Issue 39's rules, before the compiled pass has them, are the oracle's own
+options (``oracle_class(..., load_model="shared", ramp_scale="W")``): the load
+model, and the gradual LEM's weight on W's scale.
 """
 
 import importlib
@@ -17,8 +21,9 @@ from oracle_planner.state import ClusterState
 class Policy:
     """The five scores as the Python pass called them."""
 
-    def __init__(self, name, opts):
+    def __init__(self, name, opts, ramp_scale="linear"):
         self.name, self.W, self.saturation = name, opts.W, opts.saturation
+        self.ramp_scale = ramp_scale
         self.truncate = opts.score_rounding == "truncate"
         self.uses_penalty = name in ("LEA", "LEO", "LEM")
         if name == "LEO":
@@ -61,7 +66,12 @@ class Policy:
                 return np.where(t_k == ctx.now, t_k + overhead, self._lea(t_k, overhead, penalty))
             return t_k + overhead if t_k == ctx.now else self._lea(t_k, overhead, penalty)
         if self.ramp is not None:
-            return t_k + overhead + self.weight(ctx) * ((self.W - 1.0) * overhead + penalty)
+            w = self.weight(ctx)
+            if self.ramp_scale == "W":
+                # on W's scale: the load weighs W^w (1: EFT, W: LEA); the score is EFT's and LEA's
+                # mixed in the proportion that gives it that weight
+                w = (self.W ** w - 1.0) / (self.W - 1.0)
+            return t_k + overhead + w * ((self.W - 1.0) * overhead + penalty)
         if ctx.busy_share >= self.saturation:
             return self._lea(t_k, overhead, penalty)
         return t_k + overhead
@@ -86,6 +96,8 @@ class _OraclePlanner:
         where = {j.id: i for i, j in enumerate(queue.jobs)}
         for d in decisions:
             d.index = where[d.job.id]
+            if d.t_load is not None and getattr(d.job, "files", ()):
+                self.inner.state.planned_loads[d.job.id] = d.t_load      # its staging's planned end
         if not resume:
             queue.release_parked()
         return decisions
@@ -114,16 +126,16 @@ class _OracleState(ClusterState):
         return -1
 
 
-def oracle_class(variant, bf):
+def oracle_class(variant, bf, load_model="node", ramp_scale="linear"):
     name = variant + ("_bf" if bf else "")
     shipped = getattr(importlib.import_module(f"batloc.schedulers.{name}"), name.capitalize())
 
     class Oracle(shipped):
         def make_state(self):
-            return _OracleState(self.platform, self.opts)
+            return _OracleState(self.platform, self.opts, load_model)
 
         def make_planner(self):
-            return _OraclePlanner(self.state, Policy(self.policy_name, self.opts))
+            return _OraclePlanner(self.state, Policy(self.policy_name, self.opts, ramp_scale))
 
     Oracle.__name__ = "Oracle" + shipped.__name__
     return Oracle
