@@ -23,13 +23,14 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CPUS = CpuLeases()
 
 
-def run_pair(variant, platform, workload, prefix, options, in_process=False, stats=True):
+def run_pair(variant, platform, workload, prefix, options, in_process=False, stats=True, path=None):
     """Returns a dict: ok, wall, engine_cpu, sched_cpu, sched_rss_mb, stats (the scheduler's, or {}), note.
-    `stats` False: the scheduler takes no option `stats` (the plain family)."""
+    `stats` False: the scheduler takes no option `stats` (the plain family); `path`: the scheduler's
+    file, in process (default: schedulers/<variant>.py)."""
     stats_path = prefix + "_stats.json"
     opts = {**options, "export_prefix": prefix, **({"stats": stats_path} if stats else {})}
-    if in_process:
-        return run_one(variant, platform, workload, prefix, opts)
+    if in_process or path is not None:
+        return run_one(variant, platform, workload, prefix, opts, path)
     port = free_port()
     cpu = CPUS.take()
     pin = pin_to(cpu)
@@ -62,14 +63,15 @@ def run_pair(variant, platform, workload, prefix, options, in_process=False, sta
                 sched_rss_mb=usage.ru_maxrss / 1024.0, stats=stats, note=note)
 
 
-def run_one(variant, platform, workload, prefix, opts):
+def run_one(variant, platform, workload, prefix, opts, path=None):
     """`run_pair` with the scheduler inside the engine's process."""
     cpu = CPUS.take()
     started = time.monotonic()
     with tempfile.TemporaryFile("w+") as err:
         engine = subprocess.Popen([sys.executable, "-m", "batloc.engine", "-p", platform, "-w", workload,
                                    "-e", prefix, "--enable-dynamic-jobs",
-                                   "--in-process", os.path.join(ROOT, "schedulers", variant + ".py"), "--time-scheduler",
+                                   "--in-process", path or os.path.join(ROOT, "schedulers", variant + ".py"),
+                                   "--time-scheduler",
                                    "--scheduler-options", json.dumps(opts)],
                                   stdout=subprocess.DEVNULL, stderr=err, cwd=os.path.dirname(prefix),
                                   preexec_fn=pin_to(cpu))

@@ -40,6 +40,7 @@ from batloc.analysis.workflows import WorkflowJobs, gantt, per_workflow
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PLATFORM = os.path.join(ROOT, "platforms", "rackham.xml")
 RECIPES = ("1000genome", "montage", "epigenomics")
+PLANNING = {"fcfs", "eft", "lea", "leo", "lem"}
 PLAIN = {"cons_tabu", "io_list", "io_pack", "io_pack_char", "io_pack_max", "io_pack_random"}   # no option stats
 
 
@@ -86,9 +87,8 @@ def measure(variant, wl, out, options):
     prefix = os.path.join(out, variant.replace(":", "-"))
     if variant.startswith("proxy:"):
         inner = variant.split(":", 1)[1]
-        # a batloc policy behind the proxy knows no files (the proxy loads them)
-        inner_options = {"ignore_files": True} if os.path.exists(os.path.join(ROOT, "schedulers", inner + ".py")) \
-            else None
+        # a planning policy behind the proxy knows no files (the proxy loads them)
+        inner_options = {"ignore_files": True} if inner.split("_")[0] in PLANNING else None
         cache = options.get("cache", "paper")
         r = run_proxied(inner, PLATFORM, wl, prefix, ["--cache", cache], inner_options)
     else:

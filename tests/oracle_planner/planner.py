@@ -54,7 +54,7 @@ class Decision:
     staging: Optional[str]
     score: Optional[float]
     index: int = -1
-    predicted: tuple = (None, None, None)   # the oracle makes no predictions
+    predicted: tuple = (None, None, None)   # set by the scheduler's wrapper (scheduler.py)
     t_load: Optional[float] = None          # the end of its own load (several files: of its misses)
 
 
@@ -142,7 +142,7 @@ class Planner:
         for i, job in enumerate(queue):
             if i < first:
                 continue
-            if not ticks and max_free_now() < smallest_left[i]:
+            if not ticks and not st.options.predictions and max_free_now() < smallest_left[i]:
                 break
             if (stop == "job_exceeds_free_cores" and job.cores > free_total) or (
                     stop == "no_free_core" and free_total <= 0):

@@ -82,6 +82,8 @@ class Policy:
 class _OraclePlanner:
     def __init__(self, state, policy):
         self.inner = Planner(state, policy)
+        self.first = {}        # job id -> (its first planned start, when), the predictions file's
+        self.last = {}         # job id -> its planned start in the last pass that placed it
 
     @property
     def stats_jobs_scanned(self):
@@ -94,8 +96,20 @@ class _OraclePlanner:
     def plan(self, now, queue, first=0, resume=False):
         decisions = self.inner.plan(now, list(queue.jobs), first, resume)
         where = {j.id: i for i, j in enumerate(queue.jobs)}
+        # predictions as the standing plan keeps them: the first placement's start and pass, and the
+        # start planned by the last pass before (the first one's on a first placement)
+        previous = {}
+        for jid, r in self.inner.reservations.items():
+            if jid not in self.first:
+                self.first[jid] = (r[1], now)
+            previous[jid] = self.last.get(jid, r[1])
+            self.last[jid] = r[1]
         for d in decisions:
-            d.index = where[d.job.id]
+            jid = d.job.id
+            d.predicted = (self.first[jid][0], self.first[jid][1], previous[jid])
+            self.first.pop(jid, None)
+            self.last.pop(jid, None)
+            d.index = where[jid]
             if d.t_load is not None and getattr(d.job, "files", ()):
                 self.inner.state.planned_loads[d.job.id] = d.t_load      # its staging's planned end
         if not resume:
