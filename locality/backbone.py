@@ -119,9 +119,15 @@ class ActualLoads:
             if not busy:
                 break
             rates = max_min([v[1] for v in busy], self.backbone)
-            step = min(now - self.t, min(v[0] / r for v, r in zip(busy, rates)))
-            for v, r in zip(busy, rates):
-                v[0] = max(0.0, v[0] - r * step)
+            times = [v[0] / r for v, r in zip(busy, rates)]
+            step = min(times)
+            if step >= now - self.t:
+                for v, r in zip(busy, rates):
+                    v[0] = max(0.0, v[0] - r * (now - self.t))
+                break
+            for v, r, d in zip(busy, rates, times):
+                # the loads that end in this step end exactly (no residue to crawl through)
+                v[0] = 0.0 if d == step else max(0.0, v[0] - r * step)
             self.t += step
         self.t = max(self.t, now)
 
@@ -137,11 +143,13 @@ class ActualLoads:
         while left:
             keys = list(left)
             rates = max_min([caps[k] for k in keys], self.backbone)
-            step = min(left[k] / r for k, r in zip(keys, rates))
+            times = [left[k] / r for k, r in zip(keys, rates)]
+            step = min(times)
             t += step
-            for k, r in zip(keys, rates):
-                left[k] -= r * step
-                if left[k] <= 1e-9 * max(1.0, r):
+            for k, r, d in zip(keys, rates, times):
+                if d == step:
                     ends[k] = t
                     del left[k]
+                else:
+                    left[k] -= r * step
         return ends

@@ -25,6 +25,7 @@ gives it (``batloc.locality.backbone``) beside the loads in flight and the
 loads planned earlier in the pass.
 """
 
+import math
 from dataclasses import dataclass
 from typing import Optional
 
@@ -86,6 +87,36 @@ class Planner:
             ov.flags.writeable = False
         return ov
 
+    def _room(self, k, files, t, positions, c, w, o, pins):
+        """The first (t, positions) from t at which the job's missing files fit in node k's memory
+        beside the files of the windows over t and the outputs still pinned then (semantics note,
+        "Shared storage", 3); (inf, None) if never."""
+        avail = self.state.availability
+        while True:
+            need = 0.0
+            for f, size in files:
+                present, load_end, _ = o._case(f, t)
+                if not present and load_end is None:
+                    need += size
+            if need <= 0:
+                return t, positions
+            held = {x.file: x.size for x in o.windows if x.file is not None and x.start <= t < x.end}
+            held.update({f: size for f, size, until in pins if until > t})
+            if sum(held.values()) + need <= self.memory[k]:
+                return t, positions
+            later = [x.end for x in o.windows if x.file is not None and x.start <= t < x.end]
+            later += [until for _, _, until in pins if until > t]
+            if not later:
+                return math.inf, None
+            lower = min(later)
+            if avail.backfilling:
+                t, positions = avail.t_exact(k, c, w, lower)
+            else:       # cores free at their availability stay free: the lowest ids free by then
+                t = max(t, lower)
+                positions = (avail.avail[k] <= t).nonzero()[0][:c]
+            if positions is None:
+                return math.inf, None
+
     def plan(self, now, queue, first=0, resume=False):
         """A pass: the whole queue from the actual state; with ``resume`` (the
         authors' submission pass), only the jobs from position ``first`` on,
@@ -138,6 +169,14 @@ class Planner:
         # the loads that share the backbone: in flight (replayed) and planned in this pass
         projected = st.actual_loads.projection(now) if shared else {}
         loads = [(now, e, st.load_caps[sid]) for sid, e in projected.items()] if shared else None
+        # outputs pinned by their write-back: node -> [(file, size, until)] (item 3, planning part)
+        pinned = {}
+        for sid, wb in st.writebacks.items():
+            until = projected.get(sid, wb.est_end)
+            for f in wb.files:
+                r = caches[wb.node].files.get(f)
+                if r is not None and r.pins:
+                    pinned.setdefault(wb.node, []).append((f, r.size, max(until, math.nextafter(now, math.inf))))
 
         for i, job in enumerate(queue):
             if i < first:
@@ -193,6 +232,16 @@ class Planner:
                             continue
                         if earliest_cores:      # R7: the cores available first (ties: lowest position)
                             positions = np.sort(np.argsort(avail.avail[k], kind="stable")[:c])
+                        pins = pinned.get(k)
+                        if pins and (file is not None or files):
+                            o = outlooks.get(k)
+                            if o is None:
+                                o = outlooks[k] = FileOutlook(caches[k], st.actual_windows(k),
+                                                              planned.get(k, ()), now, ended_windows, per_file,
+                                                              projected)
+                            t, positions = self._room(k, files or ((file, size),), t, positions, c, w, o, pins)
+                            if positions is None:
+                                continue
                         self.stats_nodes_scored += 1
                         per_files, t_load = (), None
                         load_time = (lambda nb, t0, k=k: load_end(t0, nb, bw[k], loads, backbone)) if shared \

@@ -119,7 +119,7 @@ class ClusterState:
 
     # ---- loads through the backbone (load_model "shared") ----------------
     def _load_began(self, st, now, cap):
-        if st.source is None:               # from Lustre, or a write-back to it: across the backbone
+        if self.load_model == "shared" and st.source is None:   # from Lustre, or a write-back: the backbone
             self.actual_loads.begin(st.id, now, st.size, cap)
             self.load_caps[st.id] = cap
 

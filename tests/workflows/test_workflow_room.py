@@ -8,6 +8,8 @@ import os
 
 import pytest
 
+from oracle_planner.scheduler import oracle_class
+
 from batloc.schedulers.fcfs import Fcfs
 from batloc.schedulers.lea import Lea
 from batloc.testing.dry_run import DryRun, make_resources
@@ -45,6 +47,14 @@ def test_a_start_waits_for_a_pinned_output_to_be_written_back(cls, tmp_path):
     assert (res["w0!3"]["start"], res["w0!3"]["finish"]) == (23.0, 28.0)
     assert ("14.000000", "w0!3", "full") in rows and ("19.000000", "w0!3", "miss") in rows
     assert res["batloc-stage!stage-w0-3-n000"]["start"] == 19.0
+
+
+def test_the_python_pass_plans_the_start_for_when_the_pin_goes(tmp_path):
+    # The pass itself (the oracle, ahead of the compiled one) sees oA pinned until its write-back's planned
+    # end, 19: C is reserved from 19, not started at 14 to wait; it starts then with its load, no `full` row.
+    res, rows = run(oracle_class("fcfs", False), tmp_path, {"write_back": "staged"})
+    assert (res["w0!3"]["start"], res["w0!3"]["finish"]) == (23.0, 28.0)
+    assert [r for r in rows if r[1] == "w0!3"] == [("19.000000", "w0!3", "miss")]
 
 
 def test_without_pins_nothing_waits(tmp_path):
