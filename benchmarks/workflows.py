@@ -83,9 +83,41 @@ def build(folder, args):
     return wl
 
 
-def measure(variant, wl, out, options):
-    prefix = os.path.join(out, variant.replace(":", "-"))
+def on_real_batsim(variant, wl, prefix, options):
+    """`variant` on real Batsim 4.2.1 ($BATLOC_REF_BATSIM, a build prefix), over ZeroMQ: run_pair's dict."""
+    from batloc.processes import pybatsim_command
+    from real_batsim import real_batsim, run
+
+    engine, env = real_batsim(os.environ["BATLOC_REF_BATSIM"])
+    name = variant.split(":", 1)[-1]
+    path = os.path.join(ROOT, "schedulers", name + ".py")
+    sched = pybatsim_command() + [path if os.path.exists(path) else name, "-v", "warning", "--timeout=3600000"]
     if variant.startswith("proxy:"):
+        if name.split("_")[0] in PLANNING:
+            sched += ["-o", json.dumps({"ignore_files": True})]
+
+        def argv(endpoint):
+            return [sys.executable, "-m", "batloc.adapters.cli", "-q", "--bind", endpoint, "--export-prefix", prefix,
+                    "--cache", options.get("cache", "paper"), "--", *sched]
+    else:
+        opts = {**options, "export_prefix": prefix}
+
+        def argv(endpoint):
+            return sched + ["-o", json.dumps(opts), "-s", endpoint]
+    t0 = os.times()
+    ok, note, wall, _, _ = run(engine, env, PLATFORM, wl, prefix, argv, True)
+    t1 = os.times()
+    cpu = (t1.children_user - t0.children_user) + (t1.children_system - t0.children_system)
+    return dict(ok=ok, note=note, engine_cpu=cpu, sched_cpu=0.0)
+
+
+def measure(variant, wl, out, options, real=False):
+    prefix = os.path.join(out, ("batsim-" if real else "") + variant.replace(":", "-"))
+    if real:
+        r = on_real_batsim(variant, wl, prefix, options)
+        cache = options.get("cache", "paper") if variant.startswith("proxy:") else \
+            memory_model({"policy": variant, "options": options})
+    elif variant.startswith("proxy:"):
         inner = variant.split(":", 1)[1]
         # a planning policy behind the proxy knows no files (the proxy loads them)
         inner_options = {"ignore_files": True} if inner.split("_")[0] in PLANNING else None
@@ -149,6 +181,9 @@ def main():
                                        "from `batloc platform generate --node-routes`)")
     ap.add_argument("--keep", help="folder to keep the inputs and runs in (default: a temporary one)")
     ap.add_argument("--gantt", help="draw the first workflow of each variant into this folder")
+    ap.add_argument("--real-batsim", action="store_true",
+                    help="run on real Batsim 4.2.1 (the build prefix in $BATLOC_REF_BATSIM) over ZeroMQ, not the "
+                         "embedded engine")
     args = ap.parse_args()
     folder = args.keep or tempfile.mkdtemp(prefix="batloc-workflows-")
     os.makedirs(folder, exist_ok=True)
@@ -161,7 +196,7 @@ def main():
     print(HEADER)
     options = json.loads(args.options)
     for v in args.variants:
-        m = measure(v, wl, folder, options)
+        m = measure(v, wl, folder, options, args.real_batsim)
         print(row(m), flush=True)
         if args.gantt and "table" in m:
             os.makedirs(args.gantt, exist_ok=True)
