@@ -60,6 +60,14 @@ def main(argv=None) -> int:
     if not args.output_dir.is_dir():
         print(f"batloc report: {args.output_dir} is not a directory", file=sys.stderr)
         return 2
+    if args.baseline is not None:
+        from .load import discover_runs
+
+        names = sorted({r.scheduler for r in discover_runs(args.output_dir)})
+        if names and args.baseline not in names:
+            print(f"batloc report: --baseline {args.baseline}: no run under {args.output_dir} has that scheduler; "
+                  f"its runs' schedulers: {', '.join(names)}", file=sys.stderr)
+            return 2
     try:
         report = build_report(args.output_dir, baseline=args.baseline or recorded_baseline(args.output_dir),
                               inputs=Inputs(args.workload, args.platform, args.bandwidth),
@@ -71,6 +79,11 @@ def main(argv=None) -> int:
         print(f"batloc report: interrupted; the report in {args.output_dir} is whole (the previous one, unless "
               "this one was already in place)", file=sys.stderr)
         return 130
+    except OSError as exc:   # a full disk, a folder without rights: the swap leaves the previous report whole
+        where = f" ({exc.filename})" if exc.filename else ""
+        print(f"batloc report: cannot write the report in {args.output_dir}: {exc.strerror or exc}{where}; the "
+              "previous report, if any, is whole", file=sys.stderr)
+        return 1
     print(f"batloc report: wrote {report.html} and {report.summary_csv} in {report.seconds:.1f} s")
     if report.failed:
         print(f"batloc report: {len(report.failed)} run(s) left out of every comparison (named above)", file=sys.stderr)

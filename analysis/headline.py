@@ -8,6 +8,9 @@ Counts change by a difference, the rest by a percentage; every metric here
 is better lower but the completed jobs. The jobs killed at their walltime
 are a share of the evaluated jobs, with how many of them their load pushed
 over (those that would have finished had it not counted: walltime_rule).
+A group where no run is compared with another (no baseline run: Batsim's
+stock schedulers under the default baseline fcfs, say) still shows its
+table, under a line that says so and how to pick one (nothing_compared).
 """
 
 from __future__ import annotations
@@ -125,3 +128,18 @@ def walltime_rule(group_rows: list[Row]) -> str:
 
 def _which(names: list[str], total: int) -> str:
     return "every run" if len(names) == total else ("runs " + ", ".join(names))
+
+
+def nothing_compared(group_rows: list[Row], baseline: str) -> str:
+    """One sentence (HTML) for a group whose runs are compared with none: why, and what would compare them."""
+    names = [r.run.scheduler for r in group_rows]
+    shown = ", ".join(f"<code>{html.escape(n)}</code>" for n in names)
+    base = f"<code>{html.escape(baseline)}</code>"
+    if baseline not in names:
+        return (f"Nothing compared here: no run of the baseline {base} (runs: {shown}). The table shows each run's "
+                "own figures, with no change under them; to compare, name one of them as the baseline: "
+                "<code>batloc report --baseline NAME</code>, or <code>baseline: NAME</code> in robin's sweep.")
+    if len(names) == 1:
+        return f"Nothing compared here: only the baseline {base} ran."
+    return (f"Nothing compared here: the runs besides the baseline {base} backfill, and no run of it with "
+            "backfilling is there to compare them with (a sweep entry's <code>against: NAME</code> declares one).")

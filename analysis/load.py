@@ -153,6 +153,24 @@ def reference_bandwidth(platform=None, bandwidth=None) -> float:
     return math.inf  # no information: the load term drops out of the reference
 
 
+class NoPlatform(ValueError):
+    """A stretch asked of a run whose jobs read files, with no platform (nor bandwidth) to time their loads."""
+
+
+def require_platform(workload: Workload, jobs: pd.DataFrame, platform=None, bandwidth=None, run="the run") -> None:
+    """NoPlatform when jobs of the run (`jobs`: its jobs.csv) that ended read files and neither the platform nor
+    a bandwidth is known: the stretch would leave their loads out of the reference flows (`reference_bandwidth`
+    is then infinite), and a job killed while loading, after 0 s of execution, would have an infinite one. A
+    run of `batloc-batsim` has no run.json to name its platform."""
+    if platform is not None or bandwidth is not None:
+        return
+    ended = jobs.loc[jobs["finish_time"].notna(), "job_id"]
+    if (workload.jobs.loc[workload.jobs["job_id"].isin(ended), "input_size"] > 0).any():
+        raise NoPlatform(f"{run}: its jobs read files, and the stretch counts their loads at the platform's "
+                         "bandwidth: no platform is known (none given, none in a robin run.json beside it); give "
+                         "the platform")
+
+
 @dataclass
 class RunFiles:
     """Where one run's files are, and what robin recorded about it."""
@@ -295,7 +313,9 @@ def jobset(run, platform=None, workload=None):
     compute cores of the platform (`platform`, else the run's run.json),
     so evalys' utilisation and MaxProcs count cores only.
 
-    With the workload known (`workload`, else run.json), the frame's
+    With the workload known (`workload`, else run.json), and the platform too
+    when its jobs read files (NoPlatform otherwise: the stretch times their
+    loads at its bandwidth), the frame's
     `stretch` is the report's (flow / (input size / bandwidth + run time),
     metrics.per_job), `evaluated` marks the jobs of the evaluation window and
     `batsim_stretch` keeps jobs.csv's own (turnaround / execution time, which
@@ -337,6 +357,7 @@ def _with_report_stretch(df, raw, jobs_path: Path, workload: Path, platform) -> 
     from . import metrics
 
     wl = read_workload(workload)
+    require_platform(wl, raw, platform, run=str(jobs_path))
     decisions = read_decisions(Path(str(jobs_path)[: -len("_jobs.csv")] + "_decisions.csv"))
     table = metrics.per_job(raw, wl, decisions, reference_bandwidth(platform)).set_index("job_id")
     df = df.rename(columns={"stretch": "batsim_stretch"})

@@ -147,7 +147,7 @@ def _pooled_counts(improvements: pd.DataFrame, palette: Palette) -> pd.DataFrame
     for sched in palette.order(improvements["scheduler"]):
         g = improvements[improvements["scheduler"] == sched]
         rows.append({"scheduler": sched, **compare.count_faster(g["improvement"])})
-    return pd.DataFrame(rows, columns=["scheduler", "sessions_compared", "faster", "slower", "equal",
+    return pd.DataFrame(rows, columns=["scheduler", "sessions_compared", "faster", "slower", "equal", "unchanged",
                                        "mean_improvement_faster", "mean_improvement_slower",
                                        "median_improvement", "mean_improvement"])
 
@@ -264,7 +264,7 @@ def _summary_frame(results, comp) -> pd.DataFrame:
     summary = pd.DataFrame(rows)
     if not comp.per_run.empty:
         keep = ["run", "baseline", "transfer_reduction_pct", "core_time_reduction_pct", "sessions_compared",
-                "faster", "slower", "equal", "mean_improvement_faster", "mean_improvement_slower",
-                "median_improvement", "mean_improvement"]
+                "faster", "slower", "equal", "unchanged", "at_once", "mean_improvement_faster",
+                "mean_improvement_slower", "median_improvement", "mean_improvement"]
         summary = summary.merge(comp.per_run[keep], on="run", how="left")
     return summary

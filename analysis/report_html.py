@@ -106,6 +106,7 @@ def _metadata_rows(results, per_job: dict, root: Path) -> pd.DataFrame:
             "load counts against walltime": {True: "yes", False: "no", None: "–"}[r.walltime_includes_load],
             "status": html.escape(str(m.get("status", "?"))), "validated": validated(m),
             "wall time (s)": tables.number(m.get("wall_seconds", float("nan"))),
+            "CPU (s)": tables.number(_cpu(m)),
             "decision log": "yes" if r.summary.get("has_decision_log") else "no",
             "per-job table": (f'<a href="{html.escape(job_csv.relative_to(root).as_posix())}">CSV</a>'
                               if job_csv else ""),
@@ -113,6 +114,14 @@ def _metadata_rows(results, per_job: dict, root: Path) -> pd.DataFrame:
             "workload sha256": _sha256(m["workload"]) if m.get("workload") else "",
         })
     return pd.DataFrame(rows)
+
+
+def _cpu(meta) -> float:
+    """Engine + scheduler CPU seconds robin recorded (NaN for a run it did not measure)."""
+    seconds = meta.get("cpu_seconds")
+    if not isinstance(seconds, dict) or not seconds:
+        return float("nan")
+    return float(sum(v for v in seconds.values() if isinstance(v, (int, float))))
 
 
 # The per-run details, one theme a table so that each fits the page.
@@ -169,10 +178,32 @@ def _pct_table(df: pd.DataFrame, digits: int) -> str:
 
 _SESSION_COLUMNS = [
     Column("sessions_compared", "sessions compared", integer=True), Column("faster", "faster", integer=True),
-    Column("equal", "equal", integer=True), Column("slower", "slower", integer=True),
+    Column("equal", "equal", integer=True), Column("unchanged", "of which unchanged", integer=True),
+    Column("at_once", "of which at once in both", integer=True), Column("slower", "slower", integer=True),
     Column("mean_improvement_faster", "mean improvement of the faster"),
     Column("mean_improvement_slower", "mean improvement of the slower"),
     Column("median_improvement", "median improvement"), Column("mean_improvement", "mean improvement")]
+
+
+def _unchanged_note(rows: list[dict]) -> str:
+    """What the equal sessions are, and why a median improvement may be exactly 1 (HTML)."""
+    text = (f"Equal: within ±{EQUAL_BAND:.0%}; unchanged: exactly the same stretch under both; at once in both: "
+            "stretch 1 under both: every job of the session started at its submission and loaded its file, under "
+            "either scheduler.")
+    ones = [r for r in rows if r.get("median_improvement") == 1.0 and r.get("sessions_compared")]
+    if ones:
+        worst = max(ones, key=lambda r: r.get("at_once", 0) / r["sessions_compared"])
+        text += (f" A median improvement of exactly 1 ({', '.join(html.escape(str(r['scheduler'])) for r in ones)}) "
+                 "comes from the unchanged sessions, which hold the middle of the ranking: for "
+                 f"{html.escape(str(worst['scheduler']))}, {worst.get('unchanged', 0)} of "
+                 f"{worst['sessions_compared']} sessions are unchanged, {worst.get('at_once', 0)} of them at once "
+                 "in both (the queue held them under neither scheduler, and neither found their file in memory).")
+    return text
+
+
+def _order(results, palette) -> list[str]:
+    """The schedulers in the order every table and figure shows them."""
+    return palette.order([r.scheduler for r in results]) if palette is not None else sorted({r.scheduler for r in results})
 
 
 def render(output_dir: Path, results, comp, summary: pd.DataFrame, figs: dict, failed: dict, baseline: str,
@@ -204,7 +235,10 @@ def render(output_dir: Path, results, comp, summary: pd.DataFrame, figs: dict, f
         rows = pd.DataFrame({"run": list(failed), "why": list(failed.values())})
         out.append(tables.to_html(rows))
 
-    out.append("<h2>Headline: each variant against its baseline</h2>")
+    grouped = headline.rows(results, baseline, _order(results, palette))
+    compared = any(row.base is not None for group_rows in grouped.values() for row in group_rows)
+    out.append("<h2>Headline: each variant against its baseline</h2>" if compared else
+               "<h2>Headline: no run is compared with another (no baseline run)</h2>")
     out.append("<p class='note'>Over the evaluated jobs that ran (a killed job's turnaround ends at its kill): "
                "wait and turnaround are means; time waiting for files (own loads, waits for others' loads and, "
                "under the staging proxy, for room in memory), data moved and core-hours are totals. Wait = "
@@ -214,12 +248,14 @@ def render(output_dir: Path, results, comp, summary: pd.DataFrame, figs: dict, f
                "load not counted against their walltime, and their share of the evaluated jobs. Under each "
                "value, its change from the run in <em>against</em> "
                "(<span class='better'>better</span>, <span class='worse'>worse</span>).</p>")
-    order = palette.order([r.scheduler for r in results]) if palette is not None else sorted({r.scheduler for r in results})
-    for group, group_rows in headline.rows(results, baseline, order).items():
+    order = _order(results, palette)
+    for group, group_rows in grouped.items():
         evaluated = group_rows[0].run.summary.get("jobs_evaluated", 0)
         out.append(f"<h3>{html.escape(group_label(group))} — {tables.number(evaluated, integer=True)} evaluated jobs</h3>")
         out.append(inputs.group_html([row.run for row in group_rows]))
         out.append(f"<p class='note'>{headline.walltime_rule(group_rows)}</p>")
+        if all(row.base is None for row in group_rows):
+            out.append(f"<p class='worse'>{headline.nothing_compared(group_rows, baseline)}</p>")
         out.append(tables.to_html(headline.table(group_rows, baseline), keep=2, raw=True))
     out.append(proxy_cost.html_section(results))
 
@@ -235,6 +271,7 @@ def render(output_dir: Path, results, comp, summary: pd.DataFrame, figs: dict, f
         out.append(tables.to_html(tables.frame(rows, _SESSION_COLUMNS,
                                                [("group", "platform / workload"), ("scheduler", "scheduler"),
                                                 ("baseline", "against")]), keep=2))
+        out.append(f"<p class='note'>{_unchanged_note(rows)}</p>")
     else:
         out.append("<p><em>nothing to compare (no baseline run in any group)</em></p>")
     for key in ("sessions_faster_slower", "improvement_boxplot", "improvement_boxplot_bf", "improvement_ecdf"):

@@ -52,6 +52,10 @@ def analyse_run(run: load.RunFiles, inputs: Inputs | None = None, workload_cache
     except (ValueError, KeyError) as exc:   # pandas' parser errors are ValueErrors
         raise RunLeftOut(f"{run.jobs_csv}: cannot read: {_first_line(exc)}") from None
     check_rows(run.jobs_csv, jobs_csv, wl.jobs["job_id"])
+    try:
+        load.require_platform(wl, jobs_csv, platform_path, inputs.bandwidth, str(run.jobs_csv))
+    except load.NoPlatform as exc:
+        raise RunLeftOut(f"{exc} (--platform, or --bandwidth)") from None
     if run.decisions_csv.exists():
         check_text(run.decisions_csv)
     try:

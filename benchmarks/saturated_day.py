@@ -12,7 +12,12 @@ below 1).
 
     python benchmarks/saturated_day.py [--variants fcfs lea lem] [--parallel 2] [--keep DIR]
                                        [--duration 7d] [--options '{"scheduling_period": 30}']
-                                       [--workload day.json] [--in-process]
+                                       [--workload day.json] [--in-process] [--floor]
+
+With --floor each variant is followed by its replay floor (schedulers/replay.py: the
+run's own decisions committed again, no planning), a row named ``<variant>/floor``
+whose outputs must equal the run's byte for byte (its note says so or names the
+file that differs), and the ratio of the variant's CPU sum to the floor's.
 """
 
 import argparse
@@ -31,6 +36,38 @@ from batloc.schedulers.planning.options import SchedulerOptions
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 VARIANTS = ["fcfs", "eft", "lea", "leo", "lem", "fcfs_bf", "eft_bf", "lea_bf", "leo_bf", "lem_bf"]
+
+
+OUTPUTS = ("jobs", "schedule", "machine_states", "decisions", "predictions")
+
+
+def variant_rows(variant, platform, workload, out, options, in_process=False, floor=False):
+    """The variant's row, and with `floor` its replay floor's row after it."""
+    result = run_variant(variant, platform, workload, out, options, in_process)
+    if not floor or not result["ok"]:
+        return [result]
+    prefix, r = os.path.join(out, variant), result["run"]
+    again = os.path.join(out, variant + "-floor")
+    f = run_pair("replay", platform, workload, again, {**options, **replayed_options(variant), "replay": prefix},
+                 in_process)
+    differ = [n for n in OUTPUTS if not same_file(f"{prefix}_{n}.csv", f"{again}_{n}.csv")]
+    row_f = dict(variant=variant + "/floor", wall=f["wall"], ok=f["ok"] and not differ, run=f,
+                 note=f"outputs differ: {', '.join(differ)}" if differ else
+                 ("same outputs" if f["ok"] else f["note"]))
+    if f["ok"] and f.get("sched_cpu") is not None and r.get("sched_cpu") is not None:
+        ratio = (r["engine_cpu"] + r["sched_cpu"]) / (f["engine_cpu"] + f["sched_cpu"])
+        row_f["note"] += f"; {variant} / floor = {ratio:.2f}x (CPU sums)"
+    return [result, row_f]
+
+
+def replayed_options(variant):
+    """The options a variant's file forces (fcfs_bf.py: backfilling), for its replay."""
+    return {"backfilling": True} if variant.endswith("_bf") else {}
+
+
+def same_file(a, b):
+    with open(a, "rb") as fa, open(b, "rb") as fb:
+        return fa.read() == fb.read()
 
 
 def run_variant(variant, platform, workload, out, options, in_process=False):
@@ -75,7 +112,15 @@ def row(r):
             f"{cpu(other)} {st.get('passes', '-'):>7} {placed:>8} {st.get('jobs_walked', '-'):>9} "
             f"{st.get('jobs_dropped', '-'):>8} {st.get('jobs_moved', '-'):>7} {per:>7} "
             f"{run.get('sched_rss_mb', float('nan')):>6.0f} {r.get('jobs', '-'):>6} {str(r['ok']):>5} {tb:>9}  "
-            f"{r['note']}")
+            f"{r['note']}{walk_note(st)}")
+
+
+def walk_note(st):
+    """Where the standing plan's walks stopped, when the scheduler counted it."""
+    if "walk_stops_dearer" not in st:
+        return ""
+    return (f"; walks stopped: node dearer {st['walk_stops_dearer']}, move cap {st['walk_stops_cap']}, "
+            f"LEM flag {st['walk_stops_flag']}; compactions {st['compactions']}; replayed {st['replayed']}")
 
 
 def main():
@@ -90,6 +135,8 @@ def main():
     ap.add_argument("--in-process", action="store_true",
                     help="run each scheduler inside the engine's process (batloc-batsim --in-process); the "
                          "RSS column is then the one process's")
+    ap.add_argument("--floor", action="store_true",
+                    help="after each variant, its replay floor (schedulers/replay.py) and the ratio to it")
     ap.add_argument("--options", type=json.loads, default={},
                     help='extra scheduler options as JSON, e.g. \'{"scheduling_period": 60}\' (default: the paper\'s)')
     args = ap.parse_args()
@@ -111,10 +158,12 @@ def main():
     print(COLUMNS, flush=True)
     results = []
     with cf.ThreadPoolExecutor(args.parallel) as pool:
-        futures = [pool.submit(run_variant, v, platform, workload, out, args.options, args.in_process) for v in args.variants]
+        futures = [pool.submit(variant_rows, v, platform, workload, out, args.options, args.in_process, args.floor)
+                   for v in args.variants]
         for fut in cf.as_completed(futures):
-            results.append(fut.result())
-            print(row(results[-1]), flush=True)
+            for r in fut.result():
+                results.append(r)
+                print(row(r), flush=True)
     base = next((r["loaded"] for r in results if r["variant"] == "fcfs" and "loaded" in r), None)
     if base:
         print("data loaded vs FCFS: " + ", ".join(f"{r['variant']} {r['loaded'] / base:.2f}"

@@ -89,7 +89,6 @@ def main(argv=None):
         "schedulers": ["fcfs", "lea", "lem"],
         "baseline": "fcfs",
         "simulation-timeout": 1800,
-        "ready-timeout": 60,
         "success-timeout": 60,
         "failure-timeout": 10,
     }

@@ -39,13 +39,16 @@ def main(argv=None) -> int:
     if name not in COMMANDS:
         print(f"batloc: unknown command {name!r}\n\n{usage()}", file=sys.stderr)
         return 2
-    module = importlib.import_module(COMMANDS[name][0])
     try:
+        module = importlib.import_module(COMMANDS[name][0])
         return int(module.main(rest) or 0)
     except BrokenPipeError:
         # `batloc workload stats … | head`: the reader left; not an error of ours
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
+    except KeyboardInterrupt:   # Ctrl-C where a command does not say more itself (importing pandas, say)
+        print(f"batloc {name}: interrupted", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":

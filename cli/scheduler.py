@@ -15,12 +15,11 @@ line per message).
 import argparse
 import errno
 import json
-import os
 import socket
 import sys
 
+from batloc.reading import DESCRIPTION_BYTES, Refused, excerpt, read_bytes
 from batloc.schedulers.loading import pybatsim_logging
-from batloc.shipped import policy_named, policy_of
 
 PROG = "batloc scheduler"
 DEFAULT_ENDPOINT = "tcp://127.0.0.1:28000"
@@ -47,15 +46,14 @@ class LaunchError(Exception):
     """What stops the scheduler before it runs, in one line."""
 
 
-def _shown(text):
-    return repr(text if len(text) <= 60 else text[:57] + "...")
 
 
 def read_options(args):
     if args.options_file:
         try:
-            with open(args.options_file, encoding="utf-8") as f:
-                text = f.read()
+            text = read_bytes(args.options_file, DESCRIPTION_BYTES, "options file").decode("utf-8")
+        except Refused as e:
+            raise LaunchError(str(e)) from None
         except OSError as e:
             raise LaunchError(f"cannot read the options file {args.options_file}: {e.strerror}") from None
         except UnicodeDecodeError:
@@ -66,19 +64,16 @@ def read_options(args):
     try:
         return json.loads(text)
     except json.JSONDecodeError as e:
-        raise LaunchError(f"{where} is not JSON ({e.msg} at line {e.lineno} column {e.colno}): {_shown(text)}; "
+        raise LaunchError(f"{where} is not JSON ({e.msg} at line {e.lineno} column {e.colno}): {excerpt(text)}; "
                           "options are a JSON object such as '{\"cache\": \"lru\"}'") from None
 
 
 def load(name, options):
-    """The scheduler, loaded as pybatsim's launcher does, each failure one line (``schedulers.loading``)."""
+    """The scheduler, loaded as pybatsim's launcher does (robin's names too), each failure one line
+    (``schedulers.loading``)."""
     from batloc.schedulers.loading import LoadError
     from batloc.schedulers.loading import load as load_scheduler
 
-    named = policy_named(name) if "/" not in name and "." not in name else None
-    if named is not None:    # robin's names: lea, lea-bf
-        path, implied = named
-        name, options = str(path), {**implied, **options}
     try:
         return load_scheduler(name, options)
     except LoadError as e:
@@ -123,8 +118,8 @@ def launch(args):
     pybatsim_logging(args.verbosity)
     options = read_options(args)
     check_endpoint(args.socket_endpoint)
-    _compile_first(args.scheduler)
     scheduler = load(args.scheduler, options)
+    _load_planning_core(scheduler)
     try:
         return launch_scheduler(scheduler, args.socket_endpoint, None, options, args.timeout, False)
     except zmq.ZMQError as e:
@@ -133,15 +128,23 @@ def launch(args):
         raise LaunchError(_bind_error(args.socket_endpoint, e)) from None
 
 
-def _compile_first(name):
-    """The planning core's first compile, said on stderr before the scheduler listens (robin.kernel)."""
+def _load_planning_core(scheduler):
+    """Loads (or compiles, minutes, said on stderr) a planning scheduler's
+    compiled core in a thread while pybatsim binds and waits for the engine.
+
+    The engine gives a scheduler `--ready-timeout` (robin's flag form: 10 s) to
+    listen, then its reply timeout (600 s) to answer: a scheduler that loaded
+    its core before listening missed the first under load (30 s from the
+    cache). Bound first, it answers the first message once the core is there
+    (``PlanningScheduler.onSimulationBegins`` waits for this thread)."""
     import threading
 
-    from batloc.robin import kernel
+    from batloc.schedulers.boundary import note
+    from batloc.schedulers.planning.planner import load_kernel
+    from batloc.schedulers.planning.scheduler import PlanningScheduler
 
-    policy = policy_of(os.path.basename(name).removesuffix(".py"))
-    say = lambda text: print(text.replace("robin:", f"{PROG}:"), file=sys.stderr, flush=True)  # noqa: E731
-    kernel.prepare([{"policy": policy}], say, say, threading.Event())
+    if isinstance(scheduler, PlanningScheduler):
+        threading.Thread(target=load_kernel, args=(note,), name="planning-core", daemon=True).start()
 
 
 def main(argv=None) -> int:

@@ -8,13 +8,9 @@ would freeze the engine's clock, and JSON cannot carry it to the scheduler.
 
 import math
 
+from batloc.reading import excerpt as shown   # a value as a message quotes it: a hostile one may be huge
+
 from .errors import EngineError
-
-
-def shown(value):
-    """A value as a message quotes it: its repr, cut short (a hostile value may be huge)."""
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def is_number(value):

@@ -1,11 +1,13 @@
 """`batloc-batsim`: the embedded engine's command line, with Batsim 4's flags where they overlap."""
 
 import argparse
-import gc
 import os
 import sys
 import time
+import traceback
 from types import SimpleNamespace
+
+from batloc.processes import quiet_gc
 
 from .checks import timeout_seconds
 from .errors import EngineError, Interrupted
@@ -23,6 +25,11 @@ class UsageError(Exception):
 
 
 def parse_args(argv):
+    return checked(parser().parse_args(argv))
+
+
+def parser():
+    """The command line's parser (batloc.api checks the engine options it is given against it)."""
     p = argparse.ArgumentParser(
         prog="batloc-batsim",
         description="Batsim-compatible simulation engine on SimGrid (speaks the Batsim 4 JSON protocol).")
@@ -52,9 +59,11 @@ def parse_args(argv):
                         f"each answer) before ending the run, outputs written (default: {REPLY_TIMEOUT:g}; "
                         "0: no limit)")
     p.add_argument("--in-process", metavar="SCHEDULER",
-                   help="run the pybatsim scheduler SCHEDULER (a file such as schedulers/lea.py, or a stock "
-                        "name such as schedFcfs) inside this process instead of talking to one over ZeroMQ, under "
-                        "a supervisor that ends a hung or dead run; same outputs, less time per message")
+                   help="run the pybatsim scheduler SCHEDULER (a file such as schedulers/lea.py, a name robin "
+                        "takes such as lea or lea-bf, or a stock name such as schedFcfs) inside this process instead "
+                        "of talking to one over ZeroMQ, under a supervisor that ends a hung or dead run; same "
+                        "outputs, less time per message (a batloc policy writes its decision log with this "
+                        "run's -e prefix unless its options set export_prefix)")
     p.add_argument("--scheduler-options", metavar="JSON",
                    help="with --in-process: the scheduler's options, as pybatsim's -o takes them (default: {})")
     p.add_argument("--scheduler-verbosity", choices=("debug", "info", "warning", "error", "critical"),
@@ -68,16 +77,21 @@ def parse_args(argv):
     p.add_argument("--no-journal", action="store_true",
                    help="keep no journal of the run (<prefix>_journal.<pid>.tmp): a run killed with -9 then "
                         "leaves no outputs, as Batsim's")
+    p.add_argument("--traces-anywhere", action="store_true",
+                   help="read usage-trace files outside the workload's folder too (as Batsim does; by default a "
+                        "trace path leading out of it is refused)")
     p.add_argument("--record-wallclock", action="store_true",
                    help="write wall-clock times into _schedule.csv (makes outputs differ between runs)")
     p.add_argument("-q", "--quiet", action="store_true", help="print nothing but errors")
-    p.add_argument("--progress", action="store_true", help="show a progress bar over simulated time on stderr")
+    p.add_argument("--progress", action="store_true",
+                   help="show progress on stderr: the workloads' jobs ended, the simulated time and the last "
+                        "submission")
     p.add_argument("--progress-file", metavar="FILE",
                    help="rewrite FILE about once a second with one line 'now horizon jobs_done jobs_total' "
                         "(simulated seconds, last submission time in seconds, counts), for robin")
     # Batsim 4.2.1's options that change which hosts compute (batsim.cpp's usage text)
     batsim = p.add_argument_group("platform options, as Batsim 4.2.1's")
-    batsim.add_argument("-m", "--master-host", default="master_host", metavar="NAME",
+    batsim.add_argument("-m", "--master-host", metavar="NAME",
                         help="the host that runs no job when none has role=master (default: master_host)")
     batsim.add_argument("-r", "--add-role-to-hosts", action="append", default=[], metavar="HOSTS:ROLE",
                         help="give ROLE (master, storage or compute_node) to each of HOSTS (comma-separated); "
@@ -87,7 +101,7 @@ def parse_args(argv):
     batsim.add_argument("--mmax-workload", action="store_true",
                         help="keep only as many compute hosts as the workloads' largest nb_res")
     p.add_argument("--version", action="version", version=VERSION)
-    return checked(p.parse_args(argv))
+    return p
 
 
 # flags that mean something only with --in-process, and those that mean nothing with it
@@ -115,8 +129,8 @@ def checked(args):
             raise UsageError(f"the following argument is required: {flag}")
     if args.in_process is not None:
         if not args.in_process.strip():
-            raise UsageError("--in-process needs a scheduler: a file such as schedulers/lea.py, or a pybatsim "
-                             "stock scheduler such as schedFcfs")
+            raise UsageError("--in-process needs a scheduler: a file such as schedulers/lea.py, a batloc policy "
+                             "such as lea or lea-bf, or a pybatsim stock scheduler such as schedFcfs")
         for attr, flag in ZEROMQ_ONLY:
             if getattr(args, attr) is not None:
                 raise UsageError(f"{flag} is for a scheduler over ZeroMQ: with --in-process the engine starts the "
@@ -133,16 +147,10 @@ def checked(args):
     return args
 
 
-def _needs_ptasks(paths):
+def _needs_ptasks(docs):
     """Whether a workload holds Batsim's compute tasks, which run as one L07 parallel task as on Batsim."""
-    import json
-
-    for path in paths:
-        try:
-            with open(path, "rb") as f:
-                profiles = json.load(f).get("profiles", {})
-        except (OSError, ValueError, AttributeError):
-            continue   # the workload's own reading says what is wrong with it
+    for data in docs:
+        profiles = data.get("profiles", {}) if isinstance(data, dict) else {}
         if isinstance(profiles, dict) and any(isinstance(p, dict) and p.get("type") in PTASK_TYPES
                                               for p in profiles.values()):
             return True
@@ -152,21 +160,15 @@ def _needs_ptasks(paths):
 PTASK_TYPES = ("parallel", "parallel_homogeneous", "parallel_homogeneous_total", "usage_trace")
 
 
-def _machine_limit(args):
+def _machine_limit(args, docs):
     """Batsim's --mmax, or with --mmax-workload the workloads' largest nb_res (0: every compute host)."""
     if args.mmax < 0:
         raise EngineError(f"--mmax must be >= 0, got {args.mmax}")
     if not args.mmax_workload:
         return args.mmax
-    import json
-
     sizes = []
-    for path in args.workload:
-        try:
-            with open(path, "rb") as f:
-                nb_res = json.load(f).get("nb_res")
-        except (OSError, ValueError, AttributeError):
-            nb_res = None   # the workload's own reading says what is wrong with it
+    for data in docs:
+        nb_res = data.get("nb_res") if isinstance(data, dict) else None
         if isinstance(nb_res, int) and not isinstance(nb_res, bool) and nb_res > 0:
             sizes.append(nb_res)
     return max(sizes, default=0)
@@ -176,31 +178,39 @@ def _load(args):
     """Check and load every input before SimGrid runs or the socket is touched."""
     from .platform import PTASK_MODEL, SIMGRID_CONFIG, check_platform_file, load_platform
     from .simgrid_loader import import_simgrid
-    from .workload import load_workload
+    from .simgrid_probe import probe
+    from .workload import load_workload, read_json
 
     check_platform_file(args.platform)
     for path in args.workload:
         if not os.path.exists(path):
             raise EngineError(f"workload file not found: {path}")
+    # each read once, within its bound, before SimGrid: the model and --mmax-workload depend on them
+    docs = [read_json(path) for path in args.workload]
     sg = import_simgrid()
-    ptasks = _needs_ptasks(args.workload)
+    ptasks = _needs_ptasks(docs)
     # L07 times networks and computations itself: SimGrid refuses a network model beside it
     config = [PTASK_MODEL] + [c for c in SIMGRID_CONFIG if "network/" not in c] if ptasks else SIMGRID_CONFIG
-    engine = sg.Engine(["batloc-batsim"] + config)
     from batloc.platforms.numbering import RoleError, parse_role_maps
 
     try:
         roles = parse_role_maps(args.add_role_to_hosts)
     except RoleError as e:
         raise EngineError(str(e)) from None
-    platform = load_platform(engine, args.platform, args.master_host, roles, _machine_limit(args), args.quiet)
-    workloads = [load_workload(path, f"w{i}", len(platform.compute)) for i, path in enumerate(args.workload)]
+    probe(sg, args.platform, config, args.master_host, roles)   # what would crash SimGrid, in one line
+    engine = sg.Engine(["batloc-batsim"] + config)
+    platform = load_platform(engine, args.platform, args.master_host, roles, _machine_limit(args, docs), args.quiet)
+    workloads = [load_workload(path, f"w{i}", len(platform.compute), data, traces_anywhere=args.traces_anywhere)
+                 for i, (path, data) in enumerate(zip(args.workload, docs))]
+    del docs
     args.ptasks = ptasks
     return sg, engine, platform, workloads
 
 
-def _actor(sim, outcome):
+def _actor(sim, outcome, unblock=False):
     def actor():
+        if unblock:   # an in-process scheduler is called here: what it starts must not inherit blocked signals
+            sim.stop.unblock_here()
         # Exceptions must not escape a SimGrid actor: keep them for the main thread.
         try:
             if os.environ.get("BATLOC_PROFILE"):
@@ -233,20 +243,51 @@ def recover_runs(prefix, alone=False):
 
 
 def run(args):
+    recover_runs(args.export)   # a killed run with this prefix: its outputs first (this run then replaces them)
+    if args.in_process is None:
+        return simulate(args)
+    from .leftovers import end_leftovers
+    from .supervisor import supervise
+
+    status, stamp = supervise(args)   # this process goes on as the engine, or as its supervisor
+    if status is not None:
+        return status
+    # The engine is a fork of the caller (a Python script calling main(), say): it must never return into the
+    # caller's code, which would then run twice. It ends here with the status main() would have returned.
+    status = 1
+    try:
+        status = exit_status(lambda: simulate(args, stamp))
+        end_leftovers()   # what the scheduler left running ends with the run, said in one line
+    except BaseException:  # noqa: BLE001  (a bug of the engine's own: its traceback, then the engine's status)
+        traceback.print_exc()
+    finally:
+        _leave(status)
+
+
+def _leave(status):
+    """End the forked engine as an interpreter's exit would for its own files, without the caller's exit code
+    (its atexit functions, its `finally` blocks): files a failed scheduler left open are flushed as they are
+    collected, pybatsim's log files by logging's shutdown."""
+    import logging
+
+    try:
+        gc.collect()
+        logging.shutdown()
+        sys.stdout.flush()
+        sys.stderr.flush()
+    finally:
+        os._exit(status)
+
+
+def simulate(args, stamp=None):
+    """Load the inputs, run the simulation and write the outputs; the exit status (0), or raise."""
     from .signals import StopOnSignal
 
-    recover_runs(args.export)   # a killed run with this prefix: its outputs first (this run then replaces them)
-    stamp = None
-    if args.in_process is not None:
-        from .supervisor import supervise
-
-        status, stamp = supervise(args)   # this process goes on as the engine, or as its supervisor
-        if status is not None:
-            return status
     # Before any thread exists, so that SimGrid's and ZeroMQ's threads inherit the blocked signals.
     stop = StopOnSignal()
     try:
         sg, engine, platform, workloads = _load(args)
+        stop.inputs_loaded()
         exporter, link, sim, outcome = _prepare(args, stop, sg, engine, platform, workloads, stamp)
     except Interrupted as e:
         e.args = (f"{e}; no output written",)
@@ -266,11 +307,7 @@ def _prepare(args, stop, sg, engine, platform, workloads, stamp=None):
     from .progress import Progress
     from .server import Simulation
 
-    # Hundreds of thousands of long-lived job objects: keep the cyclic GC from
-    # re-scanning them on every collection (the simulation creates no cycles worth collecting).
-    gc.collect()
-    gc.freeze()
-    gc.set_threshold(50_000, 50, 100)
+    quiet_gc()
     options = SimpleNamespace(
         dynamic_jobs=args.enable_dynamic_jobs, ack_dynamic=args.acknowledge_dynamic_jobs,
         profile_reuse=args.enable_profile_reuse, forward_profiles=args.forward_profiles_on_submission,
@@ -290,12 +327,12 @@ def _prepare(args, stop, sg, engine, platform, workloads, stamp=None):
             from .in_process import InProcessLink
 
             link = InProcessLink(args.in_process, args.scheduler_options, args.scheduler_verbosity,
-                                 args.time_scheduler, stamp)
+                                 args.time_scheduler, stamp, exporter.path, stop)
         else:
             link = SchedulerLink(args.socket_endpoint, args.ready_timeout, args.reply_timeout, stop)
         sim = Simulation(sg, engine, platform, workloads, link, exporter, options, progress, stop)
         outcome = {}
-        platform.master.add_actor("batloc-engine", _actor(sim, outcome))
+        platform.master.add_actor("batloc-engine", _actor(sim, outcome, unblock=bool(args.in_process)))
     except BaseException:
         exporter.discard()
         if link is not None:
@@ -375,8 +412,13 @@ def main(argv=None):
             print(f"batloc-batsim: error: no journal of a killed run with prefix {args.recover} "
                   f"({args.recover}_journal.*.tmp)", file=sys.stderr)
         return 0 if done else 1
+    return exit_status(lambda: run(args))
+
+
+def exit_status(work):
+    """`work()`'s exit status; an engine error or an interruption said in one line, with its status."""
     try:
-        return run(args)
+        return work()
     except Interrupted as e:
         print(f"batloc-batsim: {e}", file=sys.stderr)
         return e.exit_status

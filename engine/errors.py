@@ -7,8 +7,11 @@ class EngineError(Exception):
     """A problem with the inputs or with the decision process, described for a person."""
 
 
-class Interrupted(Exception):
-    """SIGTERM, SIGINT or SIGHUP: the run stops (at simulated time `now`, if it had started)."""
+class Interrupted(KeyboardInterrupt):
+    """SIGTERM, SIGINT or SIGHUP: the run stops (at simulated time `now`, if it had started).
+
+    A KeyboardInterrupt, so that code which catches whatever a scheduler raises (``Exception``, or
+    KeyboardInterrupt apart: the scheduler loader) lets it through instead of calling the scheduler broken."""
 
     def __init__(self, signum, now=None):
         self.signum = signum

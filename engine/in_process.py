@@ -25,31 +25,45 @@ outputs written; its traceback, if any, is printed first by the scheduler's
 own ``sys.excepthook``, as its process would.
 """
 
+import contextlib
 import json
 import sys
 import time
+
+from batloc.reading import excerpt
 
 from .errors import EngineError, Interrupted
 
 
 class InProcessLink:
-    def __init__(self, scheduler, options_text="{}", verbosity="warning", timed=False, stamp=None):
-        from batloc.schedulers.loading import LoadError, load, pybatsim_logging
+    def __init__(self, scheduler, options_text="{}", verbosity="warning", timed=False, stamp=None,
+                 export_prefix=None, stop=None):
+        """`export_prefix`: the engine's own (absolute), given to a batloc policy whose options name none, so that
+        its decision log lands beside jobs.csv as in a robin run (the analysis reads both). `stop`: the engine's
+        ``signals.StopOnSignal``."""
+        from batloc.schedulers.loading import LoadError, batloc_policy, load, pybatsim_logging
 
         self.name = scheduler
         self.stamp = stamp   # supervisor.Stamp: when the current call began (None outside calls)
+
         try:
             options = json.loads(options_text)
         except json.JSONDecodeError as e:
-            raise EngineError(f"--scheduler-options is not JSON ({e.msg} at column {e.colno}): {options_text!r}; "
+            raise EngineError(f"--scheduler-options is not JSON ({e.msg} at column {e.colno}): {excerpt(options_text)}; "
                               "options are a JSON object such as '{\"cache\": \"lru\"}'") from None
+        if export_prefix is not None and isinstance(options, dict) and "export_prefix" not in options \
+                and batloc_policy(scheduler):
+            options["export_prefix"] = export_prefix
         # pybatsim's launcher sets up logging before it loads a scheduler: so do we, at its -v level
         pybatsim_logging(verbosity)
         started = time.thread_time()
         if stamp is not None:
             stamp.loading()
+        # signals.StopOnSignal: the scheduler loads with the signals unblocked, so that what it starts does not
+        # inherit them blocked (its calls run in the simulation's thread, which has them unblocked for good)
         try:
-            self.scheduler = load(scheduler, options)
+            with stop.unblocked() if stop is not None else contextlib.nullcontext():
+                self.scheduler = load(scheduler, options)
         except LoadError as e:
             raise EngineError(f"--in-process: {e}") from None
         except SystemExit as e:   # the scheduler refused its options (it printed its line)

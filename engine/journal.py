@@ -109,7 +109,9 @@ class Unreadable(Exception):
 
 
 def read(path):
-    """(header, records up to the last checkpoint, the number of checkpoints) of a journal."""
+    """(header, records up to the last checkpoint, the number of checkpoints, damage) of a journal; `damage` is
+    None, or what was left out: a line that is no batch followed by more (a kill cuts only the last one short),
+    from which nothing is replayed."""
     try:
         with open(path, "rb") as f:
             data = f.read()
@@ -122,14 +124,20 @@ def read(path):
         raise Unreadable(f"{path}: not a batloc-batsim journal (its first line is not one)") from None
     if not isinstance(header, dict) or header.get("journal") != FORMAT:
         raise Unreadable(f"{path}: not a batloc-batsim journal of format {FORMAT}")
-    records, checkpoints = [], 0
-    for line in lines[1:]:
+    records, checkpoints, damage = [], 0, None
+    for number, line in enumerate(lines[1:], 2):
         try:
             batch = orjson.loads(line)
         except orjson.JSONDecodeError:
-            break   # cut short by the kill (or empty: the end): a batch not written whole does not count
+            # cut short by the kill (or empty: the end): a batch not written whole does not count; but a kill
+            # leaves nothing after it, so more lines mean the file was damaged in the middle
+            after = sum(1 for rest in lines[number:] if rest.strip())
+            if after:
+                damage = (f"damaged at line {number} (not a whole batch, {after} more line(s) after it, left out): "
+                          f"replayed up to the checkpoint before it")
+            break
         if not (isinstance(batch, list) and batch and batch[-1][0] == "@"):
-            raise Unreadable(f"{path}: line {checkpoints + 2} is not a batch of records ending in a checkpoint")
+            raise Unreadable(f"{path}: line {number} is not a batch of records ending in a checkpoint")
         records.extend(batch)
         checkpoints += 1
-    return header, records, checkpoints
+    return header, records, checkpoints, damage

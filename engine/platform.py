@@ -13,10 +13,13 @@ import os
 import sys
 import xml.etree.ElementTree as ET
 
-from batloc.platforms.numbering import DEFAULT_MASTER, STORAGE, RoleError, batsim_roles, kind_of, number_hosts
+from batloc.platforms.numbering import STORAGE, RoleError, batsim_roles, kind_of, number_hosts
+from batloc.platforms.radical import check_count, host_count
 from batloc.platforms.xml_text import platform_text
+from batloc.reading import clipped
 
 from .errors import EngineError
+from .signals import ending_at_once
 
 # Batsim 4.2.1's model (batsim.cpp), for workloads holding its compute tasks (`parallel`, `parallel_homogeneous`
 # and `_total`): every job is one L07 parallel task; transfers sharing a link progress at the same pace
@@ -112,26 +115,32 @@ def varies(path, master=None):
 
 
 def check_platform_file(path):
-    """Catch what SimGrid would report badly (or abort on): missing file, malformed XML."""
+    """Catch what SimGrid would report badly, abort on or never end: missing file, not a regular file or over its
+    bound (``batloc.reading``), malformed XML, more hosts than batloc loads."""
     if not os.path.exists(path):
         raise EngineError(f"platform file not found: {path}")
     if not os.access(path, os.R_OK):
         raise EngineError(f"cannot read platform file {path}")
     try:
-        ET.fromstring(platform_text(path))
+        root = ET.fromstring(platform_text(path))
+        check_count(path, host_count(root.iter()))
     except ET.ParseError as e:
         line, col = e.position
         raise EngineError(f"{path}:{line}:{col + 1}: platform XML error: {e.msg if hasattr(e, 'msg') else e}") from None
     except OSError as e:   # a directory, say
         raise EngineError(f"cannot read platform file {path}: {e.strerror}") from None
+    except ValueError as e:   # batloc.reading's Refused, a bound, a radical that is not one
+        message = str(e)
+        raise EngineError(message if path in message else f"{path}: {message}") from None
 
 
-def load_platform(engine, path, master_host=DEFAULT_MASTER, roles=None, limit=0, quiet=False):
+def load_platform(engine, path, master_host=None, roles=None, limit=0, quiet=False):
     """Load `path` into the SimGrid `engine` and return the Batsim view of it: the master as Batsim 4.2.1 finds
     it (`master_host`: its -m; `roles`: its -r), `limit` compute hosts at most (its --mmax, 0: all)."""
     check_platform_file(path)
     try:
-        engine.load_platform(path)
+        with ending_at_once():   # SimGrid builds it in one call that holds the interpreter
+            engine.load_platform(path)
     except Exception as e:  # SimGrid raises its own types; the message is what matters
         raise EngineError(f"{path}: SimGrid cannot load this platform: {_first_line(e)}") from None
     hosts = {host.name: host for host in engine.all_hosts}
@@ -156,7 +165,7 @@ def load_platform(engine, path, master_host=DEFAULT_MASTER, roles=None, limit=0,
 
 def _first_line(error):
     lines = [line.strip() for line in str(error).splitlines() if line.strip()]
-    return lines[0] if lines else type(error).__name__
+    return clipped(lines[0], 300) if lines else type(error).__name__   # SimGrid may quote the file
 
 
 def _energy_notice(path, hosts, props):

@@ -7,6 +7,8 @@ through their phases with a generator, so `sequence` nests for free.
 
 from . import usage_trace
 from .checks import integer, number
+from batloc.reading import excerpt
+
 from .errors import EngineError
 
 
@@ -53,9 +55,9 @@ def check_profile(profile, where, profiles):
         raise EngineError(f"{where}: a profile is an object with a 'type'")
     ptype = profile["type"]
     if isinstance(ptype, str) and ptype in UNSUPPORTED:
-        raise EngineError(f"{where}: profile type {ptype!r} is not supported: {UNSUPPORTED[ptype]}")
+        raise EngineError(f"{where}: profile type {excerpt(ptype)} is not supported: {UNSUPPORTED[ptype]}")
     if not isinstance(ptype, str) or ptype not in _FIELDS:
-        raise EngineError(f"{where}: unknown profile type {ptype!r} (known: {', '.join(KNOWN_TYPES)})")
+        raise EngineError(f"{where}: unknown profile type {excerpt(ptype)} (known: {', '.join(KNOWN_TYPES)})")
     for field in _FIELDS[ptype]:
         if field not in profile:
             raise EngineError(f"{where}: a {ptype} profile needs the field {field!r}")
@@ -66,10 +68,10 @@ def check_profile(profile, where, profiles):
         if field in profile:
             number(profile[field], field, where, minimum=0)
     if ptype == "usage_trace" and not isinstance(profile["trace"], str):
-        raise EngineError(f"{where}: trace must be a file name (a string), got {profile['trace']!r}")
+        raise EngineError(f"{where}: trace must be a file name (a string), got {excerpt(profile['trace'])}")
     for field in ("from", "to", "storage"):
         if field in profile and not isinstance(profile[field], str):
-            raise EngineError(f"{where}: {field} must be a storage label (a string), got {profile[field]!r}")
+            raise EngineError(f"{where}: {field} must be a storage label (a string), got {excerpt(profile[field])}")
     if "ret" in profile:
         integer(profile["ret"], "ret (the return code)", where)
     if ptype in ("sequence", "composed"):
@@ -78,7 +80,7 @@ def check_profile(profile, where, profiles):
             raise EngineError(f"{where}: seq must be a non-empty list of profile names")
         for name in seq:
             if not isinstance(name, str) or (profiles is not None and name not in profiles):
-                raise EngineError(f"{where}: seq names profile {name!r}, which is not defined")
+                raise EngineError(f"{where}: seq names profile {excerpt(name)}, which is not defined")
         integer(profile.get("repeat", 1), "repeat", where, minimum=1)
         if profiles is not None:
             _check_acyclic(profile, where, profiles)
@@ -91,7 +93,7 @@ def _check_parallel(profile, where):
         raise EngineError(f"{where}: a parallel profile's cpu is a non-empty list of flops, one per host")
     if not isinstance(com, list) or len(com) != len(cpu) ** 2:
         raise EngineError(f"{where}: a parallel profile's com is a list of {len(cpu)} x {len(cpu)} byte amounts "
-                          f"(host i to host j at i * {len(cpu)} + j), got {len(com) if isinstance(com, list) else com!r}")
+                          f"(host i to host j at i * {len(cpu)} + j), got {len(com) if isinstance(com, list) else excerpt(com)}")
     for i, value in enumerate(cpu):
         number(value, f"cpu[{i}]", where, minimum=0)
     for i, value in enumerate(com):

@@ -3,7 +3,9 @@
 The file holds `now horizon jobs_done jobs_total` (seconds, seconds, counts),
 rewritten whole (write, then rename) about once a second, so that a reader
 never sees half a line. The horizon is the last submission time: simulated
-time goes on past it while the last jobs run.
+time goes on past it while the last jobs run, so it is shown as what it is,
+and the share done is the share of the workloads' jobs that ended (it never
+passes 100 % while the run goes on, as time against the last submission did).
 """
 
 import os
@@ -35,11 +37,12 @@ class Progress:
         if self.stream is None or (not force and wall - self.last_draw < BAR_PERIOD):
             return
         self.last_draw = wall
-        share = min(1.0, now / self.horizon)
-        bar = "#" * int(share * 30)
+        done = min(self.done, self.total)     # jobs a scheduler registers into a workload count too
+        bar = "#" * (30 * done // max(1, self.total))
         rate = self.done / max(wall - self.started, 1e-9)
         self.stream.write(
-            f"\r[{bar:<30}] t={now:,.0f}s/{self.horizon:,.0f}s  jobs {self.done}/{self.total}  {rate:,.0f} jobs/s ")
+            f"\r[{bar:<30}] jobs {done}/{self.total} ended  t={now:,.0f}s (last submission {self.horizon:,.0f}s)  "
+            f"{rate:,.0f} jobs/s ")
         self.stream.flush()
 
     def _write(self, now):

@@ -29,11 +29,13 @@ class Recovered:
     now: float = 0.0       # the last checkpoint's simulated time
     unfinished: int = 0
     why_not: str = ""      # when not written
+    damage: str = ""       # a journal damaged in the middle: what was left out (journal.read)
 
     def line(self, prefix):
         if self.written:
+            damaged = f"; warning: its journal was {self.damage}" if self.damage else ""
             return (f"recovered the run of pid {self.pid}, killed after t={self.now:.6f}, from its journal: outputs "
-                    f"written to {prefix}_*.csv, {self.unfinished} job(s) unfinished")
+                    f"written to {prefix}_*.csv, {self.unfinished} job(s) unfinished{damaged}")
         return f"the run of pid {self.pid} left a journal ({self.path}) {self.why_not}"
 
 
@@ -44,7 +46,7 @@ def recover(prefix):
 
 def recover_one(prefix, path, force=False):
     """Replay the journal at `path`; `force`: even over outputs newer than it (its own engine's, cut short)."""
-    header, records, checkpoints = read(path)
+    header, records, checkpoints, damage = read(path)
     pid = header.get("pid")
     if checkpoints == 0:
         _clean(prefix, path, pid)
@@ -54,13 +56,16 @@ def recover_one(prefix, path, force=False):
     if newer and not force:
         _clean(prefix, path, pid)
         return Recovered(pid, path, False, why_not=f"older than {newer[0]}: removed, the outputs kept")
-    exporter, now, left = _replay(prefix, header, records)
+    try:
+        exporter, now, left = _replay(prefix, header, records)
+    except EngineError as e:   # the outputs cannot be written there (a read-only folder)
+        raise Unreadable(str(e)) from None
     try:
         exporter.close(now, scheduling_time=0.0, simulation_time=os.path.getmtime(path) - header["started"])
     except EngineError as e:
         raise Unreadable(f"{path}: {e}") from None
     _clean(prefix, path, pid)
-    return Recovered(pid, path, True, now, left)
+    return Recovered(pid, path, True, now, left, damage=damage or "")
 
 
 def _replay(prefix, header, records):
@@ -131,7 +136,7 @@ def _static_jobs(header):
         if [st.st_size, st.st_mtime_ns] != stamp:
             raise Unreadable(f"the run's workload {path} changed since the run started")
         try:
-            workloads.append(load_workload(path, f"w{i}", None))
+            workloads.append(load_workload(path, f"w{i}", None, traces=False))
         except EngineError as e:
             raise Unreadable(str(e)) from None
     return submission_order(workloads)

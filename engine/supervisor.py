@@ -39,6 +39,9 @@ SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
 # How long the engine may take to act on a signal that came outside a call before it is taken as stuck
 SIGNAL_GRACE = 10.0
 LOADING = -1.0
+# A scheduler loading in Python takes a signal at once (it loads with the signals unblocked): the engine says so
+# itself unless it is stuck in a long call (numba compiling), which the supervisor then ends
+LOADING_GRACE = 1.0
 
 
 class Stamp:
@@ -70,11 +73,35 @@ def supervise(args):
     sys.stdout.flush()
     sys.stderr.flush()
     parent = os.getpid()
+    _adopt_orphans()
     pid = os.fork()
     if pid == 0:
         _die_with(parent)
         return None, stamp
-    return Supervisor(pid, stamp, args).run(), None
+    status = Supervisor(pid, stamp, args).run()
+    _end_orphans()
+    return status, None
+
+
+def _adopt_orphans():
+    """Processes the scheduler started and the engine left when it died come to this process, not to init
+    (PR_SET_CHILD_SUBREAPER, Linux), so that they end with the run (`_end_orphans`)."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(36, 1)   # PR_SET_CHILD_SUBREAPER
+    except (OSError, AttributeError):
+        pass
+
+
+def _end_orphans():
+    from batloc.processes import end_descendants
+
+    pids = end_descendants()
+    if pids:
+        print(f"batloc-batsim: notice: the in-process scheduler left {len(pids)} process(es) running after the "
+              f"engine ended (pid {', '.join(map(str, pids[:3]))}{', ...' if len(pids) > 3 else ''}): ended with "
+              "it", file=sys.stderr, flush=True)
 
 
 def _die_with(parent):
@@ -112,7 +139,7 @@ class Supervisor:
                 return self._ended(os.waitstatus_to_exitcode(status))
             start, now = self.stamp.read()
             if start:
-                if self.signum is not None:
+                if self.signum is not None and not self._loading_takes_it(now):
                     name = signal.Signals(self.signum).name
                     at = "before the simulation started" if now == LOADING else f"at t={now:.6f}"
                     return self._stop(f"interrupted by {name} {at}", 128 + self.signum, error=False)
@@ -128,6 +155,10 @@ class Supervisor:
                                   128 + self.signum, error=False)
             last_start = start
             time.sleep(POLL)
+
+    def _loading_takes_it(self, now):
+        """Whether the engine, loading its scheduler, may still act on the signal itself (LOADING_GRACE)."""
+        return now == LOADING and time.monotonic() - self.signalled_at < LOADING_GRACE
 
     def _on_signal(self, signum, frame):
         """Pass the signal on (a terminal's Ctrl-C reaches both; `kill` this process only): the engine acts on
@@ -155,6 +186,10 @@ class Supervisor:
             return code
         start, now = self.stamp.read()
         how = _status(code)
+        if self.signum is not None and code == -self.signum:   # while loading its inputs, it dies by them
+            name = signal.Signals(self.signum).name
+            at = "before the simulation started" if not start and now == 0 else f"at t={now:.6f}"
+            return self._report(f"interrupted by {name} {at}", 128 + self.signum, error=False)
         if not start:
             why = f"the engine died at t={now:.6f} ({how})" if now > 0 else f"the engine died ({how})"
         elif now == LOADING:
@@ -178,7 +213,9 @@ class Supervisor:
             except Unreadable as e:
                 outputs = f"no output written: the journal cannot be replayed ({e})"
             else:
-                outputs = (f"outputs written to {self.shown}_*.csv, {done.unfinished} job(s) unfinished" if done.written
+                damaged = f" (warning: its journal was {done.damage})" if done.damage else ""
+                outputs = (f"outputs written to {self.shown}_*.csv, {done.unfinished} job(s) unfinished{damaged}"
+                           if done.written
                            else f"nothing simulated, no output written (earlier {self.shown}_*.csv, if any, kept)")
         print(f"batloc-batsim: {'error: ' if error else ''}{why}; {outputs}", file=sys.stderr, flush=True)
         return status

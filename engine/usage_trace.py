@@ -25,10 +25,13 @@ import math
 import os
 import re
 
+from batloc.reading import TRACE_BYTES, Refused, clipped, excerpt, read_bytes, size_text
+
 from .errors import EngineError
 
 ACTION = "m_usage"          # the only replay action Batsim registers (batsim.cpp)
 TERMINATION_BYTES = 4       # a rank's end, put into the executor's mailbox
+PATH_SHOWN = 300            # a trace path longer than this (a list's line may be anything) is cut in errors
 _SPACE = " \t\n\v\f\r"      # what boost::trim and std::stod skip (the C locale's isspace)
 _SEPARATORS = re.compile(r"[ \t]+")
 # The longest prefix std::stod reads as a decimal number (it ignores what follows)
@@ -51,33 +54,56 @@ def phase(trace, hosts):
     return UsageTrace([(hosts[rank % len(hosts)], actions) for rank, actions in enumerate(trace)], hosts[0])
 
 
-def read_trace(workload_path, where, trace):
-    """Every rank's actions of the usage trace `trace` (the profile's field) of the workload at `workload_path`."""
+class TraceBudget:
+    """What one workload's usage traces may read: files inside the workload's folder (unless `anywhere`, the
+    engine's --traces-anywhere: Batsim follows any path), TRACE_BYTES in all (a list may name one rank file a
+    million times)."""
+
+    def __init__(self, workload_path, anywhere=False):
+        self.folder = os.path.realpath(os.path.dirname(os.path.abspath(workload_path)))
+        self.anywhere = anywhere
+        self.left = TRACE_BYTES
+
+    def read(self, path, where, what):
+        """The text of one trace file, counted against the budget; EngineError names it and the bound."""
+        if not self.anywhere:
+            real = os.path.realpath(path)
+            if os.path.commonpath([self.folder, real]) != self.folder:
+                raise EngineError(f"{where}: {what} {clipped(path, PATH_SHOWN)} is outside the workload's folder {self.folder}: "
+                                  "not read (batloc-batsim --traces-anywhere follows it, as Batsim does)")
+        try:
+            raw = read_bytes(path, self.left, f"{where}: {what}")
+        except OSError as e:
+            raise EngineError(f"{where}: {what} {clipped(path, PATH_SHOWN)} cannot be read: {e.strerror}") from None
+        except Refused as e:
+            if e.bound is None:
+                raise EngineError(str(e)) from None
+            raise EngineError(f"{path} ({where}: {what}) would take the usage traces this workload reads past "
+                              f"{size_text(TRACE_BYTES)}, their bound: not read") from None
+        self.left -= len(raw)
+        try:
+            return raw.decode("utf-8")
+        except UnicodeDecodeError:
+            raise EngineError(f"{where}: {what} {path} is not UTF-8 text") from None
+
+
+def read_trace(workload_path, where, trace, budget=None):
+    """Every rank's actions of the usage trace `trace` (the profile's field) of the workload at `workload_path`,
+    read within `budget` (a ``TraceBudget``: the workload's folder, a bound in bytes)."""
     if not isinstance(trace, str):
-        raise EngineError(f"{where}: trace must be a file name (a string), got {trace!r}")
+        raise EngineError(f"{where}: trace must be a file name (a string), got {excerpt(trace)}")
+    budget = budget or TraceBudget(workload_path)
     list_path = os.path.join(os.path.dirname(workload_path), trace)
-    text = _read(list_path, where, "its trace")
+    text = budget.read(list_path, where, "its trace")
     ranks = []
     for number, line in enumerate(_getlines(text, last_without_newline=True), 1):
         name = line.rstrip(_SPACE)
         if not name:
             raise EngineError(f"{list_path}:{number}: an empty line names no rank trace file ({where})")
-        ranks.append(_read_rank(os.path.join(os.path.dirname(list_path), name), len(ranks), where))
+        ranks.append(_read_rank(os.path.join(os.path.dirname(list_path), name), len(ranks), where, budget))
     if not ranks:
         raise EngineError(f"{list_path}: names no rank trace file ({where})")
     return ranks
-
-
-def _read(path, where, what):
-    try:
-        with open(path, "rb") as f:
-            raw = f.read()
-    except OSError as e:
-        raise EngineError(f"{where}: {what} {path} cannot be read: {e.strerror}") from None
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError:
-        raise EngineError(f"{where}: {what} {path} is not UTF-8 text") from None
 
 
 def _getlines(text, last_without_newline):
@@ -90,11 +116,11 @@ def _getlines(text, last_without_newline):
     return lines
 
 
-def _read_rank(path, rank, where):
+def _read_rank(path, rank, where, budget):
     """SimGrid 3.34's ReplayReader on one rank's file, with Batsim's m_usage action."""
     me = str(rank)
     actions = []
-    for number, line in enumerate(_getlines(_read(path, where, f"rank {rank}'s trace"), False), 1):
+    for number, line in enumerate(_getlines(budget.read(path, where, f"rank {rank}'s trace"), False), 1):
         line = line.strip(_SPACE)
         if not line or line.startswith("#"):
             continue
@@ -103,15 +129,15 @@ def _read_rank(path, rank, where):
             continue   # SimGrid ignores an action for another actor (with a warning)
         here = f"{path}:{number}"
         if len(tokens) < 2 or tokens[1] != ACTION:
-            raise EngineError(f"{here}: unknown replay action {tokens[1] if len(tokens) > 1 else ''!r} ({where}); "
+            raise EngineError(f"{here}: unknown replay action {excerpt(tokens[1] if len(tokens) > 1 else '')} ({where}); "
                               f"Batsim knows only {ACTION}")
         if len(tokens) < 4:
             raise EngineError(f"{here}: {ACTION} needs a usage and a number of flops ({where})")
         usage, flops = _stod(tokens[2], here, "usage"), _stod(tokens[3], here, "flops")
         if not (math.isfinite(usage) and 0.0 <= usage <= 1.0):
-            raise EngineError(f"{here}: invalid usage {tokens[2]}: not in [0,1] ({where}; Batsim aborts on it)")
+            raise EngineError(f"{here}: invalid usage {clipped(tokens[2])}: not in [0,1] ({where}; Batsim aborts on it)")
         if not (math.isfinite(flops) and flops >= 0.0):
-            raise EngineError(f"{here}: invalid flops {tokens[3]}: not positive and finite ({where}; Batsim aborts "
+            raise EngineError(f"{here}: invalid flops {clipped(tokens[3])}: not positive and finite ({where}; Batsim aborts "
                               "on it)")
         actions.append((usage, flops))
     return actions
@@ -120,7 +146,7 @@ def _read_rank(path, rank, where):
 def _stod(text, here, what):
     match = _STOD.match(text)
     if match is None:
-        raise EngineError(f"{here}: {what} {text!r} is not a number")
+        raise EngineError(f"{here}: {what} {excerpt(text)} is not a number")
     return float(match.group(1))
 
 

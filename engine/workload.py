@@ -1,14 +1,18 @@
 """Batsim JSON workloads: reading, checking, and the job/profile objects they describe."""
 
 import json
+import math
 import os
 import re
 import sys
 
+from batloc.reading import WORKLOAD_BYTES, Refused, excerpt, read_bytes
+
 from .checks import integer, non_finite_field, non_text_field, number, walltime
 from .errors import EngineError
 from .profiles import check_profile
-from .usage_trace import read_trace
+from .signals import ending_at_once
+from .usage_trace import TraceBudget, read_trace
 
 
 class Job:
@@ -77,23 +81,28 @@ def _position(text, index):
     return line, col
 
 
-def _read_json(path):
+def read_json(path):
+    """A workload file's JSON document, read within its bound (``batloc.reading``); EngineError names the file."""
     try:
-        with open(path, "rb") as f:
-            raw = f.read()
+        raw = read_bytes(path, WORKLOAD_BYTES, "workload")
     except FileNotFoundError:
         raise EngineError(f"workload file not found: {path}") from None
     except OSError as e:
         raise EngineError(f"cannot read workload file {path}: {e.strerror}") from None
+    except Refused as e:
+        raise EngineError(str(e)) from None
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as e:
         line, col = _position(raw.decode("utf-8", "replace"), e.start)
         raise EngineError(f"{path}:{line}:{col}: workload is not UTF-8 text") from None
     try:
-        data = json.loads(text)
+        with ending_at_once():   # one call that holds the interpreter: seconds for a million jobs
+            data = json.loads(text)
     except json.JSONDecodeError as e:
         raise EngineError(f"{path}:{e.lineno}:{e.colno}: malformed JSON: {e.msg}") from None
+    except RecursionError:
+        raise EngineError(f"{path}: JSON nested too deeply to be a workload") from None
     if _SURROGATE_ESCAPE.search(text):   # rare: only then walk the whole document
         field = non_text_field(data)
         if field is not None:
@@ -105,9 +114,12 @@ def _read_json(path):
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 
 
-def load_workload(path, name, nb_compute):
-    """Read one workload file; every problem is reported with the file and the job at fault."""
-    data = _read_json(path)
+def load_workload(path, name, nb_compute, data=None, traces=True, traces_anywhere=False):
+    """Read one workload file (or take its document `data`, as ``read_json`` read it); every problem is reported
+    with the file and the job at fault. `traces`: read its usage traces (``usage_trace.read_trace``: within
+    the workload's folder unless `traces_anywhere`); a recovery, which needs only the jobs, does not."""
+    if data is None:
+        data = read_json(path)
     if not isinstance(data, dict):
         raise EngineError(f"{path}: a Batsim workload is a JSON object with 'jobs' and 'profiles'")
     workload = Workload(name, os.path.abspath(path))
@@ -115,13 +127,15 @@ def load_workload(path, name, nb_compute):
     profiles = data.get("profiles", {})
     if not isinstance(profiles, dict):
         raise EngineError(f"{path}: 'profiles' must be an object mapping names to profiles")
+    budget = TraceBudget(path, traces_anywhere)
     for pname, profile in profiles.items():
-        check_profile(profile, f"{path}: profile {pname!r}", profiles)
+        check_profile(profile, f"{path}: profile {excerpt(pname)}", profiles)
         field = non_finite_field(profile)
         if field is not None:   # JSON cannot carry it to the scheduler
-            raise EngineError(f"{path}: profile {pname!r}: {field} must be a finite number")
-        if profile["type"] == "usage_trace" and profile["trace"] not in workload.traces:
-            workload.traces[profile["trace"]] = read_trace(path, f"{path}: profile {pname!r}", profile["trace"])
+            raise EngineError(f"{path}: profile {excerpt(pname)}: {field} must be a finite number")
+        if traces and profile["type"] == "usage_trace" and profile["trace"] not in workload.traces:
+            workload.traces[profile["trace"]] = read_trace(path, f"{path}: profile {excerpt(pname)}",
+                                                           profile["trace"], budget)
     workload.profiles = dict(profiles)
     jobs = data.get("jobs")
     if not isinstance(jobs, list):
@@ -154,9 +168,9 @@ def _job_from(desc, index, path, workload, seen, nb_compute):
     if "id" not in desc:
         raise EngineError(f"{path}: job #{index} has no 'id'")
     if isinstance(desc["id"], bool) or not isinstance(desc["id"], (int, str)) or desc["id"] == "":
-        raise EngineError(f"{path}: job #{index}: 'id' must be a string or an integer, got {desc['id']!r}")
+        raise EngineError(f"{path}: job #{index}: 'id' must be a string or an integer, got {excerpt(desc['id'])}")
     local_id = str(desc["id"])
-    where = f"{path}: job {local_id!r}"
+    where = f"{path}: job {excerpt(local_id)}"
     if "!" in local_id:
         raise EngineError(f"{where}: a job id cannot contain '!' (it separates workload and job)")
     if local_id in seen:
@@ -176,8 +190,38 @@ def _job_from(desc, index, path, workload, seen, nb_compute):
     wall = walltime(desc.get("walltime"), where)
     profile = desc["profile"]
     if not isinstance(profile, str) or profile not in workload.profiles:
-        raise EngineError(f"{where}: profile {profile!r} is not defined in the workload's profiles")
+        raise EngineError(f"{where}: profile {excerpt(profile)} "
+                          "is not defined in the workload's profiles")
     field = non_finite_field(desc)
     if field is not None:   # a custom field: JSON cannot carry it to the scheduler
         raise EngineError(f"{where}: {field} must be a finite number")
+    _check_end(where, subtime, wall, profile, workload.profiles)
     return Job(workload.name, local_id, desc, subtime, res, wall, profile)
+
+
+def _check_end(where, subtime, wall, profile, profiles):
+    """A job whose end, started at its submission, is past the largest double: the clock would reach +inf, and
+    inf and nan would land in its row (each number was finite, their sum is not)."""
+    for what, seconds in (("walltime", wall if wall > 0 else 0.0), ("delays", delays(profile, profiles))):
+        if not math.isfinite(subtime + seconds):
+            raise EngineError(f"{where}: subtime {subtime:g} plus its {what} ({seconds:g} s) is past the largest "
+                              "time a double holds (the clock would reach +inf)")
+
+
+def delays(name, profiles, known=None):
+    """The seconds of `delay` a profile holds, its sequences' repeats counted (other phases add what SimGrid
+    makes of them, unknown here): a lower bound of its run time. Profiles are checked acyclic already."""
+    known = {} if known is None else known
+    if name not in known:
+        profile = profiles[name]
+        if profile["type"] == "delay":
+            known[name] = float(profile["delay"])
+        elif profile["type"] in ("sequence", "composed"):
+            once = sum(delays(inner, profiles, known) for inner in profile["seq"])
+            try:
+                known[name] = profile.get("repeat", 1) * once
+            except OverflowError:   # a repeat beyond any float
+                known[name] = math.inf if once > 0 else 0.0
+        else:
+            known[name] = 0.0
+    return known[name]

@@ -20,6 +20,8 @@ import mmap
 import json
 from dataclasses import dataclass, field
 
+from batloc.reading import WORKLOAD_BYTES, Refused, read_bytes
+
 DEPENDENT_KEY = "dependent_jobs"
 
 
@@ -100,8 +102,9 @@ def read_dependents(source, name="workload"):
         try:
             if not may_hold_dependents(source):
                 return [], {}
-            with open(source, encoding="utf-8") as fh:
-                doc = json.load(fh)
+            doc = json.loads(read_bytes(source, WORKLOAD_BYTES, "workload").decode("utf-8"))
+        except Refused as exc:
+            raise WorkflowError(str(exc)) from None
         except OSError as exc:
             raise WorkflowError(f"{source}: cannot read the workload: {exc.strerror or exc}") from None
         except (UnicodeDecodeError, json.JSONDecodeError) as exc:

@@ -28,6 +28,8 @@ inside a ``<cluster>``, where SimGrid 3.34 (Batsim's) does not.
 import re
 from xml.sax.saxutils import quoteattr
 
+from batloc.reading import PLATFORM_BYTES, Refused, read_bytes
+
 from .reader import PlatformError, read_resources
 
 try:
@@ -105,8 +107,10 @@ def _master(path, resources):
     return others[0]
 
 
-def annotate(path, output, memory, bandwidth, latency=0.0, sharing="FATPIPE", backbone=None):
-    """Write `path` with batloc's memories and file system to `output`; returns {node: [hosts]}."""
+def annotate(path, output, memory, bandwidth, latency=0.0, sharing="FATPIPE", backbone=None,
+             master_host=None, roles=None):
+    """Write `path` with batloc's memories and file system to `output`; returns {node: [hosts]}. `master_host`
+    and `roles` (Batsim's -m and -r) tell which host is the master; the copy's runs need them too."""
     if not memory > 0 or not bandwidth > 0:
         raise ValueError("--memory and --node-bw must be > 0")
     if backbone is not None and not backbone > 0:
@@ -115,7 +119,7 @@ def annotate(path, output, memory, bandwidth, latency=0.0, sharing="FATPIPE", ba
         raise ValueError("--latency must be >= 0")
     if sharing not in SHARING_POLICIES:
         raise ValueError(f"--sharing must be one of {', '.join(SHARING_POLICIES)}")
-    resources = read_resources(path)
+    resources = read_resources(path, master_host, roles)
     if not resources.compute:
         raise PlatformError(f"{path}: no compute host: every host is the master or has role=storage")
     nodes = _nodes(resources)
@@ -125,8 +129,9 @@ def annotate(path, output, memory, bandwidth, latency=0.0, sharing="FATPIPE", ba
             raise PlatformError(f"{path}: host {name!r} already has a name batloc's annotation gives "
                                 f"(lustre, <node>_mem, {ZONE}): is the platform annotated already?")
     try:
-        with open(path, "rb") as f:
-            text = f.read().decode("utf-8")
+        text = read_bytes(path, PLATFORM_BYTES, "platform").decode("utf-8")
+    except Refused as exc:
+        raise PlatformError(str(exc)) from None
     except (OSError, UnicodeDecodeError) as exc:
         raise PlatformError(f"{path}: cannot read platform: {exc}") from None
     text = text.lstrip()       # SimGrid reads a file whose first line is blank; XML wants <?xml first

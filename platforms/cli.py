@@ -4,6 +4,7 @@
   batloc platform generate -o mix.xml --memory-mix 450x128GB,32x256GB,4x1TB --sharing SHARED --backbone-bw auto
   batloc platform rackham -d platforms/
   batloc platform show platforms/rackham.xml
+  batloc platform show cluster_locality_8x16.xml -m master_host0
   batloc platform annotate cluster512.xml -o cluster512-batloc.xml --memory 128GB --node-bw 0.1GB/s
 """
 
@@ -14,20 +15,11 @@ from batloc import command
 
 from . import rackham
 from .annotate import annotate
-from .generator import PFS_ACCESS, SHARING_POLICIES, PlatformSpec, write
+from .generator import PFS_ACCESS, SHARING_POLICIES, write
+from .numbering import DEFAULT_MASTER, parse_role_maps
+from .options import platform_spec
 from .reader import PlatformError, read_platform
 from .units import parse_bandwidth, parse_bytes, parse_duration
-
-
-def _memory_mix(text):
-    """'450x128GB,32x256GB' → ((450, 128e9), (32, 256e9))."""
-    mix = []
-    for part in text.split(","):
-        count, sep, size = part.strip().partition("x")
-        if not sep or not count.strip().isdigit():
-            raise ValueError(f"cannot read memory mix part {part!r} (expected COUNTxSIZE, e.g. 32x256GB)")
-        mix.append((int(count), parse_bytes(size)))
-    return tuple(mix)
 
 
 def _parser():
@@ -65,6 +57,7 @@ def _parser():
 
     show = sub.add_parser("show", help="summarise a platform file (nodes, cores, memory, bandwidth)")
     show.add_argument("platform")
+    _master_options(show)
 
     ann = sub.add_parser("annotate", help="a copy of a Batsim platform with batloc's node memories and lustre, "
                                           "for the file-aware schedulers and the staging proxy")
@@ -78,14 +71,24 @@ def _parser():
                      help="FATPIPE = the paper's model, SHARED = concurrent loads into one node share its link")
     ann.add_argument("--backbone-bw", help="a shared file-system backbone on every load's route (default: none); "
                                            "lustre then carries it for the I/O-aware schedulers")
+    _master_options(ann)
     return parser
+
+
+def _master_options(parser):
+    """Batsim's (and batloc-batsim's) -m and -r, for a platform whose master is not called master_host."""
+    parser.add_argument("-m", "--master-host", metavar="NAME",
+                        help=f"the master host when none has role=master (default: {DEFAULT_MASTER}), as Batsim's -m")
+    parser.add_argument("-r", "--add-role-to-hosts", action="append", default=[], metavar="HOSTS:ROLE",
+                        help="give ROLE (master, storage or compute_node) to each of HOSTS (comma-separated), "
+                             "as Batsim's -r; repeatable")
 
 
 def _annotate(args):
     memory, bandwidth = parse_bytes(args.memory), parse_bandwidth(args.node_bw)
     backbone = parse_bandwidth(args.backbone_bw) if args.backbone_bw else None
     nodes = annotate(args.platform, args.output, memory, bandwidth, parse_duration(args.latency), args.sharing,
-                     backbone)
+                     backbone, args.master_host, parse_role_maps(args.add_role_to_hosts))
     widest = max(len(hosts) for hosts in nodes.values())
     grouping = ("one per compute host" if widest == 1
                 else "compute hosts grouped by their node property, a host without one a node of its own")
@@ -95,17 +98,10 @@ def _annotate(args):
 
 
 def _generate(args):
-    mix = _memory_mix(args.memory_mix) if args.memory_mix else ((args.nodes, parse_bytes(args.memory)),)
-    node_bw = parse_bandwidth(args.node_bw)
-    backbone = None
-    if args.backbone_bw:
-        nodes = sum(count for count, _ in mix)
-        backbone = (rackham.default_backbone(nodes, node_bw) if args.backbone_bw == "auto"
-                    else parse_bandwidth(args.backbone_bw))
-    spec = PlatformSpec(memory_mix=mix, cores=args.cores, node_bandwidth=node_bw,
-                        backbone_bandwidth=backbone, latency=parse_duration(args.latency),
-                        sharing=args.sharing, name=args.name, io_routes=args.io_routes,
-                        pfs_access=args.pfs_access, node_routes=args.node_routes)
+    spec = platform_spec(nodes=args.nodes, cores=args.cores, memory=args.memory, node_bw=args.node_bw,
+                         backbone_bw=args.backbone_bw, latency=args.latency, sharing=args.sharing, name=args.name,
+                         memory_mix=args.memory_mix, io_routes=args.io_routes, node_routes=args.node_routes,
+                         pfs_access=args.pfs_access)
     write(spec, args.output)
     print(f"wrote {args.output}: {spec.nodes} nodes x {spec.cores} cores")
 
@@ -120,7 +116,7 @@ def _run(args):
     elif args.command == "annotate":
         _annotate(args)
     else:
-        print(read_platform(args.platform).describe())
+        print(read_platform(args.platform, args.master_host, parse_role_maps(args.add_role_to_hosts)).describe())
 
 
 def main(argv=None) -> int:

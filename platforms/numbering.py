@@ -16,6 +16,8 @@ storage numbered between two nodes' cores would split every multi-node
 allocation. ``--mmax N`` keeps the first N compute hosts only.
 """
 
+from batloc.reading import excerpt
+
 COMPUTE, STORAGE, MASTER = "compute", "storage", "master"
 DEFAULT_MASTER = "master_host"   # Batsim 4.2.1's default for -m/--master-host
 # Batsim's role names (permissions.cpp), and batloc's own name for a compute host
@@ -39,39 +41,63 @@ def parse_role_maps(texts):
     for text in texts or ():
         hosts, sep, role = text.partition(":")
         if not sep or ":" in role:
-            raise RoleError(f"-r {text!r}: a role map reads HOSTS:ROLE with one ':' (e.g. host8:master)")
+            raise RoleError(f"-r {excerpt(text)}: a role map reads HOSTS:ROLE with one ':' (e.g. host8:master)")
         for host in hosts.split(","):
+            if not host:   # Batsim 4.2.1 gives the role to no host, silently
+                raise RoleError(f"-r {excerpt(text)} names no host (HOSTS is a comma-separated list of host names)")
             roles[host] = role
     return roles
 
 
-def batsim_roles(hosts, master_host=DEFAULT_MASTER, roles=None):
+def batsim_roles(hosts, master_host=None, roles=None):
     """``hosts``: iterable of (name, role property or None). Returns {name: role} with the command line's roles
-    applied as Batsim does, and the name of the master; RoleError names the host Batsim would abort on."""
-    given = {master_host: MASTER} if master_host else {}
+    applied as Batsim does, and the name of the master; RoleError names the host Batsim would abort on, and a
+    host of ``-r`` the platform does not have (Batsim ignores it silently). ``master_host``: Batsim's -m as
+    given, or None when not given (Batsim's default, ``master_host``, applies then)."""
+    named = master_host or DEFAULT_MASTER
+    given = {named: MASTER}
     given.update(roles or {})
     out, masters = {}, []
     for name, role in hosts:
         if name in given:
             extra = given[name]
             if role is not None:
-                raise RoleError(
-                    f"host {name!r} has the property role={role!r} and is also given role {extra!r} on the command "
-                    f"line ({'-m/--master-host' if extra == MASTER and name == master_host else '-r'}): Batsim 4.2.1 "
-                    f"reads role {role + ',' + extra!r} and aborts; drop one of them")
+                if name not in (roles or {}) and master_host is None:
+                    how = (f"is the master by its name ({DEFAULT_MASTER!r} is Batsim's default for -m/--master-host, "
+                           "given or not)")
+                else:
+                    how = (f"is also given role {extra!r} on the command line "
+                           f"({'-r' if name in (roles or {}) else '-m/--master-host'})")
+                raise RoleError(f"host {excerpt(name)} has the property role={excerpt(role)} and {how}: Batsim 4.2.1 reads role "
+                                f"{excerpt(role + ',' + extra)} and aborts; drop one of them")
             role = extra
         if (role or "") not in KINDS:
-            raise RoleError(f"host {name!r} has role {role!r}: Batsim 4.2.1 knows only master, compute_node and "
+            raise RoleError(f"host {excerpt(name)} has role {excerpt(role)}: Batsim 4.2.1 knows only master, compute_node and "
                             "storage (no role: compute_node)")
         if KINDS[role or ""] == MASTER:
             masters.append(name)
         out[name] = role
+    unknown = sorted(set(roles or {}) - set(out))
+    if unknown:
+        raise RoleError(f"-r names host {excerpt(unknown[0])}, which the platform does not have"
+                        + (f" ({len(unknown)} such hosts)" if len(unknown) > 1 else "")
+                        + " (Batsim 4.2.1 ignores it silently)")
     if not masters:
-        raise RoleError(f"no master host: no host has the property role=master and none is named {master_host!r} "
-                        "(Batsim's -m/--master-host, default master_host)")
+        raise RoleError(f"no master host: no host has the property role=master and none is named {excerpt(named)} "
+                        "(Batsim's -m/--master-host, default master_host)" + _master_candidates(out))
     if len(masters) > 1:
         raise RoleError(f"hosts {', '.join(sorted(masters))} are all masters; Batsim 4.2.1 needs exactly one")
     return out, masters[0]
+
+
+def _master_candidates(roles) -> str:
+    """The hosts a user may have meant as the master, named so that the one line says what would do."""
+    named = sorted(name for name in roles if "master" in name.lower())
+    if not named:
+        return "; name one of its hosts with -m, or give it the property role=master"
+    shown = ", ".join(named[:5]) + (f" and {len(named) - 5} more" if len(named) > 5 else "")
+    return (f"; {'a host is' if len(named) == 1 else 'hosts are'} named like one: {shown} "
+            f"(-m {named[0]} makes it the master, as on Batsim)")
 
 
 def number_hosts(hosts, limit=0):

@@ -16,7 +16,11 @@ from dataclasses import dataclass
 
 from batloc.locality.platform_view import PlatformError, PlatformView
 
-from .numbering import COMPUTE, DEFAULT_MASTER, RoleError, batsim_roles, number_hosts
+from batloc.reading import Refused, excerpt
+
+from .numbering import COMPUTE, RoleError, batsim_roles, number_hosts
+from .radical import CLUSTERS, check_count, host_count, numbers
+from .routes import unreached
 from .xml_text import platform_text
 
 __all__ = ["PlatformError", "Resources", "PlatformSummary", "platform_hosts", "platform_text", "read_resources",
@@ -32,36 +36,33 @@ class Resources:
     storage: list
 
 
-def _radical(text):
-    """SimGrid's ``radical`` of a <cluster> or <cabinet>: "0-511" or "1,3,5-7" as the host numbers."""
-    numbers = []
-    for part in text.split(","):
-        lo, _, hi = part.strip().partition("-")
-        numbers.extend(range(int(lo), int(hi or lo) + 1))
-    return numbers
-
-
 def platform_hosts(path):
     """Every host of a platform file as (name, {property: value}), <cluster> and <cabinet> hosts included
     (named prefix + number + suffix, each with the cluster's properties), in file order."""
-    hosts = []
+    hosts, count = [], 0
     try:
         # iterparse + clear: a Rackham file holds ~10 000 hosts
         for _, elem in ET.iterparse(io.BytesIO(platform_text(path))):
-            if elem.tag in ("host", "cluster", "cabinet"):
+            if elem.tag == "host" or elem.tag in CLUSTERS:
+                count += host_count([elem])
+                check_count(path, count)   # before a radical is expanded
                 props = {p.get("id"): p.get("value") for p in elem.findall("prop")}
                 if elem.tag == "host":
                     hosts.append((elem.get("id", ""), props))
                 else:
                     prefix, suffix = elem.get("prefix", ""), elem.get("suffix", "")
-                    hosts.extend((f"{prefix}{i}{suffix}", dict(props)) for i in _radical(elem.get("radical", "")))
+                    hosts.extend((f"{prefix}{i}{suffix}", dict(props)) for i in numbers(elem.get("radical", "")))
                 elem.clear()
+    except Refused as exc:
+        raise PlatformError(str(exc)) from None
     except (OSError, ET.ParseError, ValueError) as exc:
-        raise PlatformError(f"{path}: cannot read platform: {exc}") from None
+        message = str(exc)
+        raise PlatformError(message if message.startswith(f"{path}: ") else f"{path}: cannot read platform: {exc}") \
+            from None
     return hosts
 
 
-def read_resources(path, master_host=DEFAULT_MASTER, roles=None) -> Resources:
+def read_resources(path, master_host=None, roles=None) -> Resources:
     """Every host but the master as a Batsim resource, numbered as Batsim 4.2 numbers them; the master is
     the host with role=master or the one named `master_host` (Batsim's -m, default master_host)."""
     hosts = dict(platform_hosts(path))
@@ -131,12 +132,31 @@ class PlatformSummary:
         return "\n".join(lines)
 
 
-def read_platform(path) -> PlatformSummary:
+def read_platform(path, master_host=None, roles=None) -> PlatformSummary:
     """Nodes, cores, memory and bandwidth of a platform (`batloc platform show`, workload tools): batloc's
-    layout, or a plain Batsim platform (one node per host, no memory: ``PlatformView``)."""
-    resources = read_resources(path)
+    layout, or a plain Batsim platform (one node per host, no memory: ``PlatformView``); `master_host` and
+    `roles` as Batsim's -m and -r (None: not given). A platform the engine refuses for lack of routes to the
+    master (``routes``) is refused here too."""
+    resources = read_resources(path, master_host, roles)
+    _check_routes(path, master_host, roles)
     try:
         view = PlatformView.from_resources(resources.compute, resources.storage)
     except PlatformError as exc:
         raise PlatformError(f"{path}: {exc}") from None
     return PlatformSummary(str(path), view, resources)
+
+
+def _check_routes(path, master_host=None, roles=None):
+    hosts = dict(platform_hosts(path))
+    try:
+        _, master = batsim_roles(((name, props.get("role")) for name, props in hosts.items()), master_host, roles)
+    except RoleError:
+        return   # read_resources said it already
+    found = unreached(platform_text(path), master)
+    if found:
+        zone, routing, missing = found
+        raise PlatformError(f"{path}: no route from host {excerpt(missing[0])} to the master {excerpt(master)} in zone "
+                            f"{excerpt(zone)} "
+                            f"(routing={routing}; {len(missing)} host(s) lack one): Batsim's job-end messages take "
+                            "it, and SimGrid crashes without it (batloc's flat layout before 2026-11: regenerate "
+                            "the platform with `batloc platform generate`; contract §1)")

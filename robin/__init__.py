@@ -9,6 +9,6 @@
 - ``process``     — one run's two process groups, its timeouts and logs, robin's signal handling;
 - ``guard``       — kills a run's process groups when the process that started them dies;
 - ``lock``        — one robin per output folder;
-- ``kernel``      — the planning core compiled once before a sweep that needs it;
+- ``kernel``      — the planning core loaded (compiled if need be) once before a sweep that needs it;
 - ``cli``         — the `robin` command.
 """

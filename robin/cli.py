@@ -39,21 +39,43 @@ import yaml
 from . import description as rd
 from . import process as robin_process
 from . import runs as robin_runs
-from .lock import FolderInUse, OutputLock
-from .process import stopping_on_signals
-from .sweep import Display, run_sweep  # run_sweep: batloc demo and study call it from here
+from .lock import FolderInUse
+from .process import Timeouts
+from .sweep import run_alone, run_sweep  # run_sweep: batloc demo and study call it from here
 from batloc.shipped import packaged
 
+_DEFAULT = Timeouts()
 TIMEOUT_HELP = {
-    "simulation-timeout": "seconds the engine and scheduler have together (default: 604800, a week)",
-    "ready-timeout": "seconds to wait for the port to be free, then for the scheduler to listen (default: 10)",
-    "success-timeout": "seconds the second process has to end after the first ended well (default: 3600)",
-    "failure-timeout": "seconds the second process has to end after the first failed (default: 5)",
+    "simulation-timeout": f"seconds the engine and scheduler have together (default: {_DEFAULT.simulation:g}, a week)",
+    "ready-timeout": f"seconds to wait for the port to be free, then for the scheduler to listen (default: "
+                     f"{_DEFAULT.ready:g}; batexpe's is 10, too short for a scheduler that loads the planning core "
+                     "on a busy machine)",
+    "success-timeout": f"seconds the second process has to end after the first ended well (default: "
+                       f"{_DEFAULT.success:g})",
+    "failure-timeout": f"seconds the second process has to end after the first failed (default: "
+                       f"{_DEFAULT.failure:g})",
 }
 
 
+def _runs_at_once(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"a number of runs at once, not {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"at least 1 run at once, not {value}")
+    return value
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a bad command line is one line (its usage runs to a dozen: `robin --help` shows it)."""
+
+    def error(self, message):
+        self.exit(2, f"robin: {message} (robin --help lists the options)\n")
+
+
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="robin", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = _Parser(prog="robin", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("description", nargs="*", help="description file (YAML), or: generate FILE")
     p.add_argument("--output-dir", help="folder of the run's, or the sweep's, outputs (created)")
     p.add_argument("--batcmd", help="single run: the Batsim command (run by bash)")
@@ -70,7 +92,7 @@ def _parser() -> argparse.ArgumentParser:
                             "(stock or staged commands: write a sweep file)")
     sweep.add_argument("--baseline", metavar="NAME",
                        help="scheduler the report compares the others with (default: fcfs)")
-    p.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1, metavar="N",
+    p.add_argument("-j", "--jobs", type=_runs_at_once, default=os.cpu_count() or 1, metavar="N",
                    help="runs at once in a sweep (default: this machine's CPUs, %(default)s)")
     p.add_argument("--force", action="store_true", help="redo the sweep's runs even when complete")
     p.add_argument("--refuse-changed", action="store_true",
@@ -93,11 +115,15 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
+# what the command line gives a run or a sweep, whatever describes it (a file or the flags)
+_SINGLE_ONLY = ("batcmd", "schedcmd")
+
+
 def _cli_sweep(args) -> dict | None:
     """The sweep that --platform/--workload/--schedulers describe, or None when none is given."""
     given = [f for f in ("platform", "workload", "schedulers") if getattr(args, f)]
-    if not given and not args.baseline:
-        return None
+    if not given and (args.description or not args.baseline):
+        return None     # a description file's sweep takes --baseline too (_with_command_line)
     missing = [f for f in ("platform", "workload", "schedulers") if not getattr(args, f)]
     if missing or args.description:
         raise rd.DescriptionError("a sweep from the command line needs --output-dir, --platform, --workload and "
@@ -106,10 +132,31 @@ def _cli_sweep(args) -> dict | None:
     names = [n.strip() for n in args.schedulers.split(",") if n.strip()]
     desc = {"output-dir": args.output_dir, "platforms": args.platform, "workloads": args.workload,
             "schedulers": names}
-    if args.baseline:
-        desc["baseline"] = args.baseline
     if not args.output_dir:
         raise rd.DescriptionError("a sweep from the command line needs --output-dir")
+    return desc
+
+
+def _with_command_line(desc: dict, args) -> dict:
+    """`desc` with what the command line says on top of it: the four timeouts, --output-dir, --baseline,
+    --pybatsim-verbosity and --in-process win over a description file's values; --batcmd and --schedcmd
+    describe a single run of their own and go with no description and no sweep."""
+    desc = dict(desc)
+    if args.output_dir is not None:
+        desc["output-dir"] = args.output_dir
+    if args.baseline is not None:
+        if not rd.is_sweep(desc):
+            raise rd.DescriptionError("--baseline names the run a sweep's others are compared with: this "
+                                      "description is a single run")
+        desc["baseline"] = args.baseline
+    for key in rd.TIMEOUT_KEYS:
+        value = getattr(args, key.replace("-", "_"))
+        if value is not None:
+            desc[key] = value
+    if args.pybatsim_verbosity:
+        desc["pybatsim-verbosity"] = args.pybatsim_verbosity
+    if args.in_process:
+        desc["in-process"] = True
     return desc
 
 
@@ -132,12 +179,13 @@ def main(argv=None) -> int:
         if len(args.description) > 1:
             raise rd.DescriptionError("give one description file")
         desc = _cli_sweep(args)
+        single_flags = [f"--{k}" for k in _SINGLE_ONLY if getattr(args, k) is not None]
+        if single_flags and (desc is not None or args.description):
+            raise rd.DescriptionError(f"{' and '.join(single_flags)} describe a single run on the command line: "
+                                      "not with a description file or --platform/--workload/--schedulers")
         if desc is None:
             desc = rd.load_description(packaged(args.description[0])) if args.description else cli_desc
-        if args.pybatsim_verbosity:
-            desc["pybatsim-verbosity"] = args.pybatsim_verbosity
-        if args.in_process:
-            desc["in-process"] = True
+        desc = _with_command_line(desc, args)
         if rd.is_sweep(desc):
             return run_sweep(desc, args.jobs, args.force, not args.no_report, log, dask=args.dask,
                              refuse_changed=args.refuse_changed, quiet=args.quiet)
@@ -150,6 +198,9 @@ def main(argv=None) -> int:
     except OSError as exc:
         print(f"robin: {exc.filename or ''}: {exc.strerror or exc}".replace(": : ", ": "), file=sys.stderr)
         return 1
+    except KeyboardInterrupt:   # reading the description, laying out a sweep's runs: before robin acts on signals
+        print("robin: interrupted before any run started", file=sys.stderr)
+        return 130
     return _single(spec, log, args)
 
 
@@ -160,8 +211,7 @@ def _single(spec, log, args) -> int:
         return 1
     log(f"robin: running {spec.name} → {spec.output_dir}")
     try:
-        with OutputLock(spec.output_dir), stopping_on_signals(), Display([spec], quiet=args.quiet):
-            outcome = robin_runs.execute(spec, log=log)
+        outcome = run_alone(spec, log, args.quiet)
     except FolderInUse as exc:
         print(f"robin: {exc}", file=sys.stderr)
         return 1

@@ -57,6 +57,7 @@ from pathlib import Path
 import yaml
 
 from batloc.processes import LOOPBACK, scheduler_command
+from batloc.reading import DESCRIPTION_BYTES, Refused, excerpt, read_bytes
 from batloc.shipped import options_of, package_root, packaged, policy_of
 
 from .process import Timeouts
@@ -101,7 +102,7 @@ def resolve_input(path: str) -> Path:
 def output_folder(path) -> Path:
     """OUTPUT_DIR as an absolute path; refused in one line when it names a file."""
     if isinstance(path, (bool, list, dict)) or path is None or not str(path):
-        raise DescriptionError(f"output-dir must be a folder name, not {path!r}")
+        raise DescriptionError(f"output-dir must be a folder name, not {excerpt(path)}")
     out = Path(os.path.expanduser(str(path))).resolve()
     for parent in (out, *out.parents):
         if parent.exists():
@@ -119,7 +120,7 @@ def read_timeouts(desc: dict, defaults: Timeouts | None = None) -> Timeouts:
             try:
                 values[attr] = float(desc[key])
             except (TypeError, ValueError):
-                raise DescriptionError(f"{key} must be a number of seconds, not {desc[key]!r}") from None
+                raise DescriptionError(f"{key} must be a number of seconds, not {excerpt(desc[key])}") from None
             if values[attr] <= 0:
                 raise DescriptionError(f"{key} must be positive")
     return Timeouts(**{**t.__dict__, **values})
@@ -127,8 +128,9 @@ def read_timeouts(desc: dict, defaults: Timeouts | None = None) -> Timeouts:
 
 def load_description(path) -> dict:
     try:
-        with open(path, encoding="utf-8") as f:
-            desc = yaml.safe_load(f)
+        desc = yaml.safe_load(read_bytes(path, DESCRIPTION_BYTES, "description", bom=True).decode("utf-8"))
+    except Refused as exc:
+        raise DescriptionError(str(exc)) from None
     except OSError as exc:
         raise DescriptionError(f"cannot read description file: {exc}") from None
     except UnicodeDecodeError:
@@ -256,7 +258,7 @@ class SchedulerSpec:
 def in_process(desc: dict) -> bool:
     value = desc.get("in-process", False)
     if not isinstance(value, bool):
-        raise DescriptionError(f"in-process must be true or false, not {value!r}")
+        raise DescriptionError(f"in-process must be true or false, not {excerpt(value)}")
     return value
 
 
@@ -292,7 +294,7 @@ def checked_name(name) -> str:
     """A scheduler name given by the user; one that is not a plain file name is refused, never rewritten."""
     name = str(name)
     if not SAFE_NAME.fullmatch(name):
-        raise DescriptionError(f"scheduler name {name!r} must be a plain file name (letters, digits, "
+        raise DescriptionError(f"scheduler name {excerpt(name)} must be a plain file name (letters, digits, "
                                "'_', '.', '+', '=', '-', not starting with '.' or '-'): it names a folder "
                                "under OUTPUT_DIR/runs")
     return name
@@ -301,7 +303,7 @@ def checked_name(name) -> str:
 def pybatsim_verbosity(desc: dict) -> str:
     level = desc.get("pybatsim-verbosity", PYBATSIM_VERBOSITY)
     if level not in VERBOSITIES:
-        raise DescriptionError(f"pybatsim-verbosity must be one of {', '.join(VERBOSITIES)}, not {level!r}")
+        raise DescriptionError(f"pybatsim-verbosity must be one of {', '.join(VERBOSITIES)}, not {excerpt(level)}")
     return level
 
 
@@ -309,7 +311,7 @@ def scheduler_address(desc: dict) -> str:
     """Where schedulers robin starts bind: loopback unless the description says otherwise."""
     address = desc.get("scheduler-address", LOOPBACK)
     if not isinstance(address, str) or not re.fullmatch(r"[A-Za-z0-9_.:*\[\]-]+", address):
-        raise DescriptionError(f"scheduler-address must be a host or IP address (or '*'), not {address!r}")
+        raise DescriptionError(f"scheduler-address must be a host or IP address (or '*'), not {excerpt(address)}")
     return address
 
 
@@ -318,16 +320,16 @@ def parse_scheduler(entry) -> SchedulerSpec:
         return SchedulerSpec(name=checked_name(entry), policy=checked_policy(policy_of(entry)),
                              options=options_of(entry))
     if not isinstance(entry, dict):
-        raise DescriptionError(f"a scheduler is a name or a mapping, not {entry!r}")
+        raise DescriptionError(f"a scheduler is a name or a mapping, not {excerpt(entry)}")
     unknown = set(entry) - {"name", "policy", "options", "command", "staging", "one-node", "against", "backfilling"}
     if unknown:
         raise DescriptionError(f"unknown scheduler keys: {sorted(unknown)}")
     against = entry.get("against")
     if against is not None and not isinstance(against, str):
-        raise DescriptionError(f"scheduler {entry.get('name') or entry.get('command') or entry.get('policy')!r}: "
-                               f"against must be a scheduler name, not {against!r}")
+        raise DescriptionError(f"scheduler {excerpt(entry.get('name') or entry.get('command') or entry.get('policy'))}: "
+                               f"against must be a scheduler name, not {excerpt(against)}")
     if "command" in entry:
-        what = f"scheduler {entry['command']!r}"
+        what = f"scheduler {excerpt(entry['command'])}"
         staging, one_node = entry.get("staging", False), entry.get("one-node", False)
         for key, value in (("staging", staging), ("one-node", one_node)):
             if not isinstance(value, bool):
@@ -344,15 +346,15 @@ def parse_scheduler(entry) -> SchedulerSpec:
                              one_node=one_node, against=against, backfilling=backfilling)
     for key in ("one-node", "backfilling"):
         if key in entry:
-            raise DescriptionError(f"scheduler {entry.get('name') or entry.get('policy')!r}: {key} is for a command "
+            raise DescriptionError(f"scheduler {excerpt(entry.get('name') or entry.get('policy'))}: {key} is for a command "
                                    "(a policy's backfilling is its option)")
     policy = entry.get("policy") or policy_of(str(entry.get("name", "")))
     if not policy:
-        raise DescriptionError(f"scheduler {entry!r} needs a policy or a command")
+        raise DescriptionError(f"scheduler {excerpt(entry)} needs a policy or a command")
     policy = checked_policy(str(policy))
     given = entry.get("options") or {}
     if not isinstance(given, dict):
-        raise DescriptionError(f"scheduler {entry.get('name', policy)!r}: options must be a mapping, not {given!r}")
+        raise DescriptionError(f"scheduler {excerpt(entry.get('name', policy))}: options must be a mapping, not {excerpt(given)}")
     options = {**options_of(str(entry.get("name", policy))), **given}
     name = entry.get("name") or (policy + ("-bf" if options.get("backfilling") else ""))
     return SchedulerSpec(name=checked_name(name), policy=str(policy), options=dict(options), against=against)
@@ -380,7 +382,7 @@ def walltime_rule(desc: dict, schedulers: list) -> bool:
     """
     given = desc.get("walltime-includes-load")
     if given is not None and not isinstance(given, bool):
-        raise DescriptionError(f"walltime-includes-load must be true or false, not {given!r}")
+        raise DescriptionError(f"walltime-includes-load must be true or false, not {excerpt(given)}")
     own = {s.name: s.options["walltime_includes_load"] for s in schedulers
            if s.policy and "walltime_includes_load" in s.options}
     rule = given if given is not None else (next(iter(own.values())) if own else True)
@@ -403,11 +405,11 @@ def walltime_rule(desc: dict, schedulers: list) -> bool:
 def command_words(command) -> list[str]:
     """A scheduler command's words; one line for an empty command or unbalanced quotes."""
     if not isinstance(command, str):
-        raise DescriptionError(f"a scheduler command is a string, not {command!r}")
+        raise DescriptionError(f"a scheduler command is a string, not {excerpt(command)}")
     try:
         words = shlex.split(command)
     except ValueError as exc:
-        raise DescriptionError(f"scheduler command {command!r}: {exc}") from None
+        raise DescriptionError(f"scheduler command {excerpt(command)}: {exc}") from None
     if not words:
         raise DescriptionError("a scheduler command is empty")
     return words
@@ -416,7 +418,7 @@ def command_words(command) -> list[str]:
 def checked_policy(policy: str) -> str:
     """A batloc policy: a file schedulers/<policy>.py (names only, never a path)."""
     if not SAFE_NAME.fullmatch(policy) or not (schedulers_dir() / f"{policy}.py").is_file():
-        raise DescriptionError(f"unknown policy {policy!r}: no {schedulers_dir() / (policy + '.py')} "
+        raise DescriptionError(f"unknown policy {excerpt(policy)}: no {schedulers_dir() / (policy + '.py')} "
                                "(for a scheduler of your own, give its command)")
     return policy
 

@@ -1,23 +1,26 @@
 """The planning core's first compile, said and done once before a sweep's runs.
 
 batloc's planning policies compile their pass with numba the first time they
-start after a change of its sources (about a minute; the cache is keyed by a
-hash of those sources, ``schedulers/planning/jit.py``). Left to the runs, every
-parallel run would compile the same kernel at once, silently, inside its
+start after a change of its sources (about 1.5 CPU-minutes; the cache is keyed
+by a hash of those sources, ``schedulers/planning/jit.py``). Left to the runs,
+every parallel run would compile the same kernel at once, inside its
 timeouts. robin loads it once (``planner.warm_up``, in a child process)
-before the runs: from the cache that takes seconds; when it takes longer,
-robin says that it compiles.
+before the runs: from the cache that takes a second or two and says nothing;
+a real compile is said by the child as it goes (numba's own compile events,
+``jit.reporting``), and robin passes its lines on.
 """
 
 from __future__ import annotations
 
 import subprocess
 import sys
+import threading
 import time
 
 PLANNING_POLICIES = {"fcfs", "eft", "lea", "leo", "lem"}
-WARM_UP = "from batloc.schedulers.planning.planner import warm_up; warm_up()"
-LOADING = 5.0   # seconds: loading the kernel from numba's cache takes less; compiling it, about a minute
+# its lines on stdout, its errors on stderr
+WARM_UP = ("from batloc.schedulers.planning.planner import warm_up; "
+           "warm_up(lambda line: print(line, flush=True))")
 
 
 def needs_planning_core(schedulers: list[dict]) -> bool:
@@ -25,31 +28,35 @@ def needs_planning_core(schedulers: list[dict]) -> bool:
 
 
 def prepare(schedulers: list[dict], log, warn, stop) -> None:
-    """Load or compile the planning core before the runs, if one needs it; say so when it compiles.
+    """Load or compile the planning core before the runs, if one needs it; a compile is said as it goes.
 
     `stop`: robin's stop request (robin.process.STOP); a compile in progress is then abandoned.
     """
     if not needs_planning_core(schedulers):
         return
-    started = time.monotonic()
-    child = subprocess.Popen([sys.executable, "-c", WARM_UP], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+    child = subprocess.Popen([sys.executable, "-c", WARM_UP], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                              text=True)
-    compiled = False
+    errors = []
+
+    def relay():
+        for line in child.stdout:
+            if not stop.is_set():
+                log(f"robin: {line.rstrip()}")
+        errors.extend(child.stderr.read().strip().splitlines())
+
+    reader = threading.Thread(target=relay, name="planning-core", daemon=True)
+    reader.start()
     while child.poll() is None:
         if stop.is_set():
             child.kill()
             child.wait()
-            return
-        if not compiled and time.monotonic() - started > LOADING:
-            compiled = True
-            log("robin: compiling the planning core once (after an install or a change of its sources: one to "
-                "three minutes, then cached for every later run)")
+            break
         time.sleep(0.05)
-    return_code = child.returncode
-    err = child.stderr.read()
+    reader.join()
+    child.stdout.close()
     child.stderr.close()
-    if return_code != 0:
-        tail = (err.strip().splitlines() or ["no message"])[-1]
+    if stop.is_set():
+        return   # the Ctrl-C that stopped the sweep reached the child too: no failure of its own
+    if child.returncode != 0:
+        tail = (errors or ["no message"])[-1]
         warn(f"robin: warning: loading the planning core failed ({tail}); each run will try itself")
-    elif compiled:
-        log(f"robin: planning core compiled in {time.monotonic() - started:.0f} s")

@@ -18,6 +18,7 @@ Exit status: 0 iff both processes returned 0 within their timeouts.
 
 from __future__ import annotations
 
+import os
 import shlex
 import signal
 import subprocess
@@ -79,10 +80,12 @@ def stopping_on_signals():
 
 @dataclass
 class Timeouts:
-    """batexpe robin's defaults (seconds)."""
+    """batexpe robin's defaults (seconds), but for `ready`: batexpe's 10 s is less than a pybatsim scheduler
+    takes to import numba and load the planning core on a loaded 2-core machine (30 s measured), and a
+    scheduler that dies before listening is seen at once anyway."""
 
     simulation: float = 604800.0
-    ready: float = 10.0
+    ready: float = 120.0
     success: float = 3600.0
     failure: float = 5.0
 
@@ -97,6 +100,7 @@ class Outcome:
     ended_at: float = 0.0
     logs: dict = field(default_factory=dict)
     validation: dict | None = None    # the validator's verdict (robin.validation), once both succeeded
+    cpu_seconds: dict = field(default_factory=dict)   # process name -> user + system CPU, for those that ended
 
     @property
     def invalid(self) -> bool:
@@ -163,9 +167,20 @@ class Child:
             self.proc = subprocess.Popen(["bash", str(script)], stdout=out, stderr=err, stdin=subprocess.DEVNULL,
                                          start_new_session=True, preexec_fn=pin_to(cpu), cwd=cwd)
         GUARD.register(self.proc.pid)  # its session's id is its pid
+        self.cpu_seconds = None
 
     def poll(self):
-        return self.proc.poll()
+        """The exit status once it ended (None before); reaped with wait4, so that the CPU it and the
+        command under it used (bash waits for its command) is known: a study's cost is a sum of these."""
+        if self.proc.returncode is None:
+            try:
+                pid, status, usage = os.wait4(self.proc.pid, os.WNOHANG)
+            except ChildProcessError:      # reaped elsewhere (stop_group): no usage to read
+                return self.proc.poll()
+            if pid:
+                self.proc.returncode = os.waitstatus_to_exitcode(status)
+                self.cpu_seconds = usage.ru_utime + usage.ru_stime
+        return self.proc.returncode
 
     def stop(self):
         stop_group(self.proc, KILL_GRACE)
@@ -237,6 +252,8 @@ def run_simulation(output_dir, batcmd: str, schedcmd: str | None, timeouts: Time
         for child in children:
             child.stop()
             out.logs[child.name] = (child.stdout_path, child.stderr_path)
+            if child.cpu_seconds is not None:
+                out.cpu_seconds[child.name] = round(child.cpu_seconds, 3)
         if out.batsim_returncode is None and any(c.name == "batsim" for c in children):
             out.batsim_returncode = next(c for c in children if c.name == "batsim").proc.returncode
         if out.sched_returncode is None and any(c.name == "sched" for c in children):

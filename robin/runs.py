@@ -214,6 +214,9 @@ def sweep_runs(desc: dict, timeout_defaults: Timeouts | None = None) -> tuple[Pa
         if s.against is not None and s.against not in names:
             raise rd.DescriptionError(f"scheduler {s.name}: against {s.against!r} names no scheduler of the sweep "
                                       f"({', '.join(names)})")
+    if "baseline" in desc and str(desc["baseline"]) not in names:
+        raise rd.DescriptionError(f"baseline {desc['baseline']!r} names no scheduler of the sweep "
+                                  f"({', '.join(names)})")
     rule = rd.walltime_rule(desc, schedulers)
     if any(s.policy for s in schedulers) and pybatsim_missing():
         raise rd.DescriptionError(pybatsim_missing())   # once, not once per run
@@ -314,7 +317,8 @@ def execute(spec: RunSpec, log=print, stop: Stop = STOP) -> Outcome:
         "validation": outcome.validation,
         "started_at": time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(outcome.started_at)),
         "ended_at": time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(outcome.ended_at)),
-        "wall_seconds": round(outcome.wall_seconds, 3), "config_hash": spec.config_hash(),
+        "wall_seconds": round(outcome.wall_seconds, 3), "cpu_seconds": outcome.cpu_seconds,
+        "config_hash": spec.config_hash(),
         "inputs": inputs, "batloc_version": batloc.__version__,
     }
     (spec.output_dir / "run.json").write_text(json.dumps(meta, indent=2) + "\n")

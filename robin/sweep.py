@@ -8,8 +8,8 @@ What a sweep does, whichever executor runs it:
 4. run the rest, `jobs` at a time on threads (here) or as Dask tasks (robin.dask_sweep);
    each run is validated as it ends (robin.runs.execute), and a run with violations counts
    as failed, its outputs kept;
-5. show progress: runs done/failed, and each running run's simulated time against its
-   horizon (the engine's progress file), with the sweep's share done;
+5. show progress: runs done/failed, and each running run's simulated time, last submission and jobs
+   ended (the engine's progress file), and about how much of the sweep is done;
 6. write the report; exit status 0 iff every run succeeded and is valid.
 """
 
@@ -18,6 +18,7 @@ from __future__ import annotations
 import shutil
 import sys
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 
@@ -49,11 +50,30 @@ class SweepError(Exception):
     """A sweep refused before any run starts: one line for the user."""
 
 
-def read_progress(spec) -> tuple[float, float] | None:
-    """(simulated time, horizon) from a running run's engine, or None (not started, not the embedded engine)."""
+@dataclass(frozen=True)
+class RunProgress:
+    """A running run's engine's progress file (engine.progress): simulated time, last submission, jobs."""
+    now: float
+    last_submission: float
+    done: int
+    total: int
+
+    @property
+    def share(self) -> float:
+        """The share of the workload's jobs that ended; below 1 while the run goes on, whatever the clock
+        says (simulated time runs past the last submission while the last jobs run)."""
+        return min(self.done / self.total, 0.99) if self.total > 0 else 0.0
+
+    def text(self) -> str:
+        return (f"t={_days(self.now)} (last submission {_days(self.last_submission)}), "
+                f"{min(self.done, self.total)}/{self.total} jobs ended ({int(100 * self.share)}%)")
+
+
+def read_progress(spec) -> RunProgress | None:
+    """A running run's progress, or None (not started, not the embedded engine, half written)."""
     try:
-        now, horizon, *_ = spec.progress_path.read_text().split()
-        return float(now), float(horizon)
+        now, horizon, done, total = spec.progress_path.read_text().split()
+        return RunProgress(float(now), float(horizon), int(done), int(total))
     except (OSError, ValueError):
         return None
 
@@ -62,9 +82,15 @@ def _days(seconds: float) -> str:
     return f"{seconds / 86400:.1f}d" if seconds >= 86400 else f"{seconds / 3600:.1f}h"
 
 
+def in_notebook(stream) -> bool:
+    """Whether `stream` is a Jupyter kernel's output, which draws a carriage return as a terminal does (but not
+    a terminal's escape sequences)."""
+    return type(stream).__module__.split(".")[0] == "ipykernel"
+
+
 class Display:
-    """The sweep's state on stderr: redrawn in place on a terminal, a line per change (and one a minute
-    while runs are running) otherwise."""
+    """The sweep's state on stderr: redrawn in place on a terminal or in a Jupyter notebook, a line per change
+    (and one a minute while runs are running) otherwise."""
 
     WIDTH = 30
 
@@ -72,6 +98,8 @@ class Display:
         self.specs = list(specs)
         self.stream = stream or sys.stderr
         self.tty = self.stream.isatty()
+        self.notebook = not self.tty and in_notebook(self.stream)
+        self.drawn = 0   # the length of the line drawn in a notebook, which the next one overwrites
         self.quiet = quiet
         self.tally = Tally()
         self.ended = set()
@@ -96,12 +124,11 @@ class Display:
             p = read_progress(spec)
             if p is None:
                 continue
-            now, horizon = p
-            part = min(1.0, now / horizon) if horizon > 0 else 0.0
-            share += part
-            running.append(f"{spec.name} t={_days(now)}/{_days(horizon)} ({100 * part:.0f}%)")
+            share += p.share
+            running.append(f"{spec.name} {p.text()}")
         if running:
-            text += f"; simulated {100 * share / max(1, total):.0f}% of the sweep; running: " + ", ".join(running)
+            # each run weighs the same: ended ones 1, running ones their share of jobs ended
+            text += f"; sweep about {int(100 * share / max(1, total))}% done; running: " + ", ".join(running)
         return text
 
     def show(self) -> None:
@@ -112,6 +139,10 @@ class Display:
                 width = shutil.get_terminal_size().columns - 1
                 text = self.line()
                 self.stream.write("\r\033[K" + (text if len(text) <= width else text[:width - 1] + "…"))
+            elif self.notebook:   # spaces erase what is left of a longer line before
+                text = self.line()
+                self.stream.write("\r" + text.ljust(self.drawn))
+                self.drawn = len(text)
             else:
                 self.stream.write(self.line() + "\n")
             self.stream.flush()
@@ -121,6 +152,10 @@ class Display:
         with self.lock:
             if self.tty and not self.quiet:
                 self.stream.write("\r\033[K")
+            elif self.notebook and self.drawn and not self.quiet:
+                self.stream.write("\r" + " " * self.drawn + "\r")
+                self.stream.flush()
+                self.drawn = 0
             print(text, file=stream or sys.stdout, flush=True)
 
     def record(self, spec, status: str, wall: float = 0.0, message: str = "") -> None:
@@ -151,7 +186,7 @@ class Display:
         return self
 
     def _loop(self):
-        period = DRAW_EVERY if self.tty else LOG_EVERY
+        period = DRAW_EVERY if self.tty or self.notebook else LOG_EVERY
         while not self._stop.wait(period):
             if any(read_progress(s) is not None for s in self.specs if s.name not in self.ended):
                 self.show()
@@ -160,7 +195,7 @@ class Display:
         self._stop.set()
         if self._thread is not None:
             self._thread.join()
-        if self.tty and not self.quiet and self.specs:
+        if (self.tty or self.notebook) and not self.quiet and self.specs:
             self.stream.write("\n")
             self.stream.flush()
 
@@ -183,11 +218,23 @@ def run_threads(todo, jobs: int, display: Display) -> None:
             display.record(spec, status, outcome.wall_seconds if outcome else 0.0, message)
 
 
-def plan(specs, force: bool, refuse_changed: bool, log) -> tuple[list, list]:
+# A sweep this large is checked with a line saying so, and one every PLAN_EVERY seconds
+PLAN_SAID, PLAN_EVERY = 1000, 5.0
+
+
+def plan(specs, force: bool, refuse_changed: bool, log, stop=None) -> tuple[list, list]:
     """(complete runs, runs to do: all of them with `force`); SweepError if a complete run's inputs
-    changed and that is refused."""
+    changed and that is refused. `stop` (robin.process.STOP): once set, planning ends where it is."""
     complete, todo = [], []
-    for spec in specs:
+    if len(specs) >= PLAN_SAID:   # each run's digests and run.json are read: seconds for thousands of runs
+        log(f"robin: checking which of the sweep's {len(specs)} runs are complete")
+    said = time.monotonic()
+    for number, spec in enumerate(specs, 1):
+        if stop is not None and stop.is_set():
+            break
+        if time.monotonic() - said > PLAN_EVERY:
+            log(f"robin: checked {number - 1}/{len(specs)} runs")
+            said = time.monotonic()
         state, detail = spec.state()
         if state == "changed" and not force:
             if refuse_changed:
@@ -209,16 +256,32 @@ def run_sweep(desc: dict, jobs: int, force: bool, report: bool, log, dask: str |
 
     `dask`: None runs on this machine's threads; else a Dask scheduler address or local[:N].
     """
+    try:
+        return execute_sweep(desc, jobs, force, report, log, dask, refuse_changed, quiet)
+    except SweepError as exc:
+        print(f"robin: {exc}", file=sys.stderr)
+        return 1
+
+
+def execute_sweep(desc: dict, jobs: int, force: bool, report: bool, log, dask: str | None = None,
+                  refuse_changed: bool = False, quiet: bool = False) -> int:
+    """`run_sweep`, a sweep refused (its folder in use or not writable, …) raising SweepError in one line
+    (batloc.api's errors); the exit status robin would give otherwise."""
     out, specs, baseline = robin_runs.sweep_runs(desc)
     try:
         with OutputLock(out), stopping_on_signals():
             return _sweep(out, specs, baseline, jobs, force, report, log, dask, refuse_changed, quiet)
-    except (FolderInUse, SweepError) as exc:
-        print(f"robin: {exc}", file=sys.stderr)
-        return 1
+    except FolderInUse as exc:
+        raise SweepError(str(exc)) from None
     except OSError as exc:
-        print(f"robin: cannot write into {out}: {exc.strerror or exc}", file=sys.stderr)
-        return 1
+        raise SweepError(f"cannot write into {out}: {exc.strerror or exc}") from None
+
+
+def run_alone(spec, log, quiet: bool = False):
+    """One run of robin's single-run form (robin.runs.single_run), its folder locked, shown as a sweep's
+    runs are; its Outcome. FolderInUse, or OSError when the folder cannot be written."""
+    with OutputLock(spec.output_dir), stopping_on_signals(), Display([spec], quiet=quiet):
+        return robin_runs.execute(spec, log=log)
 
 
 def _sweep(out, specs, baseline, jobs, force, report, log, dask, refuse_changed, quiet) -> int:
@@ -228,7 +291,15 @@ def _sweep(out, specs, baseline, jobs, force, report, log, dask, refuse_changed,
             dask_sweep.check_installed()
         except (dask_sweep.DaskUnavailable, ValueError) as exc:
             raise SweepError(str(exc)) from None
-    complete, todo = plan(specs, force, refuse_changed, log)
+    complete, todo = plan(specs, force, refuse_changed, log, robin_process.STOP)
+    if robin_process.STOP.is_set():
+        print(f"robin: sweep {robin_process.STOP.reason} while it was planned: no run started", file=sys.stderr)
+        return 128 + (robin_process.STOP.signum or 15)
+    names = list(dict.fromkeys(s.meta["scheduler"]["name"] for s in specs))
+    if report and baseline not in names:     # only the default can be absent: a named one is checked
+        log(f"robin: no scheduler of the sweep is the baseline {baseline} (the default): the report will show "
+            f"each run's figures and compare none; `baseline: NAME` in a sweep file (--baseline) names one of "
+            f"{', '.join(names)}")
     where = f"on Dask ({dask})" if dask else f"{max(1, jobs)} at a time"
     log(f"robin: sweep of {len(specs)} runs in {out} ({len(complete)} already complete, "
         f"{len(todo)} to run, {where})")

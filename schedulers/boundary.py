@@ -34,6 +34,7 @@ from zmq.utils.monitor import recv_monitor_message
 
 from batloc.locality.staging import is_staging_job
 from batloc.outputs import OutputError
+from batloc.processes import quiet_gc
 from batloc.schedulers.link import use_quick_network
 
 PREFIX = "batloc scheduler"
@@ -78,6 +79,11 @@ def leave(message, status):
     """Print `message` as the scheduler's one line and exit with `status`."""
     print(f"{PREFIX}: {message}", file=sys.stderr, flush=True)
     raise SystemExit(status)
+
+
+def note(message):
+    """One line on stderr about what the scheduler is doing when it takes long (compiling its kernel)."""
+    print(f"{PREFIX}: {message}", file=sys.stderr, flush=True)
 
 
 def warn(message):
@@ -155,6 +161,7 @@ class BatlocScheduler(BatsimScheduler):
                 return
             self.engine_watch = EngineWatch(self.bs.network)
             use_quick_network(self.bs)
+            quiet_gc()        # in the engine's process (above) the engine has done it
 
     def onDeadlock(self):
         if self.engine_watch and self.engine_watch.gone():

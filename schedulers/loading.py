@@ -1,14 +1,16 @@
 """Loading a pybatsim scheduler by name, and pybatsim's logging, for every launcher batloc has.
 
 Three places start a pybatsim scheduler: ``batloc scheduler`` (over ZeroMQ),
-the engine's ``--in-process`` mode (``schedulers/in_process.py``) and robin's
+the engine's ``--in-process`` mode (``engine/in_process.py``) and robin's
 pybatsim commands (``robin/pybatsim_launcher.py``). They load it here, below
 all three, so that the engine never reaches up into the commands above it.
 
 ``load`` finds the scheduler as pybatsim 3.2.1's ``instanciate_scheduler``
 does (a file ``schedulers/lea.py`` is imported as ``schedulers.lea`` with its
 folder's parent on ``sys.path``, and its class ``Lea`` instantiated with the
-options; a bare name is one of pybatsim's stock schedulers), but each way it
+options; a bare name is batloc's policy of that name as robin names them —
+``lea``, ``lea-bf`` with backfilling — else one of pybatsim's stock
+schedulers), but each way it
 can fail is a ``LoadError`` of one line naming the file (and the line) at
 fault, where pybatsim prints a traceback, a bare "No such scheduler", or
 follows a file that is not Python into ``'NoneType' object has no attribute
@@ -25,12 +27,13 @@ import sys
 import traceback
 import types
 
-from batloc.shipped import packaged
+from batloc.shipped import packaged, policy_named
 
 LEVELS = {"debug": logging.DEBUG, "info": logging.INFO, "warning": logging.WARNING, "error": logging.ERROR,
           "critical": logging.CRITICAL}
 LOG_FORMAT = "[pybatsim - %(asctime)s - %(name)s - %(levelname)s] %(message)s"
-STOCK_HINT = "a .py file such as schedulers/lea.py, or a pybatsim stock scheduler such as schedFcfs"
+STOCK_HINT = ("a .py file such as schedulers/lea.py, a batloc policy such as lea or lea-bf, or a pybatsim stock "
+              "scheduler such as schedFcfs")
 
 
 class LoadError(Exception):
@@ -65,12 +68,35 @@ def module_to_class(module):
 
 
 def load(name, options):
-    """The scheduler `name` (a file or a stock name) instantiated with `options`; LoadError if it cannot be."""
+    """The scheduler `name` (a file, a name robin takes, or a stock name) instantiated with `options`;
+    LoadError if it cannot be."""
     if not name or not name.strip():
         raise LoadError(f"no scheduler named: expected {STOCK_HINT}")
-    if "/" in name or "." in name:
-        return _from_file(name, options)
+    path, implied = resolve(name)
+    if path is not None:
+        return _from_file(str(path), {**implied, **options})
     return _stock(name, options)
+
+
+def resolve(name):
+    """(the file of scheduler `name`, the options its name implies), or (None, {}) for a stock name.
+
+    A name holding '/' or '.' is a file; a name robin takes (lea, lea-bf, fcfs_bf) is batloc's policy file,
+    with backfilling for '-bf' (``shipped.policy_named``); any other name is one of pybatsim's."""
+    if "/" in name or "." in name:
+        return name, {}
+    named = policy_named(name)
+    return named if named is not None else (None, {})
+
+
+def batloc_policy(name) -> bool:
+    """Whether `name` (as `load` takes it) is one of batloc's own policies: they take `export_prefix`."""
+    path, _ = resolve(name)
+    if path is None:
+        return False
+    path = packaged(path).resolve()
+    named = policy_named(path.stem)
+    return named is not None and named[0].resolve() == path
 
 
 def _from_file(name, options):
@@ -116,8 +142,9 @@ def _stock(name, options):
         except ModuleNotFoundError as e:
             if e.name not in (f"schedulers.{name}", "schedulers"):
                 raise
-            raise LoadError(f"no scheduler {name}: not a file (a path holds / or ends in .py) nor one of "
-                            "pybatsim's stock schedulers (e.g. schedFcfs, easyBackfill)") from None
+            raise LoadError(f"no scheduler {name}: not a file (a path holds / or ends in .py), a batloc policy "
+                            "(lea, lea-bf, fcfs, ...) nor one of pybatsim's stock schedulers (e.g. schedFcfs, "
+                            "easyBackfill)") from None
         except (SystemExit, KeyboardInterrupt, LoadError):
             raise
         except BaseException as e:  # noqa: BLE001

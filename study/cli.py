@@ -1,9 +1,17 @@
-"""`batloc study paper`: Gonthier et al.'s §V study on a public trace, in one command.
+"""`batloc study paper|rackham`: Gonthier et al.'s §V study in one command.
 
-  batloc study paper                       # experiments/paper-study.yaml: 2 weeks x 10 variants
+  batloc study paper                       # experiments/paper-study.yaml: 2 weeks of KTH-SP2 x 10 variants
   batloc study paper --full                # the paper's 12 weeks
   batloc study paper --dask local          # the runs on a Dask LocalCluster (or --dask tcp://host:8786)
   batloc study paper my-study.yaml --trace SDSC-SP2-1998-4.2-cln.swf.gz --options '{"scheduling_period": 30}'
+  batloc study rackham --weeks 12 --dask tcp://host:8786
+                                           # experiments/rackham-study.yaml: the paper's scale, 486 nodes,
+                                           # saturated synthetic weeks x 10 variants
+
+`rackham` draws its weeks with the synthetic generator (Rackham's logs are
+not public) and runs them on Rackham itself: each run is hundreds of thousands
+of jobs, minutes of CPU; the study is meant for a Dask cluster, and says in
+study.md what it cost and on what.
 
 Steps: convert the trace with the paper's file rule, scale Rackham to its
 machine, draw the evaluation weeks and cut them with their context
@@ -22,18 +30,23 @@ import os
 import sys
 import time
 
-STUDIES = ("paper",)
+STUDIES = ("paper", "rackham")
 
 
 def _parser():
     p = argparse.ArgumentParser(prog="batloc study", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("study", choices=STUDIES, help="which study (paper: Gonthier et al. 2024, §V)")
-    p.add_argument("file", nargs="?", help="study file (default: experiments/paper-study.yaml)")
-    p.add_argument("--full", action="store_true", help="the study file's `full` values (the paper's 12 weeks)")
-    p.add_argument("--windows", type=int, help="evaluation weeks to draw (overrides the file)")
-    p.add_argument("--seed", type=int, help="seed of the draw of weeks")
-    p.add_argument("--trace", help="SWF trace (overrides the file)")
+    p.add_argument("study", choices=STUDIES, help="which study (paper: Gonthier et al. 2024, §V, on a public trace; "
+                                                  "rackham: the same at Rackham's scale, on synthetic weeks)")
+    p.add_argument("file", nargs="?", help="study file (default: experiments/paper-study.yaml, "
+                                           "experiments/rackham-study.yaml)")
+    p.add_argument("--full", action="store_true", help="the study file's `full` values (paper: its 12 weeks)")
+    p.add_argument("--windows", "--weeks", type=int, dest="windows",
+                   help="evaluation weeks (paper: drawn from the trace; rackham: synthetic, default 12)")
+    p.add_argument("--seed", type=int, help="seed of the weeks (paper: of the draw; rackham: week i has seed + i)")
+    p.add_argument("--trace", help="paper: SWF trace (overrides the file)")
+    p.add_argument("--nodes", type=int, help="rackham: nodes of the platform (default 486)")
+    p.add_argument("--load", type=float, help="rackham: offered load of the synthetic weeks (default 1.2)")
     p.add_argument("-o", "--output-dir", help="output folder (overrides the file)")
     p.add_argument("--options", help="JSON added to every variant's options, e.g. '{\"scheduling_period\": 30}'")
     p.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1, help="parallel runs (default: cores)")
@@ -48,7 +61,7 @@ def _parser():
 def main(argv=None) -> int:
     args = _parser().parse_args(argv)
     from batloc.processes import pybatsim_missing
-    from batloc.study import description, note, prepare
+    from batloc.study import cost, description, note
 
     missing = None if args.prepare_only else pybatsim_missing()
     if missing:
@@ -58,18 +71,7 @@ def main(argv=None) -> int:
     log = (lambda msg: None) if args.quiet else (lambda msg: print(msg, flush=True))
     started = time.monotonic()
     try:
-        overrides = {"windows": args.windows, "seed": args.seed, "trace": args.trace, "output-dir": args.output_dir}
-        study = description.load(args.file, args.full, overrides)
-        if args.options:
-            try:
-                extra = json.loads(args.options)
-            except ValueError as exc:
-                raise description.StudyError(f"--options is not JSON: {exc}") from None
-            if not isinstance(extra, dict):
-                raise description.StudyError("--options must be a JSON object")
-            study.options = {**study.options, **extra}
-        study.output_dir.mkdir(parents=True, exist_ok=True)
-        prepared = prepare.prepare(study, log)
+        study, prepared = _prepare(args, log)
     except description.StudyError as exc:
         print(f"batloc study: {exc}", file=sys.stderr)
         return 2
@@ -89,15 +91,46 @@ def main(argv=None) -> int:
         print(f"batloc study: no report: {exc}", file=sys.stderr)
         return 1
     seconds = time.monotonic() - started
-    text = note.render(prepared, report.comparison, report.html, seconds, report.results)
+    where = f"runs on Dask ({args.dask})" if args.dask else f"{max(1, args.jobs)} run(s) at a time on this machine"
+    spent = cost.describe(cost.measure(study.output_dir), seconds, where)
+    text = note.render(prepared, report.comparison, report.html, seconds, report.results, spent)
     note_path = study.output_dir / "study.md"
     note_path.write_text(text)
     log(f"batloc study: report {report.html}")
     log(f"batloc study: note {note_path} ({seconds / 60:.1f} min)")
+    log(f"batloc study: {spent}")
     log("")
     log("Table II — reduction of the time spent waiting for files, against FCFS, all weeks:")
     log(note.table_ii(report.comparison))
     return status
+
+
+def _prepare(args, log):
+    """The study the arguments describe, its inputs written and its sweep made."""
+    from batloc.study import description, prepare, rackham
+
+    if args.study == "rackham":
+        if args.trace:
+            raise description.StudyError("--trace is for `batloc study paper`; rackham's weeks are synthetic")
+        overrides = {"weeks": args.windows, "seed": args.seed, "output-dir": args.output_dir, "nodes": args.nodes,
+                     "load": args.load}
+        study = rackham.load(args.file, args.full, overrides)
+    else:
+        if args.nodes is not None or args.load is not None:
+            raise description.StudyError("--nodes and --load are for `batloc study rackham`")
+        overrides = {"windows": args.windows, "seed": args.seed, "trace": args.trace, "output-dir": args.output_dir}
+        study = description.load(args.file, args.full, overrides)
+    if args.options:
+        try:
+            extra = json.loads(args.options)
+        except ValueError as exc:
+            raise description.StudyError(f"--options is not JSON: {exc}") from None
+        if not isinstance(extra, dict):
+            raise description.StudyError("--options must be a JSON object")
+        study.options = {**study.options, **extra}
+    study.output_dir.mkdir(parents=True, exist_ok=True)
+    made = rackham.prepare(study, log) if args.study == "rackham" else prepare.prepare(study, log)
+    return study, made
 
 
 if __name__ == "__main__":

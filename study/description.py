@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from batloc.platforms.units import parse_duration
+from batloc.reading import excerpt
 from batloc.robin import description as rd
 from batloc.shipped import package_root, packaged
 
@@ -82,13 +83,13 @@ def load(path=None, full: bool = False, overrides: dict | None = None) -> Study:
         raise StudyError(f"{path}: options must be a mapping, e.g. {{scheduling_period: 30}}")
     nodes = desc.get("nodes", "auto")
     if nodes != "auto" and (not isinstance(nodes, int) or nodes < 1):
-        raise StudyError(f"{path}: nodes must be `auto` or a positive number, not {nodes!r}")
+        raise StudyError(f"{path}: nodes must be `auto` or a positive number, not {excerpt(nodes)}")
     return Study(
         source=path, output_dir=Path(str(desc["output-dir"])).expanduser().resolve(), trace=str(desc["trace"]),
-        windows=_int(desc, "windows", 2, path), seed=_int(desc, "seed", 0, path),
-        length=_duration(desc, "length", "7d", path), before=_duration(desc, "before", "3d", path),
-        after=_duration(desc, "after", "3d", path), sharing=str(desc.get("sharing", "paper")),
-        sharing_window=_duration(desc, "sharing-window", "800s", path),
+        windows=integer(desc, "windows", 2, path), seed=integer(desc, "seed", 0, path),
+        length=duration(desc, "length", "7d", path), before=duration(desc, "before", "3d", path),
+        after=duration(desc, "after", "3d", path), sharing=str(desc.get("sharing", "paper")),
+        sharing_window=duration(desc, "sharing-window", "800s", path),
         nodes=None if nodes == "auto" else nodes, schedulers=list(desc["schedulers"]), options=dict(options),
         baseline=str(desc.get("baseline", "fcfs")),
         timeouts={k: desc[k] for k in rd.TIMEOUT_KEYS if k in desc}, weeks=_weeks(desc, path))
@@ -103,16 +104,16 @@ def _weeks(desc, path) -> list | None:
     return [str(w) for w in weeks]
 
 
-def _int(desc, key, default, path) -> int:
+def integer(desc, key, default, path) -> int:
     value = desc.get(key, default)
     if isinstance(value, bool) or not isinstance(value, int):
-        raise StudyError(f"{path}: {key} must be a whole number, not {value!r}")
+        raise StudyError(f"{path}: {key} must be a whole number, not {excerpt(value)}")
     return value
 
 
-def _duration(desc, key, default, path) -> float:
+def duration(desc, key, default, path) -> float:
     value = desc.get(key, default)
     try:
         return float(value) if isinstance(value, (int, float)) else parse_duration(str(value))
     except ValueError:
-        raise StudyError(f"{path}: {key} must be a duration (e.g. 3d, 800s), not {value!r}") from None
+        raise StudyError(f"{path}: {key} must be a duration (e.g. 3d, 800s), not {excerpt(value)}") from None

@@ -167,7 +167,7 @@ def verdicts(comp: compare.Comparison, prepared: Prepared) -> list[tuple[str, st
     v = ("reproduces" if weeks and len(good) == len(weeks) else "reproduces in part" if good
          else "does not reproduce")
     out.append(("Table I", f"{v}: the paper's order (LEA > LEM > EFT, LEO) holds in {len(good)} of {len(weeks)} "
-                "week(s); the paper's week 40 is a low-utilisation week, KTH's are "
+                "week(s); the paper's week 40 is a low-utilisation week, this study's are "
                 + ", ".join(f"{w.offered_load:.2f}" for w in prepared.weeks) + " loaded."))
     t3 = dict(zip(paper.VARIANTS, _row(comp.core_time_table, "all", paper.VARIANTS)))
     lea_first = all(t3.get("lea") is not None and t3["lea"] >= (t3.get(k) if t3.get(k) is not None else -math.inf)
@@ -175,8 +175,9 @@ def verdicts(comp: compare.Comparison, prepared: Prepared) -> list[tuple[str, st
     ratio = (t3["lea"] / paper.TABLE_III["lea"]) if t3.get("lea") else float("nan")
     v = "reproduces" if lea_first and _close(t3, paper.TABLE_III, ("lea",)) else (
         "the order reproduces, not the magnitudes" if lea_first else "does not reproduce")
+    times = f", ×{ratio:.1f}" if math.isfinite(ratio) else ""
     out.append(("Table III", f"{v}: LEA saves {_pct(t3.get('lea'), 2)} of the core time (paper "
-                f"{_pct(paper.TABLE_III['lea'], 2)}, ×{ratio:.1f}), the largest saving "
+                f"{_pct(paper.TABLE_III['lea'], 2)}{times}), the largest saving "
                 + ("as in the paper." if lea_first else "— not the largest, unlike the paper.")))
     sess = sessions_table(comp).set_index("scheduler") if not comp.improvements.empty else pd.DataFrame()
     claims = {"lea": 75.0, "leo": 87.5, "lem": 87.5}
@@ -189,12 +190,12 @@ def verdicts(comp: compare.Comparison, prepared: Prepared) -> list[tuple[str, st
 
 
 def render(prepared: Prepared, comp: compare.Comparison, report_html, seconds: float | None = None,
-           results=None) -> str:
+           results=None, cost: str = "") -> str:
+    """study.md; `cost` a paragraph on what the runs cost (``cost.describe``), or none."""
     study = prepared.study
     plain, bf = variants(comp)
-    out = [f"# The paper's study on {prepared.trace.name}: {len(prepared.weeks)} week(s), "
-           f"{len(study.schedulers)} variants", ""]
-    out.append(f"Gonthier et al. 2024, §V, redone by `batloc study paper` (`{study.source.name}`). "
+    out = [f"# {prepared.title()}, {len(study.schedulers)} variants", ""]
+    out.append(f"Gonthier et al. 2024, §V, redone by `batloc study` (`{study.source.name}`). "
                f"Full report with the boxplots and ECDF: `{report_html}`. Why the numbers differ from the paper's, "
                f"and what each known difference does to them: {_reproduction_link()}.")
     out += ["", "## Verdict", "", "Per paper table, by a stated rule: *reproduces* when batloc orders the "
@@ -202,13 +203,7 @@ def render(prepared: Prepared, comp: compare.Comparison, report_html, seconds: f
             f"{FACTOR:g} of the paper's; *the order reproduces* when only the order holds.", ""]
     out += [f"- **{table}**: {text}" for table, text in verdicts(comp, prepared)]
     out += ["", "## Setup", ""]
-    out.append(f"- trace: `{prepared.trace}`; files by the `{study.sharing}` rule (same user and core count within "
-               f"{study.sharing_window:g} s share a file of cores/20 × 128 GB); user sessions of 5 min;")
-    out.append(f"- platform: Rackham's node (20 cores, 128 GB, 0.1 GB/s FATPIPE link) × {prepared.nodes} nodes, "
-               f"= ceil(trace's processors / 20) (`{prepared.platform.name}`);")
-    out.append(f"- windows: {len(prepared.weeks)} week(s) drawn with seed {study.seed} among the trace's whole weeks, "
-               f"each with {study.before / 86400:g} d of context before and {study.after / 86400:g} d after "
-               "(simulated, not evaluated);")
+    out += prepared.setup_lines()
     opts = ", ".join(f"{k}: {v}" for k, v in study.options.items()) or "none (the paper's rules: plan at every event)"
     out.append(f"- options added to every variant: {opts};")
     out.append("- walltime: " + ("the load counts against it (the paper's rule)"
@@ -216,6 +211,8 @@ def render(prepared: Prepared, comp: compare.Comparison, report_html, seconds: f
                                  "counted from the execution, after the load (`walltime_includes_load: false`)") + ".")
     if seconds is not None:
         out.append(f"- wall time of the study: {seconds / 60:.1f} min.")
+    if cost:
+        out += ["", "## What it cost", "", cost]
     out += ["", _markdown(["week", "jobs simulated", "evaluated", "offered load"],
                           [[w.label, w.jobs, w.evaluated, f"{w.offered_load:.2f}"] for w in prepared.weeks])]
 

@@ -55,6 +55,19 @@ class Prepared:
     sweep: dict           # robin's sweep description
     sweep_file: Path
 
+    def title(self) -> str:
+        return f"The paper's study on {self.trace.name}: {len(self.weeks)} week(s)"
+
+    def setup_lines(self) -> list[str]:
+        s = self.study
+        return [f"- trace: `{self.trace}`; files by the `{s.sharing}` rule (same user and core count within "
+                f"{s.sharing_window:g} s share a file of cores/20 × 128 GB); user sessions of 5 min;",
+                f"- platform: Rackham's node (20 cores, 128 GB, 0.1 GB/s FATPIPE link) × {self.nodes} nodes, "
+                f"= ceil(trace's processors / 20) (`{self.platform.name}`);",
+                f"- windows: {len(self.weeks)} week(s) drawn with seed {s.seed} among the trace's whole weeks, "
+                f"each with {s.before / 86400:g} d of context before and {s.after / 86400:g} d after "
+                "(simulated, not evaluated);"]
+
     def to_json(self) -> dict:
         return {"trace": str(self.trace), "platform": str(self.platform), "nodes": self.nodes,
                 "cores_per_node": rackham.CORES, "seed": self.study.seed,
@@ -90,7 +103,10 @@ def prepare(study: Study, log=print) -> Prepared:
     trace = trace_path(study)
     sizes = pipeline.platform_sizes()   # Rackham's node: cores per node and memory give the file sizes
     try:
-        table, _ = pipeline.convert(trace, "swf", sizes, sharing=study.sharing, sharing_window=study.sharing_window)
+        # the paper's file sizes whatever the walltimes: the study is the paper's (docs/reproduction.md counts the
+        # jobs their load pushes over the walltime)
+        table, _ = pipeline.convert(trace, "swf", sizes, sharing=study.sharing, sharing_window=study.sharing_window,
+                                    file_size="paper")
     except (WorkloadError, ValueError, OSError) as exc:
         raise StudyError(f"{trace}: {exc}") from None
     nodes = study.nodes or machine_nodes(table, trace)

@@ -12,7 +12,13 @@ Boundaries are inclusive: a gap of exactly `window` seconds still shares.
 
 File size = cores / cores_per_node × node memory: jobs get memory in proportion
 to the cores they request (paper, III). When cores are not a grouping key, a
-file is as large as its widest job needs.
+file is as large as its widest job needs. `fit` (given a node bandwidth) caps
+that size so that a cold load fits in the time each job reading the file had
+to spare in the trace (walltime − run time): the traced job finished within
+its walltime, so a file that could not have been loaded in it contradicts the
+trace, and under the paper's walltime rule every scheduler kills such a job by
+its load alone (a third of KTH-SP2's jobs on Rackham's 0.1 GB/s). Jobs with no
+time to spare (no walltime in the trace, or killed at it) do not cap their file.
 
 File ids `f<key values>-<n>` (n counts that key's groups from 0 in submission
 order) depend only on that key's own jobs, so adding another user's jobs never
@@ -23,6 +29,7 @@ import numpy as np
 import pandas as pd
 
 RULES = ("paper", "consecutive")
+FILE_SIZES = ("fit", "paper")
 # User sessions (paper, V-B): a user's jobs within 5 minutes of the session's first.
 SESSION_WINDOW = 300.0
 
@@ -88,16 +95,27 @@ def group_ids(table, rule="paper", window=800.0, keys=("user", "cores"), prefix=
 
 
 def annotate_files(table, rule="paper", window=800.0, keys=("user", "cores"),
-                   cores_per_node=20, node_memory=128e9):
-    """Add `input_file` and `input_size` (bytes); returns a new table."""
+                   cores_per_node=20, node_memory=128e9, fit_bandwidth=None):
+    """Add `input_file` and `input_size` (bytes); returns a new table. With `fit_bandwidth` (bytes/s, the
+    nodes' link to the file system) sizes are `fit` (module docstring), else the paper's."""
     out = table.copy()
     out["input_file"] = group_ids(out, rule, window, keys, "f")
-    widest = out.groupby("input_file", sort=False)["cores"].transform("max")
-    out["input_size"] = widest.to_numpy(dtype=np.float64) / cores_per_node * node_memory
+    files = out.groupby("input_file", sort=False)
+    widest = files["cores"].transform("max")
+    size = widest.to_numpy(dtype=np.float64) / cores_per_node * node_memory
+    sharing = {"rule": rule, "window": window, "keys": keys if isinstance(keys, list) else list(keys),
+               "cores_per_node": cores_per_node, "node_memory": node_memory}
+    if fit_bandwidth is not None:
+        if not fit_bandwidth > 0:
+            raise ValueError("the bandwidth that fits files to walltimes must be > 0")
+        spare = (out["walltime"] - out["run_time"]).where(lambda t: t > 0)     # NaN: does not cap
+        room = (spare * fit_bandwidth).groupby(out["input_file"], sort=False).transform("min")
+        capped = np.fmin(size, room.to_numpy(dtype=np.float64))
+        sharing.update(file_size="fit", bandwidth=fit_bandwidth, capped=int((capped < size).sum()))
+        size = capped
+    out["input_size"] = size
     out.attrs = dict(table.attrs)
-    out.attrs["provenance"] = {**table.attrs.get("provenance", {}), "sharing": {
-        "rule": rule, "window": window, "keys": keys if isinstance(keys, list) else list(keys),
-        "cores_per_node": cores_per_node, "node_memory": node_memory}}
+    out.attrs["provenance"] = {**table.attrs.get("provenance", {}), "sharing": sharing}
     return out
 
 

@@ -12,15 +12,18 @@
 
 import argparse
 import json
+import math
 import sys
 
 from batloc import command
 from batloc.platforms.reader import PlatformError, read_platform
 from batloc.platforms.units import parse_bytes, parse_duration
+from batloc.reading import WORKLOAD_BYTES
 
 from . import annotate, pipeline, synth_io, synth_khanna, wfcommons
 from .errors import WorkloadError
 from .export import read_batsim
+from .source import read_json
 from .stats import format_stats, workload_stats
 
 SHOWN_ISSUES = 10
@@ -80,6 +83,13 @@ def _sharing_args(parser, default="paper", choices=annotate.RULES):
                        help="user-session window (default 5min; 0 = no session field)")
     group.add_argument("--overhead", type=DURATION, default=0.0,
                        help="added to every job's run time and walltime (the authors used 120s; default 0)")
+    if default == "paper":       # traces without files of their own
+        group.add_argument("--file-size", choices=annotate.FILE_SIZES, default="fit",
+                           help="fit (default): the paper's size (cores / cores per node x node memory), capped so "
+                                "that loading it at the platform's node bandwidth fits in the time each job reading "
+                                "it had to spare in the trace (walltime - run time); paper: the paper's size "
+                                "whatever the walltime (a job whose load does not fit is killed by it under the "
+                                "paper's walltime rule)")
 
 
 def _window_args(parser, required=False):
@@ -160,7 +170,8 @@ def _parser():
 
     p = sub.add_parser("stats", help="jobs, users, files, sharing and offered load of a Batsim workload")
     p.add_argument("workload")
-    p.add_argument("--platform", help="platform XML for the offered load (default: the workload's nb_res)")
+    p.add_argument("--platform", help="platform XML for the offered load and the loads that exceed their walltime "
+                                      "(default: the workload's nb_res, and no loads)")
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
     return parser
 
@@ -199,7 +210,8 @@ def _convert(args):
         args.trace, args.command.removeprefix("from-"), sizes, strict=args.strict,
         default_walltime=getattr(args, "default_walltime", None), sharing=args.sharing,
         sharing_window=args.sharing_window, keys=args.keys, sessions=args.sessions, overhead=args.overhead,
-        window=_window(args), history_node=getattr(args, "history_node", False))
+        window=_window(args), history_node=getattr(args, "history_node", False),
+        file_size=getattr(args, "file_size", "paper"))
     _summarise_issues(log, args, len(table))
     pipeline.write(table, args.output, sizes.nb_res)
     print(f"wrote {args.output}: {len(table)} jobs, nb_res {sizes.nb_res}")
@@ -233,11 +245,7 @@ def _from_wfcommons(args):
     scaling.bandwidth = args.bandwidth or scaling.bandwidth
     background = None
     if args.background:
-        try:
-            with open(args.background, encoding="utf-8") as fh:
-                background = json.load(fh)
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise WorkloadError(f"{args.background}: not a JSON workload ({exc})") from None
+        background = read_json(args.background, WORKLOAD_BYTES, "Batsim workload")
     instances = [wfcommons.read_instance(path) for path in args.instances]
     doc = wfcommons.build(instances, background, args.start, args.every, args.copies, scaling, nb_res)
     wfcommons.write(doc, args.output)
@@ -271,8 +279,10 @@ def _run(args):
               f"{int(windowed['evaluated'].sum())} evaluated")
     else:
         table = read_batsim(args.workload)
-        total = read_platform(args.platform).total_cores if args.platform else table.attrs.get("nb_res")
-        stats = workload_stats(table, total)
+        plat = read_platform(args.platform) if args.platform else None
+        total = plat.total_cores if plat else table.attrs.get("nb_res")
+        links = [n.bandwidth for n in plat.nodes if n.bandwidth and math.isfinite(n.bandwidth)] if plat else []
+        stats = workload_stats(table, total, max(set(links), key=links.count) if links else None)
         print(json.dumps(stats, indent=1) if args.json else format_stats(stats))
 
 

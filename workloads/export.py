@@ -12,7 +12,10 @@ from contextlib import contextmanager
 import numpy as np
 import pandas as pd
 
+from batloc.reading import WORKLOAD_BYTES
+
 from .errors import WorkloadError
+from .source import read_json
 
 
 @contextmanager
@@ -106,13 +109,7 @@ def _jsonable(value):
 
 def read_batsim(path):
     """Read a Batsim workload back into a job table (profiles must be delays)."""
-    try:
-        with open(path, encoding="utf-8") as handle:
-            data = json.load(handle)
-    except OSError as exc:
-        raise WorkloadError(f"{path}: cannot read: {exc.strerror}") from None
-    except json.JSONDecodeError as exc:
-        raise WorkloadError(f"{path}:{exc.lineno}: not valid JSON: {exc.msg}") from None
+    data = read_json(path, WORKLOAD_BYTES, "Batsim workload")
     if not isinstance(data, dict) or not isinstance(data.get("jobs"), list):
         raise WorkloadError(f"{path}: not a Batsim workload (no 'jobs' list)")
     profiles = data.get("profiles", {})

@@ -22,6 +22,8 @@ node count) as the job field `history_node` (0-based, platform order).
 
 import pandas as pd
 
+from batloc.reading import excerpt
+
 from .errors import IssueLog, WorkloadError
 from .source import is_number, read_lines
 from .table import build
@@ -74,7 +76,7 @@ def read_gonthier(path, strict=False):
             values = {k: float(record[k]) for k in NUMERIC if record.get(k) is not None}
         except ValueError:
             bad = next(k for k in NUMERIC if record.get(k) is not None and not is_number(record[k]))
-            log.drop(number, "malformed", f"{bad} is not a number: {record[bad]!r}")
+            log.drop(number, "malformed", f"{bad} is not a number: {excerpt(record[bad])}")
             continue
         bad = next((k for k in ("subtime", "delay", "walltime", "cores", "data_size")
                     if values.get(k, 0) < 0), None)
@@ -113,7 +115,7 @@ def read_gonthier(path, strict=False):
                         ("start_time_from_history", "history_start"), ("start_node_from_history", "history_node")):
         if has[key] != kept:
             if has[key] and key in ("data", "data_size", "workload"):
-                log.repair(0, "partial column", f"{key!r} given on {has[key]} of {kept} jobs; ignored")
+                log.repair(0, "partial column", f"{excerpt(key)} given on {has[key]} of {kept} jobs; ignored")
             del cols[column]
     table = build(cols, {"source": {"path": str(path), "format": "gonthier"}}, None)
     if "phase" in table:

@@ -40,11 +40,13 @@ class Sizes:
     node_memory: float
     nb_res: int
     total_cores: int | None = None  # from a platform file, when one was given
+    node_bandwidth: float = rackham.NODE_BANDWIDTH   # bytes/s from the file system to a node (`fit` file sizes)
 
 
 def platform_sizes(platform=None, cores_per_node=None, node_memory=None, nodes=None, nb_res=None) -> Sizes:
     """Sizes from a platform file (default: Rackham), each overridable."""
     count, cores, memory, total = rackham.NODES, rackham.CORES, rackham.NODE_MEMORY, None
+    bandwidth = rackham.NODE_BANDWIDTH
     if platform:
         summary = read_platform(platform)
         count, cores = len(summary.nodes), summary.cores_per_node
@@ -52,11 +54,13 @@ def platform_sizes(platform=None, cores_per_node=None, node_memory=None, nodes=N
         memories = [n.memory_bytes for n in summary.nodes if n.memory_bytes and math.isfinite(n.memory_bytes)]
         # Heterogeneous clusters: size files on the most common node, as the paper does.
         memory = max(set(memories), key=memories.count) if memories else memory
+        links = [n.bandwidth for n in summary.nodes if n.bandwidth and math.isfinite(n.bandwidth)]
+        bandwidth = max(set(links), key=links.count) if links else bandwidth
         total = summary.total_cores
     cores = cores_per_node or cores
     count = nodes or count
     return Sizes(nodes=count, cores_per_node=cores, node_memory=node_memory or memory,
-                 nb_res=nb_res or total or count * cores, total_cores=total)
+                 nb_res=nb_res or total or count * cores, total_cores=total, node_bandwidth=bandwidth)
 
 
 @dataclass
@@ -97,11 +101,14 @@ def cut_window(table, window: Window | None):
 
 def convert(trace, fmt, sizes: Sizes, *, strict=False, default_walltime=None, sharing="paper",
             sharing_window=800.0, keys=("user", "cores"), sessions=annotate.SESSION_WINDOW, overhead=0.0,
-            window: Window | None = None, history_node=False):
+            window: Window | None = None, history_node=False, file_size="fit"):
     """Read a trace and annotate it; returns (table, IssueLog of the lines dropped or repaired).
 
     `fmt`: swf, sacct or gonthier. `sharing`: a rule of `annotate.RULES`, or
-    "keep" for Gonthier traces that carry their files. `sessions`: the session
+    "keep" for Gonthier traces that carry their files. `file_size`: `fit`
+    (the paper's size, capped so that a cold load fits in the time each job had
+    to spare in the trace, at `sizes.node_bandwidth`) or `paper` (the paper's
+    size whatever the walltime: `batloc study paper`). `sessions`: the session
     window in seconds (0: no session field). `history_node` (gonthier only):
     times from the authors' t0, the jobs running then keeping their node
     (`gonthier.at_authors_t0`); t0 is 0, with no lead-in and no window.
@@ -124,8 +131,10 @@ def convert(trace, fmt, sizes: Sizes, *, strict=False, default_walltime=None, sh
     if overhead:
         table = annotate.add_overhead(table, overhead)
     if sharing != "keep":
+        if file_size not in annotate.FILE_SIZES:
+            raise ValueError(f"unknown file size rule {file_size!r} (expected {' or '.join(annotate.FILE_SIZES)})")
         table = annotate.annotate_files(table, sharing, sharing_window, keys, sizes.cores_per_node,
-                                        sizes.node_memory)
+                                        sizes.node_memory, sizes.node_bandwidth if file_size == "fit" else None)
     elif "input_file" not in table:
         raise WorkloadError(f"{trace}: jobs carry no data/data_size; choose --sharing paper or consecutive")
     if sessions:

@@ -10,6 +10,8 @@ midnight before the first submission.
 
 import math
 
+from batloc.reading import excerpt
+
 from .errors import IssueLog, WorkloadError
 from .slurmtime import parse_date, parse_duration
 from .source import read_lines
@@ -45,7 +47,7 @@ def read_sacct(path, strict=False, default_walltime=None):
         missing.append("Elapsed (or Start and End)")
     if missing:
         raise WorkloadError(f"{path}:{number}: not sacct --parsable2 output: missing column(s) "
-                            f"{', '.join(missing)} in header {'|'.join(header)!r}")
+                            f"{', '.join(missing)} in header {excerpt('|'.join(header))}")
     fallback_cores = col.get("ncpus") if cores_col != col.get("ncpus") else None
     cols = {k: [] for k in ("source_id", "line", "user", "submit", "cores", "walltime", "run_time")}
     steps = 0
@@ -103,14 +105,14 @@ def read_sacct(path, strict=False, default_walltime=None):
             if cores <= 0 and fallback_cores is not None:
                 cores = int(fields[fallback_cores])
         except ValueError:
-            log.drop(number, "malformed", f"cores is not an integer: {fields[cores_col]!r}")
+            log.drop(number, "malformed", f"cores is not an integer: {excerpt(fields[cores_col])}")
             continue
         if cores <= 0:
             log.drop(number, "missing processors")
             continue
         if walltime is None or walltime <= 0:  # Batsim wants walltime > 0
             walltime = run if default_walltime is None else max(default_walltime, run)
-            log.repair(number, "missing walltime", f"time limit {limit_text!r} set to {walltime:g} s")
+            log.repair(number, "missing walltime", f"time limit {excerpt(limit_text)} set to {walltime:g} s")
         cols["source_id"].append(job_id)
         cols["line"].append(number)
         cols["user"].append(user)

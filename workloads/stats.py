@@ -8,8 +8,10 @@ the workload has one (provenance `period`), else first to last submission.
 import numpy as np
 
 
-def workload_stats(table, total_cores=None):
-    """An ordered dict of figures; `total_cores` enables the offered load."""
+def workload_stats(table, total_cores=None, bandwidth=None):
+    """An ordered dict of figures; `total_cores` enables the offered load, `bandwidth` (a node's link to the
+    file system, bytes/s) the count of jobs whose cold load does not fit in their walltime beside their run
+    time: under the paper's walltime rule every scheduler kills those unless it finds their file in memory."""
     submit = table["submit"].to_numpy(dtype=np.float64)
     period = table.attrs.get("provenance", {}).get("period")
     if period is None and len(submit):
@@ -41,6 +43,14 @@ def workload_stats(table, total_cores=None):
     if "walltime" in table and len(table):
         accuracy = table["run_time"] / table["walltime"].where(table["walltime"] > 0)
         stats["run time / walltime (mean)"] = round(float(accuracy.mean()), 3)
+    if bandwidth and "input_size" in table and len(table):
+        jobs = table[table["evaluated"].astype(bool)] if "evaluated" in table else table
+        cold = jobs["input_size"].fillna(0).to_numpy(dtype=np.float64) / bandwidth + jobs["run_time"].to_numpy(
+            dtype=np.float64)
+        over = int((cold > jobs["walltime"].to_numpy(dtype=np.float64)).sum())
+        label = "evaluated jobs" if "evaluated" in table else "jobs"
+        stats["loads longer than walltime allows"] = (
+            f"{over} of {len(jobs)} {label} ({100 * over / len(jobs):.1f} %)" if len(jobs) else "0")
     return stats
 
 

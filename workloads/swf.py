@@ -9,6 +9,7 @@ corrupt), MaxNodes (recorded). Everything in the header is kept in provenance.
 import math
 
 from batloc.engine.timers import MICROSECOND_EXACT
+from batloc.reading import clipped, excerpt
 
 from .errors import IssueLog
 from .source import is_number, read_lines
@@ -56,19 +57,19 @@ def read_swf(path, strict=False, default_walltime=None):
             values = {i: float(fields[i]) for i in _NAMES}
         except ValueError:
             bad = next(i for i in _NAMES if not is_number(fields[i]))
-            log.drop(number, "malformed", f"{_NAMES[bad]} is not a number: {fields[bad]!r}")
+            log.drop(number, "malformed", f"{_NAMES[bad]} is not a number: {excerpt(fields[bad])}")
             continue
         bad = next((i for i, v in values.items() if not math.isfinite(v)), None)
         if bad is not None:
-            log.drop(number, "malformed", f"{_NAMES[bad]} is not a number: {fields[bad]!r}")
+            log.drop(number, "malformed", f"{_NAMES[bad]} is not a number: {excerpt(fields[bad])}")
             continue
         bad = next((i for i in (SUBMIT, RUN, REQ_TIME) if values[i] > MICROSECOND_EXACT), None)
         if bad is not None:   # a trace's time past 136 years is corrupt (and no output tells it to the µs)
-            log.drop(number, "malformed", f"{_NAMES[bad]} {fields[bad]} beyond 2^32 s (about 136 years)")
+            log.drop(number, "malformed", f"{_NAMES[bad]} {clipped(fields[bad])} beyond 2^32 s (about 136 years)")
             continue
         bad = next((i for i, v in values.items() if v < 0 and v != -1), None)
         if bad is not None:
-            log.drop(number, "malformed", f"negative {_NAMES[bad]}: {fields[bad]}")
+            log.drop(number, "malformed", f"negative {_NAMES[bad]}: {clipped(fields[bad])}")
             continue
         run = values[RUN]
         if values[STATUS] == CANCELLED and run <= 0:

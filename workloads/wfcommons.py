@@ -29,9 +29,11 @@ import math
 from dataclasses import dataclass, field
 
 from batloc.locality.workflow import DEPENDENT_KEY, WorkflowError, check
+from batloc.reading import INSTANCE_BYTES, excerpt
 
 from .errors import WorkloadError
 from .export import profile_name, written_whole
+from .source import read_json
 
 
 @dataclass
@@ -54,13 +56,7 @@ class Instance:
 
 def read_instance(path):
     """An Instance from a WfFormat file; WorkloadError names the file and the task at fault."""
-    try:
-        with open(path, encoding="utf-8") as fh:
-            doc = json.load(fh)
-    except OSError as exc:
-        raise WorkloadError(f"{path}: cannot read: {exc.strerror or exc}") from None
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise WorkloadError(f"{path}: not a JSON file ({exc})") from None
+    doc = read_json(path, INSTANCE_BYTES, "WfCommons instance")
     wf = doc.get("workflow") if isinstance(doc, dict) else None
     if not isinstance(wf, dict):
         raise WorkloadError(f"{path}: not a WfCommons instance (no 'workflow' object)")
@@ -78,7 +74,7 @@ def read_instance(path):
 def _number(value, what):
     x = float(value)
     if not math.isfinite(x) or x < 0:
-        raise ValueError(f"{what} must be a finite number >= 0, got {value!r}")
+        raise ValueError(f"{what} must be a finite number >= 0, got {excerpt(value)}")
     return x
 
 

@@ -94,6 +94,14 @@ def _count_free(rows, k, now):
 # node i, the key kept beside the node so that a comparison reads two
 # neighbours instead of two random columns; the leaves are i = L + k (L a
 # power of two >= n), unused or set-aside leaves hold (+inf, n), the root is i = 1.
+#
+# The trees are lazy: a node whose column changed is only noted in tree c's
+# plane of pending nodes (tree[M + c], M the core count: its count at [0, 0],
+# the nodes at [1.., 1], a flag per node at [L + k, 0]) and put in place when
+# tree c is next read (``flush``, by ``planner._choose``). A reservation moves
+# every column of its node, and a node reloaded replays its whole chain of
+# reservations, while a job reads one tree: most of those updates used to be
+# overwritten before any read.
 TK, TN = 0, 1
 
 
@@ -125,14 +133,34 @@ def _tree_set(tree, c, k, key, node):
 
 @inline
 def tree_fix(tree, cols, c, k):
-    """Node k's value in column c changed."""
-    _tree_set(tree, c, k, cols[c, k], k)
+    """Node k's value in column c changed: noted, put in place at tree c's next ``flush``."""
+    q = tree.shape[0] // 2 + c
+    leaf = tree.shape[1] // 2 + k
+    if tree[q, leaf, 0] == 0.0:
+        tree[q, leaf, 0] = 1.0
+        count = int(tree[q, 0, 0])
+        tree[q, 1 + count, 1] = k
+        tree[q, 0, 0] = count + 1
+
+
+@inline
+def flush(tree, cols, c):
+    """Tree c brought up to date with column c: the nodes noted since its last read put in place."""
+    q = tree.shape[0] // 2 + c
+    leaves = tree.shape[1] // 2
+    for j in range(int(tree[q, 0, 0])):
+        k = int(tree[q, 1 + j, 1])
+        tree[q, leaves + k, 0] = 0.0
+        _tree_set(tree, c, k, cols[c, k], k)
+    tree[q, 0, 0] = 0.0
 
 
 @njit
 def _tree_build(tree, cols, n):
     leaves = tree.shape[1] // 2
-    for c in range(tree.shape[0]):
+    m = tree.shape[0] // 2
+    tree[m:] = 0.0                # nothing pending
+    for c in range(m):
         for k in range(leaves):
             tree[c, leaves + k, TK] = cols[c, k] if k < n else INF
             tree[c, leaves + k, TN] = k if k < n else n

@@ -29,6 +29,8 @@ grow (files per node, file ids) are reallocated: ``arrays()`` must be called
 again after an event.
 """
 
+from array import array
+
 import numpy as np
 
 # Columns of node_f, held, mem.
@@ -80,12 +82,15 @@ class FlatState:
         self.file_bits = np.zeros((64, self.words), dtype=np.uint64)
         self.dirty = []                               # nodes changed since the last pass
         self._is_dirty = np.zeros(n, dtype=np.bool_)
+        self._mem_ids = [[] for _ in range(n)]        # the file ids of each node's memory, as mem holds them
+        self._views = None
 
     def _grow_memory(self, cap):
         mem = np.zeros((self.n, cap, 6))
         if self.mem_cap:
             mem[:, :self.mem_cap] = self.mem
         self.mem, self.mem_cap = mem, cap
+        self._views = None
 
     def ensure_files(self, count):
         """Room in the file bitmaps for ids below ``count``."""
@@ -94,6 +99,7 @@ class FlatState:
             bits = np.zeros((max(count, 2 * rows), self.words), dtype=np.uint64)
             bits[:rows] = self.file_bits
             self.file_bits = bits
+            self._views = None
 
     def arrays(self):
         """The arrays the compiled pass takes, in its order."""
@@ -123,49 +129,87 @@ class FlatState:
         self._min_end(node)
 
     def _min_end(self, node):
-        held = self.core_held[node]
-        self.node_f[node, MIN_END] = self.core_end[node][held].min() if held.any() else np.inf
-        self.node_f[node, N_FREE] = np.count_nonzero(self.core_end[node] == -np.inf)
+        # a row of a few tens of cores: plain Python over its list beats three numpy reductions
+        ends = self.core_end[node].tolist()
+        held = [e for e, h in zip(ends, self.core_held[node].tolist()) if h]
+        self.node_f[node, MIN_END] = min(held) if held else np.inf
+        self.node_f[node, N_FREE] = ends.count(-np.inf)
         self._changed(node)
 
     def mirror(self, node, windows, cache, file_ends=None):
         """Copy node's windows (jobs holding cores, in start order) and memory;
         ``file_ends`` (file -> end), if given, replaces the windows' ends (R10's per-file windows)."""
-        # One array assignment per table, not one per row: numpy's per-item cost dominates at these sizes.
+        # Once per event, so written as one block of doubles per table through a memoryview
+        # (numpy's conversion of a list of rows cost more than the rest of the event), and only
+        # the bitmap bits of the files that came or went are touched.
         fid = self.files.id_of
         files = cache.files
         loading_end = np.inf
         held = []
+        rows = 0
         for w in windows:
-            # a window of several files (a workflow's task) is one row per file, each
-            # available from its own load's end: the pass reads held rows file by file
-            reads = w.reads.items() if w.reads is not None else ((w.file, (w.size, w.avail)),)
-            for f, (size, avail) in reads:
+            if w.reads is None:
+                # one file (or none): the common case, one row
+                f = w.file
                 r = files.get(f) if f is not None else None
                 loading = r is not None and not r.loaded
                 end = file_ends.get(f, w.end) if file_ends is not None else w.end
-                held.append((w.start, avail, end, size, fid(f), loading))
+                held += (w.start, w.avail, end, w.size, fid(f), loading)
+                rows += 1
+                if loading and w.avail < loading_end:
+                    loading_end = w.avail
+                continue
+            # a window of several files (a workflow's task) is one row per file, each
+            # available from its own load's end: the pass reads held rows file by file
+            for f, (size, avail) in w.reads.items():
+                r = files.get(f) if f is not None else None
+                loading = r is not None and not r.loaded
+                end = file_ends.get(f, w.end) if file_ends is not None else w.end
+                held += (w.start, avail, end, size, fid(f), loading)
+                rows += 1
                 if loading and avail < loading_end:
                     loading_end = avail
-        if len(held) > self.held.shape[1]:
-            grown = np.zeros((self.n, max(len(held), 2 * self.held.shape[1]), 6))
+        if rows > self.held.shape[1]:
+            grown = np.zeros((self.n, max(rows, 2 * self.held.shape[1]), 6))
             grown[:, :self.held.shape[1]] = self.held
             self.held = grown
-        if held:
-            self.held[node, :len(held)] = held
-        self.node_f[node, N_HELD] = len(held)
-        self.node_f[node, MIN_LOADING] = loading_end
-
-        word, bit = node >> 6, np.uint64(1 << (node & 63))
-        old = self.mem[node, :int(self.node_f[node, N_MEM]), M_FILE].astype(np.int64)
-        self.file_bits[old, word] &= ~bit        # a file is at most once in a memory: no index repeats
+            self._views = None
         if len(files) > self.mem_cap:
             self._grow_memory(max(len(files), 2 * self.mem_cap))
         ids = [fid(f) for f in files]
         self.ensure_files(len(self.files))
+        held_v, mem_v, bits_v = self._views or self._make_views()
+        if rows:
+            at = node * self.held.shape[1] * 6
+            held_v[at:at + 6 * rows] = array("d", held)
+        self.node_f[node, N_HELD] = rows
+        self.node_f[node, MIN_LOADING] = loading_end
+
+        old = self._mem_ids[node]
+        if old != ids:
+            bit = 1 << (node & 63)
+            words = self.words
+            word = node >> 6
+            new = set(ids)
+            for f in old:                # a file is at most once in a memory
+                if f not in new:
+                    bits_v[f * words + word] &= ~bit
+            was = set(old)
+            for f in ids:
+                if f not in was:
+                    bits_v[f * words + word] |= bit
+            self._mem_ids[node] = ids
         if ids:
-            self.mem[node, :len(ids)] = [(r.size, r.last_use, f, r.loaded, r.users, r.seq)
-                                         for f, r in zip(ids, files.values())]
-            self.file_bits[ids, word] |= bit
+            mem = []
+            for f, r in zip(ids, files.values()):
+                mem += (r.size, r.last_use, f, r.loaded, r.users, r.seq)
+            at = node * self.mem_cap * 6
+            mem_v[at:at + len(mem)] = array("d", mem)
         self.node_f[node, N_MEM] = len(ids)
         self._changed(node)
+
+    def _make_views(self):
+        """Flat views of the tables ``mirror`` writes (made again whenever one is reallocated)."""
+        self._views = (memoryview(self.held).cast("B").cast("d"), memoryview(self.mem).cast("B").cast("d"),
+                       memoryview(self.file_bits).cast("B").cast("Q"))
+        return self._views

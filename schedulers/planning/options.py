@@ -50,6 +50,10 @@ FILE_WINDOWS = ("per_job", "per_file")
 WRITE_BACKS = ("instant", "staged")
 
 
+# The largest W: with overheads up to 1e290 s the scores stay finite; the paper's W is 500
+W_MAX = 1e15
+
+
 @dataclass(frozen=True)
 class SchedulerOptions(FileOutputs):
     backfilling: bool = False
@@ -207,6 +211,9 @@ class SchedulerOptions(FileOutputs):
             value = getattr(self, name)
             if not finite_number(value) or value < 0:
                 raise OptionsError(f"option {name!r} must be a finite number >= 0, got {value!r}")
+        if self.W > W_MAX:   # t_k + W x overhead overflows to inf: no node scores, every job waits for ever
+            raise OptionsError(f"option 'W' must be at most {W_MAX:g} (the scores t_k + W x overhead must stay "
+                               f"finite, or no node is ever chosen), got {self.W!r}")
         if self.scheduling_period > MICROSECOND_EXACT:   # a slip of the unit: no pass before 136 years, and
             # past 2^32 s the engine's times are no longer exact to the microsecond (contract §4)
             raise OptionsError(f"option 'scheduling_period' must be at most {MICROSECOND_EXACT:.0f} s (2^32 s, about "
@@ -222,8 +229,9 @@ class SchedulerOptions(FileOutputs):
             raise OptionsError(f"option 'ramp_shape' must be one of {', '.join(SHAPES)}, got {self.ramp_shape!r}")
         if not 0 < self.saturation <= 1:
             raise OptionsError(f"option 'saturation' is a share of nodes in (0, 1], got {self.saturation!r}")
-        if self.bandwidth is not None and (not finite_number(self.bandwidth) or self.bandwidth <= 0):
-            raise OptionsError(f"option 'bandwidth' must be a finite number of bytes/s > 0, got {self.bandwidth!r}")
+        if self.bandwidth is not None and (not finite_number(self.bandwidth) or self.bandwidth < 1):
+            raise OptionsError(f"option 'bandwidth' must be a finite number of bytes/s >= 1 (a load's time, size / "
+                               f"bandwidth, must stay finite), got {self.bandwidth!r}")
         for name in ("decisions", "export_prefix", "stats"):
             if getattr(self, name) is not None and not isinstance(getattr(self, name), str):
                 raise OptionsError(f"option {name!r} must be a file path (a string), got {getattr(self, name)!r}")

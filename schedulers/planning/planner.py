@@ -20,6 +20,8 @@ the next pass rebuilds them anyway. With the option ``queue_depth`` it plans
 only the head of the queue (a production scheduler's bound, not the paper's rule).
 """
 
+import threading
+from contextlib import nullcontext
 from dataclasses import dataclass
 from typing import Optional
 
@@ -32,7 +34,8 @@ from batloc.schedulers.planning.flat_state import (AVAIL, BW, END, FILE, MEM, MI
                                                    START)
 from batloc.schedulers.planning.formulas import (CODES, LEA, LEM, LEMG, SHAPES, bound, locality_weight, needs_penalty,
                                                  reads_overhead, score)
-from batloc.schedulers.planning.jit import inline, njit
+from batloc.schedulers.planning import jit
+from batloc.schedulers.planning.jit import inline, inline_late, njit
 from batloc.schedulers.planning.scratch import (BUSY, C_BACKFILL, C_BW_MAX, C_ENDED_WINDOWS, C_INFLIGHT_FROM_NOW,
                                                 C_RAMP_HIGH, C_RAMP_LOW, C_RAMP_SHAPE,
                                                 C_EARLIEST_CORES, C_FLOAT32_LOADS, C_LAST_NOW, C_PER_FILE, C_TRUNCATE, C_WHOLE, C_MODEL, C_NOW, C_PASS_STOP, C_POLICY, C_W, CHANGED, FREE, HEAD,
@@ -41,6 +44,7 @@ from batloc.schedulers.planning.scratch import (BUSY, C_BACKFILL, C_BW_MAX, C_EN
                                                 P_S2, P_SAT, P_SCORE, P_SEQ, P_WALL, STOP_CODES, STOP_JOB_EXCEEDS,
                                                 STOP_NEVER, STOP_NO_FREE,
                                                 HIDDEN, REBUILT, SCANNED, DROPPED, MOVED, SCORED, TAIL, UNPLANNED, VALID, WALKED,
+                                                STOP_FLAG, STOP_DEARER, STOP_CAP, COMPACTIONS, REPLAYED,
                                                 allocate)
 
 INF = np.inf
@@ -102,7 +106,7 @@ def _lowest_bit(x):
 # CPython turns a call of more than 30 arguments into ``f(*args)``, which
 # numba pays for per array at every call.
 
-@inline
+@inline_late
 def _score_node(k, cores, walltime, fid, size, lower, saturated, cfg, node_f, held, mem, base, tails, cols, node_i,
                 cand_times, pos, core_iv, iv, plan, buf, ints):
     """Exact (score, case, t_k, t'_k) of the job on node k, its cores in pos[0];
@@ -249,6 +253,7 @@ def _choose(c, w, fid, size, saturated, cfg, node_f, held, mem, file_bits, base,
     now, W, policy = cfg[C_NOW], cfg[C_W], int(cfg[C_POLICY])
     backfilling = cfg[C_BACKFILL] != 0
     tkey = tcols if backfilling else cols
+    av.flush(tree, tkey, tc)
     # Listed nodes, by (bound, index), set aside from the tree: those that know
     # the file (none when the score ignores it: every node then has the same
     # bound form), and with backfilling those with a gap the job fits in (the
@@ -451,6 +456,7 @@ def _replay(k, now, backfilling, base, first_free, tails, cols, tcols, tree, nod
         _reserve(k, c, plan[j, START], plan[j, P_WALL], now, backfilling, base, first_free, tails, cols, tcols,
                  tree, node_i, cand_times, pos, core_iv, iv, ints)
         _link(k, j, node_i, plan, pf_bits, pf_count)
+        ints[REPLAYED] += 1
         j = nxt
 
 
@@ -499,14 +505,29 @@ def _changed_nodes(node_f, node_i, dset, dirty, now, last_now, policy):
 
 
 # A walk that has moved this many jobs' reservations re-plans the rest from
-# scratch: each move makes its old node one more to score for every later job.
-MAX_CHANGED = 64
+# scratch: each move makes its old node one more to score for every later job
+# that the changed nodes' least bound does not settle.
+MAX_CHANGED = 256
+
+
+@inline
+def _changed_least(least, dset, nd, cols, now):
+    """least[c - 1] becomes the least t_k bound for c cores over the changed nodes (cols: exact without
+    backfilling, the earliest-free lower bound with it). Reservations only raise cols, so it stays a
+    lower bound as the walk reserves on them; a node joining them (reloaded) calls this again."""
+    for c in range(least.shape[0]):
+        x = INF
+        for y in range(nd):
+            v = av.at(cols[c, dset[y]], now)
+            if v < x:
+                x = v
+        least[c] = x
 
 
 @njit
 def _walk(P, nd, now, saturation, busy_count, cfg, node_f, core_end, core_held, held, mem, file_bits, base,
           first_free, tails, cols, tcols, tree, node_i, dset, cand_times, pos, core_iv, iv, plan, pos_plan, pf_bits, pf_count,
-          buf, out_f, out_i, out_pos, ints, q_cores, q_wall, q_file, q_size, q_slot, q_seq):
+          buf, out_f, out_i, out_pos, ints, q_cores, q_wall, q_file, q_size, q_slot, q_seq, least):
     """Walks the standing plan's jobs in queue order, giving each the
     reservation a full pass would give it; returns (r, starts, busy count,
     changed nodes): r is the first job the walk cannot settle (P if none),
@@ -528,11 +549,17 @@ def _walk(P, nd, now, saturation, busy_count, cfg, node_f, core_end, core_held, 
       beat it, so the job goes to m (its old reservation again when nothing
       about it differs); otherwise an unchanged node might now win, which the
       walk cannot see: it stops there.
-    LEM: a job placed with another saturation flag also stops the walk."""
+    LEM: a job placed with another saturation flag also stops the walk.
+
+    A job on an unchanged node whose score is below every changed node's bound
+    for its core count (``least``, kept over the changed nodes: a policy's
+    score bound grows with t_k and the load's overhead) stays without
+    scoring them one by one: no changed node can take it."""
     n = node_f.shape[0]
     W, policy = cfg[C_W], int(cfg[C_POLICY])
     backfilling = cfg[C_BACKFILL] != 0
     ndec = 0
+    _changed_least(least, dset, nd, cols, now)
     for i in range(P):
         slot = q_slot[i]
         b = int(plan[slot, P_NODE])
@@ -542,12 +569,14 @@ def _walk(P, nd, now, saturation, busy_count, cfg, node_f, core_end, core_held, 
         c, w, fid, size = q_cores[i], q_wall[i], q_file[i], q_size[i]
         saturated = _saturation(policy, busy_count, n, saturation, cfg)
         if (policy == LEM or policy == LEMG) and saturated != plan[slot, P_SAT]:
+            ints[STOP_FLAG] += 1
             return i, ndec, busy_count, nd
         s_i, t_i = plan[slot, P_SCORE], plan[slot, START]
         on_changed = node_i[b, CHANGED] != 0
         # The runner-up kept from before: exact while its node is unchanged.
         sec_s, sec_k, floor = plan[slot, P_S2], int(plan[slot, P_K2]), plan[slot, P_FLOOR]
-        if sec_k < 0 or node_i[sec_k, CHANGED] != 0:
+        sec_changed = sec_k >= 0 and node_i[sec_k, CHANGED] != 0
+        if sec_k < 0 or sec_changed:
             sec_s, sec_k = INF, n            # a changed runner-up is scored again below
         # The best so far (m): the old reservation on an unchanged b, else b scored again.
         if on_changed:
@@ -560,6 +589,11 @@ def _walk(P, nd, now, saturation, busy_count, cfg, node_f, core_end, core_held, 
         else:
             if t_i <= now:
                 return i, ndec, busy_count, nd    # cannot happen (an event comes first); never trust it
+            if not sec_changed:
+                low = _cut(bound(policy, least[c - 1], 0.0, now, saturated, W), cfg)
+                if low > s_i:
+                    _runner_up(slot, sec_s, sec_k, min(floor, low), n, plan)
+                    continue                      # no changed node can take it: it stays
             best_s, best_k, best_case, best_t, best_tf = s_i, b, int(plan[slot, P_CASE]), t_i, plan[slot, AVAIL]
         sorts_files = fid >= 0 and reads_overhead(policy)
         for x in range(nd):
@@ -592,9 +626,11 @@ def _walk(P, nd, now, saturation, busy_count, cfg, node_f, core_end, core_held, 
                             and (sec_s < best_s or (sec_s == best_s and sec_k < best_k)))
             top = sec_s if to_runner_up else best_s
             if not top < floor:
+                ints[STOP_DEARER] += 1
                 return i, ndec, busy_count, nd    # an unchanged node may win
             if to_runner_up:
                 if nd == MAX_CHANGED:
+                    ints[STOP_CAP] += 1
                     return i, ndec, busy_count, nd
                 k2 = sec_k
                 head = node_i[k2, HEAD]
@@ -606,6 +642,7 @@ def _walk(P, nd, now, saturation, busy_count, cfg, node_f, core_end, core_held, 
                 node_i[k2, CHANGED] = 1
                 dset[nd] = k2
                 nd += 1
+                _changed_least(least, dset, nd, cols, now)
                 s2, case2, t2, tf2 = _score_node(
                     k2, c, w, fid, size, av.at(cols[c - 1, k2], now), saturated, cfg, node_f, held, mem, base, tails,
                     cols, node_i, cand_times, pos, core_iv, iv, plan, buf, ints)
@@ -621,6 +658,7 @@ def _walk(P, nd, now, saturation, busy_count, cfg, node_f, core_end, core_held, 
         elif not on_changed:
             # It leaves b: b's rows and windows keep only the earlier jobs'.
             if nd == MAX_CHANGED:
+                ints[STOP_CAP] += 1
                 return i, ndec, busy_count, nd
             for p in range(c):
                 pos[2, p] = pos[1, p]
@@ -633,6 +671,7 @@ def _walk(P, nd, now, saturation, busy_count, cfg, node_f, core_end, core_held, 
             node_i[b, CHANGED] = 1
             dset[nd] = b
             nd += 1
+            _changed_least(least, dset, nd, cols, now)
             for p in range(c):
                 pos[1, p] = pos[2, p]
             ints[MOVED] += 1
@@ -760,6 +799,7 @@ def plan_pass(node_f, core_end, core_held, held, mem, file_bits,
         for i in range(qlen):
             total += q_cores[i]
         if backfilling and ints[IV_COUNT] + total > iv.shape[0]:
+            ints[COMPACTIONS] += 1
             _compact(backfilling, now, core_end, core_held, base, first_free, tails, cols, tcols, tree, node_i, cand_times,
                      pos, core_iv, iv, plan, pos_plan, pf_bits, pf_count, ints)
         nd = _changed_nodes(node_f, node_i, dset, dirty, now, cfg[C_LAST_NOW], policy)
@@ -778,7 +818,7 @@ def plan_pass(node_f, core_end, core_held, held, mem, file_bits,
                                                 held, mem, file_bits, base, first_free, tails, cols, tcols, tree, node_i,
                                                 dset, cand_times, pos, core_iv, iv, plan, pos_plan, pf_bits, pf_count,
                                                 buf, out_f, out_i, out_pos, ints, q_cores, q_wall, q_file, q_size,
-                                                q_slot, q_seq)
+                                                q_slot, q_seq, now_gaps)
         ints[DROPPED] += P - first
         _drop_from(first, P, now, backfilling, base, first_free, tails, cols, tcols, tree, node_i, dset, nd, cand_times, pos,
                    core_iv, iv, plan, pos_plan, pf_bits, pf_count, core_end, core_held, ints, q_slot, q_seq)
@@ -956,6 +996,7 @@ class Planner:
         self._room = (0, 0, 0, 0)
         self._last_now = -np.inf
         self._stats_base = (0, 0, 0, 0, 0)
+        self._walk_base = np.zeros(5, dtype=np.int64)    # stats_walk's counters of earlier working memories
 
     def _stat(self, slot, i):
         return self._stats_base[i] + (int(self._scratch.ints[slot]) if self._scratch else 0)
@@ -980,6 +1021,17 @@ class Planner:
     def stats_jobs_moved(self):
         return self._stat(MOVED, 4)
 
+    def stats_walk(self):
+        """Where walks stopped (LEM's flag, a job's node got dearer past its floor, the cap on
+        moves), compactions of the backfilling intervals and reservations replayed on reloaded
+        nodes."""
+        counts = self._walk_base.copy()
+        if self._scratch is not None:
+            counts += self._scratch.ints[STOP_FLAG:REPLAYED + 1]
+        flag, dearer, cap, compactions, replayed = counts.tolist()
+        return {"walk_stops_flag": flag, "walk_stops_dearer": dearer, "walk_stops_cap": cap,
+                "compactions": compactions, "replayed": replayed}
+
     def _scratch_for(self, slots, cores, files, memory_files):
         """The working memory, grown when the queue, its cores or the files
         outgrow it (the standing plan is then dropped: a full pass follows;
@@ -998,6 +1050,7 @@ class Planner:
             if self._scratch is not None:
                 self._stats_base = (self.stats_jobs_scanned, self.stats_nodes_scored, self.stats_jobs_walked,
                                     self.stats_jobs_dropped, self.stats_jobs_moved)
+                self._walk_base += self._scratch.ints[STOP_FLAG:REPLAYED + 1]
             f = self.flat
             old = self._scratch
             self._scratch = allocate(f.n, f.m, f.words, max(room[0], 16), max(room[1], 16), max(room[2], 64),
@@ -1108,8 +1161,10 @@ def _kept_in(old, new):
     return new
 
 
-def warm_up():
-    """Compile the pass (or load it from the cache): one pass on a one-node platform."""
+def warm_up(say=None):
+    """Compile the planning core (or load it from the cache): a pass and a
+    submission pass (its two entry points) on a one-node platform. With
+    `say` (a function of one line), a real compile is said as it goes."""
     from batloc.locality.platform_view import NodeInfo, PlatformView
     from batloc.schedulers.planning.job_queue import JobQueue, QueuedJob
     from batloc.schedulers.planning.options import SchedulerOptions
@@ -1118,4 +1173,24 @@ def warm_up():
     state = ClusterState(platform, SchedulerOptions())
     queue = JobQueue()
     queue.append(QueuedJob("w0!1", 1, 60.0, "f", 1e6), state.file_id("f"))
-    return Planner(state, "LEA").plan(0.0, queue)
+    planner = Planner(state, "LEA")
+    with jit.reporting(say) if say is not None else nullcontext(lambda: None) as took:
+        planner.plan(0.0, queue)
+        planner.plan_new(0.0, queue, 0)
+    seconds = took()
+    if say is not None and seconds is not None:
+        say(f"planning core compiled in {seconds:.0f} s (cached in {jit.cache_dir()})")
+
+
+_kernel = threading.Lock()
+_kernel_ready = False
+
+
+def load_kernel(say):
+    """The planning core compiled, or loaded from the cache, once in this
+    process, whichever thread asks first; the others wait for it."""
+    global _kernel_ready
+    with _kernel:
+        if not _kernel_ready:
+            warm_up(say)
+            _kernel_ready = True

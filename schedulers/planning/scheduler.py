@@ -21,18 +21,17 @@ when a pass runs and what it plans, and starts reservations between passes.
 """
 
 import math
-import time
 
 import numpy as np
 
 from batloc.locality.staging import is_staging_job, is_writeback
 from batloc.schedulers.admission import Admission
 from batloc.schedulers.base import SchedulerBase, procset_of
-from batloc.schedulers.boundary import OptionsError, warn, with_forced
+from batloc.schedulers.boundary import OptionsError, note, warn, with_forced
 from batloc.schedulers.planning.file_outlook import load_time
 from batloc.schedulers.planning.job_queue import JobQueue, QueuedJob
 from batloc.schedulers.planning.options import SchedulerOptions
-from batloc.schedulers.planning.planner import Planner
+from batloc.schedulers.planning.planner import Planner, load_kernel
 from batloc.schedulers.planning.predictions import PredictionLog
 from batloc.schedulers.planning.state import ClusterState
 from batloc.schedulers.planning.ticks import Clock
@@ -69,6 +68,10 @@ class PlanningScheduler(WorkflowSubmissions, SchedulerBase):
         self.platform = self.read_platform()
         if self.platform is None:
             return
+        # Loaded from numba's cache in a second or so; compiled (and said) after an
+        # install or a change of its sources. `batloc scheduler` starts it earlier,
+        # beside the wait for the engine: then this waits for it to end.
+        load_kernel(note)
         self.admission = Admission(self.platform, self.opts.ignore_files)
         self.state = self.make_state()
         self.planner = self.make_planner()
@@ -193,9 +196,9 @@ class PlanningScheduler(WorkflowSubmissions, SchedulerBase):
 
     def planned(self, run):
         """``run()``'s decisions, its CPU time counted as the planner's."""
-        c0 = time.thread_time()
+        c0 = self.cpu_clock()
         decisions = run()
-        self.plan_cpu += time.thread_time() - c0
+        self.plan_cpu += self.cpu_clock() - c0
         return decisions
 
     def commit_all(self, decisions, now):
@@ -282,4 +285,5 @@ class PlanningScheduler(WorkflowSubmissions, SchedulerBase):
                 "nodes_scored": self.planner.stats_nodes_scored,
                 "jobs_walked": getattr(self.planner, "stats_jobs_walked", 0),
                 "jobs_dropped": getattr(self.planner, "stats_jobs_dropped", 0),
-                "jobs_moved": getattr(self.planner, "stats_jobs_moved", 0), "by_queue_length": buckets}
+                "jobs_moved": getattr(self.planner, "stats_jobs_moved", 0), "by_queue_length": buckets,
+                **(self.planner.stats_walk() if hasattr(self.planner, "stats_walk") else {})}

@@ -15,7 +15,9 @@ The rows hold the actual state plus every queued job's standing reservation
   bound) for c cores on every node (column n is +inf: a sentinel node);
   ``tree[c - 1]``: a tournament tree over the nodes by (cols[c - 1, k], k), so
   that nodes come out in increasing t_k without scanning them all (each tree
-  node holds its winner's key and index, see ``availability``);
+  node holds its winner's key and index, see ``availability``), and
+  ``tree[m + c - 1]`` the nodes whose key changed since that tree was last
+  read (the trees are brought up to date lazily);
 - per node, ``node_i[k]``: cores free now, busy, whether the pass sees the node
   changed (``CHANGED``: its rows hold only the reservations walked so far) or
   rebuilds it (``REBUILT``), its first and last planned window (``HEAD, TAIL``);
@@ -100,6 +102,16 @@ STOP_CODES = {"never": STOP_NEVER, "job_exceeds_free_cores": STOP_JOB_EXCEEDS, "
 # (statistics); whether the rows hold the standing plan (else the next pass
 # plans from scratch).
 MAX_FREE, IV_COUNT, SCANNED, SCORED, WALKED, DROPPED, MOVED, VALID = range(8)
+# Where walks stop (LEM's flag changed, a job's node got dearer past its floor, the cap on moves),
+# compactions of the backfilling intervals, reservations replayed on reloaded nodes (statistics).
+STOP_FLAG, STOP_DEARER, STOP_CAP, COMPACTIONS, REPLAYED = range(8, 13)
+
+
+# Backfilling intervals are not reused until a compaction (every node reloaded, every
+# standing reservation made again) frees those of reloaded nodes: room for this many
+# times the queued cores makes compactions rarer (a saturated day's FCFS-BF compacted
+# about once every 75 passes with twice).
+IV_ROOM = 8
 
 
 def leaves(n):
@@ -108,10 +120,10 @@ def leaves(n):
 
 
 def allocate(n, m, words, jobs, cores, files, memory_files):
-    """Room for ``jobs`` queue slots holding ``cores`` cores in all (twice that
-    in backfilling intervals, which outlive a rebuilt node's until the next
-    compaction), ``files`` file ids, and nodes whose memory holds up to
-    ``memory_files`` files."""
+    """Room for ``jobs`` queue slots holding ``cores`` cores in all (``IV_ROOM``
+    times that in backfilling intervals, which outlive a rebuilt node's until
+    the next compaction), ``files`` file ids, and nodes whose memory holds up
+    to ``memory_files`` files."""
     z = np.zeros
     i64 = np.int64
     u = memory_files + m + jobs + 1      # files a node may hold or plan in a pass
@@ -120,12 +132,12 @@ def allocate(n, m, words, jobs, cores, files, memory_files):
     return Scratch(
         base=z((n, m)), first_free=z((n, m)), tails=z((n, 2 * m + 1)), cols=np.full((m, n + 1), np.inf),
         tcols=np.full((m, n + 1), np.inf),
-        tree=z((m, 2 * leaves(n), 2)), node_i=node_i, dset=z(n, dtype=i64),
+        tree=z((2 * m, 2 * leaves(n), 2)), node_i=node_i, dset=z(n, dtype=i64),
         cand_times=z(m + jobs + 1), pos=z((3, m), dtype=i64),
-        core_iv=np.full((n, m), -1, dtype=i64), iv=z((2 * cores, 3)), plan=z((jobs, 18)),
+        core_iv=np.full((n, m), -1, dtype=i64), iv=z((IV_ROOM * cores, 3)), plan=z((jobs, 18)),
         pos_plan=z((jobs, m), dtype=i64),
         lb=z(n), cand=z((2, n), dtype=i64), stack=z(2 * leaves(n).bit_length() + 4, dtype=i64),
         known=z(words, dtype=np.uint64), pf_bits=z((files, words), dtype=np.uint64),
         pf_count=z((files, n), dtype=np.int32),
         buf=z((u, 7)), out_f=z((jobs, 3)), out_i=z((jobs, 3), dtype=i64), out_pos=z((jobs, m), dtype=i64),
-        smallest_left=z(jobs, dtype=i64), left_wall=z((jobs, m)), now_gaps=z(m), ints=z(8, dtype=i64), cfg=z(18))
+        smallest_left=z(jobs, dtype=i64), left_wall=z((jobs, m)), now_gaps=z(m), ints=z(16, dtype=i64), cfg=z(18))

@@ -185,10 +185,10 @@ class Clock:
     # ---- passes -------------------------------------------------------------
     def _timed(self, now, run):
         s = self.s
-        waiting, t0, c0 = s.unstarted(), _time.perf_counter(), _time.thread_time()
+        waiting, t0, c0 = s.unstarted(), _time.perf_counter(), s.cpu_clock()
         run(now)
         done = _time.perf_counter()
-        s.pass_cpu += _time.thread_time() - c0
+        s.pass_cpu += s.cpu_clock() - c0
         s.pass_times.append((waiting, done - t0))
         if s.first_pass_seconds is None:
             s.first_pass_seconds = done - s.born

@@ -80,3 +80,47 @@ def test_provenance_names_a_commit_only_when_batloc_runs_from_its_checkout(tmp_p
     installed.mkdir(parents=True)
     assert _git_commit(installed) == "unknown"
     assert _git_commit(tmp_path) == git("rev-parse", "--short", "HEAD").strip()
+
+
+def test_a_baseline_no_run_has_is_one_line_naming_the_runs(tmp_path, capsys):
+    shutil.copytree(HAND, tmp_path / "hand")
+    assert report_main([str(tmp_path / "hand"), "--baseline", "nosuch"]) == 2
+    err = capsys.readouterr().err
+    assert err == (f"batloc report: --baseline nosuch: no run under {tmp_path / 'hand'} has that scheduler; its "
+                   "runs' schedulers: fcfs, lea\n")
+    assert not (tmp_path / "hand" / "report.html").exists()
+
+
+def test_a_report_with_no_baseline_run_says_so_in_its_headline_and_still_shows_the_table(tmp_path):
+    # Batsim's own files run with stock schedulers (schedFcfs, easyBackfill) under the default baseline fcfs
+    from batloc.analysis.report import build_report
+
+    shutil.copytree(HAND, tmp_path / "hand")
+    html = build_report(tmp_path / "hand", baseline="schedFcfs", log=lambda msg: None).html.read_text()
+    assert "<h2>Headline: no run is compared with another (no baseline run)</h2>" in html
+    assert ("Nothing compared here: no run of the baseline <code>schedFcfs</code> (runs: <code>fcfs</code>, "
+            "<code>lea</code>)") in html
+    headline = html[html.index("<h2>Headline"):html.index("<h2>Reduction")]
+    table = headline[headline.index("<table"):]
+    assert table.count("mean wait (h)") == 1 and "class='better'" not in table   # each run's own figures
+    compared = build_report(tmp_path / "hand", baseline="fcfs", log=lambda msg: None).html.read_text()
+    assert "<h2>Headline: each variant against its baseline</h2>" in compared and "Nothing compared" not in compared
+
+
+def test_unchanged_sessions_are_counted_and_explain_a_median_of_exactly_one():
+    from batloc.analysis import compare
+
+    imp = pd.Series([1.0, 1.0, 1.005, 2.0, 0.5])
+    counts = compare.count_faster(imp)
+    assert (counts["faster"], counts["equal"], counts["unchanged"], counts["slower"]) == (1, 3, 2, 1)
+    assert counts["median_improvement"] == 1.0
+    both = pd.DataFrame({"stretch_x": [1.0, 3.0, 1.0], "stretch_base": [1.0, 3.0, 2.0]})
+    assert compare.at_once(both) == 1          # stretch 1 under both: started at submission in each
+
+
+def test_the_session_table_says_what_the_unchanged_sessions_are(report_dir):
+    summary = pd.read_csv(report_dir / "summary.csv").set_index("run")
+    lea = summary.loc["lea"]
+    assert lea["unchanged"] <= lea["equal"] and lea["at_once"] <= lea["unchanged"]
+    html = (report_dir / "report.html").read_text()
+    assert "of which<br>unchanged" in html and "unchanged: exactly the same stretch under both" in html

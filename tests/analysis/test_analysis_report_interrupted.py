@@ -48,3 +48,35 @@ def test_a_report_names_its_folder_and_a_killed_ones_leftovers_go(tmp_path):
     page = (out / "report.html").read_text()
     assert f"<h1>batloc report — {out}</h1>" in page and ".report." not in page
     assert 'src="figures/' in page and not list(out.glob(".report.*"))
+
+
+def test_a_full_disk_is_one_line_and_the_previous_report_stays(tmp_path, monkeypatch, capsys):
+    import errno
+
+    from batloc.analysis import cli, figures, style
+
+    out = tmp_path / "r"
+    shutil.copytree(FIXTURE, out)
+
+    def full(fig, path, *args, **kwargs):   # as PIL writing a PNG on a full disk (two chained tracebacks)
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(style, "save", full)
+    monkeypatch.setattr(figures, "save", full)
+    assert cli.main([str(out)]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [f"batloc report: cannot write the report in {out}: No space left on device; the previous report, "
+                   "if any, is whole"], err
+    assert not list(out.glob(".report.*")) and not (out / "report.html").exists()
+
+
+def test_ctrl_c_before_a_command_says_more_is_one_line(monkeypatch, capsys):
+    # Ctrl-C while `batloc report` imports pandas and matplotlib printed a traceback
+    from batloc.cli import main as umbrella
+
+    def interrupted(name):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(umbrella.importlib, "import_module", interrupted)
+    assert umbrella.main(["report", "somewhere"]) == 130
+    assert capsys.readouterr().err == "batloc report: interrupted\n"

@@ -19,6 +19,7 @@ from PIL import Image
 
 from batloc.analysis import load
 from batloc.analysis.report import build_report
+from batloc.analysis.runs import Inputs
 
 HAND = Path(__file__).resolve().parents[1] / "data" / "analysis" / "hand"
 HEADLINE = ["mean wait (h)", "mean turnaround (h)", "time waiting for files, total (h)",
@@ -193,6 +194,29 @@ def test_jobset_stretch_is_the_reports(sweep):
         # jobs.csv's own stretch (turnaround / execution) stays beside it, under another name
         assert "batsim_stretch" in df and df["evaluated"].dtype == bool
         assert df.loc[df["evaluated"], "stretch"].mean() == pytest.approx(summary.loc[name, "mean_stretch"], rel=1e-6)
+
+
+def test_a_run_without_run_json_needs_its_platform_for_the_stretch(tmp_path, sweep):
+    """A run of `batloc-batsim` has no run.json: its stretch, without the platform's bandwidth, left the loads
+    out (52 infinite stretches, the jobs killed while loading, and a mean of 115.9 where robin's run said 5.37);
+    it is refused in one line instead, and with the platform it is the report's."""
+    root, report, _ = sweep
+    bare = tmp_path / "bare"
+    bare.mkdir()
+    for name in ("out_jobs.csv", "out_decisions.csv"):
+        shutil.copy(root / "lem" / name, bare / name)
+    with pytest.raises(load.NoPlatform, match=r"out_jobs.csv: its jobs read files, .* give the platform$"):
+        load.jobset(bare / "out", workload=root / "workload.json")
+    df = load.jobset(bare / "out", workload=root / "workload.json", platform=root / "platform.xml").df
+    mean = pd.read_csv(report.summary_csv).set_index("scheduler").loc["lem", "mean_stretch"]
+    assert df.loc[df["evaluated"], "stretch"].mean() == pytest.approx(mean, rel=1e-6)
+    messages = []
+    with pytest.raises(FileNotFoundError):   # the report leaves it out, saying why: no run is left
+        build_report(bare, inputs=Inputs(workload=root / "workload.json"), log=messages.append)
+    assert any("its jobs read files" in m and "(--platform, or --bandwidth)" in m for m in messages), messages
+    alone = build_report(bare, inputs=Inputs(workload=root / "workload.json", platform=root / "platform.xml"),
+                         log=lambda m: None)
+    assert pd.read_csv(alone.summary_csv)["mean_stretch"].iloc[0] == pytest.approx(mean, rel=1e-6)
 
 
 def ten_variants(root: Path) -> Path:

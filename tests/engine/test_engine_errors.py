@@ -76,7 +76,7 @@ def test_platform_xml_error_names_file_and_line(tmp_path):
 
 def test_a_platform_that_is_a_folder(tmp_path):
     assert_clean_error(engine("-p", str(tmp_path), "-w", good_workload(tmp_path)),
-                       f"cannot read platform file {tmp_path}: Is a directory")
+                       f"{tmp_path} (platform) is a directory, not a regular file: not read")
 
 
 def test_missing_platform_file(tmp_path):

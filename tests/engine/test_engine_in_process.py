@@ -113,3 +113,50 @@ def test_scheduler_options_refused_before_anything_runs(tmp_path):
     proc = in_process(tmp_path, "schedulers/nothing_here.py", platform, wl, prefix, check=False)
     assert proc.returncode == 1 and proc.stderr.strip().splitlines() == [
         "batloc-batsim: error: --in-process: no scheduler file schedulers/nothing_here.py"]
+
+
+SCRIPT = """
+import sys
+from batloc.engine.cli import main
+
+print("before", flush=True)
+status = main(sys.argv[1:])
+print("after", status, flush=True)
+"""
+
+
+@pytest.mark.parametrize("scheduler,status", [("schedFcfs", 0), ("crashes.py", 1)])
+def test_a_script_calling_the_engine_runs_its_own_body_once(tmp_path, scheduler, status):
+    """The in-process engine is a fork of its caller: it ends there, and only the caller goes on (it used to
+    return into the script too, whose rest then ran twice), whether the run succeeds or fails."""
+    platform = write(tmp_path, "p.xml", platform_xml(nodes=2, cores=2))
+    wl = write(tmp_path, "w.json", sample_workload())
+    write(tmp_path, "crashes.py", CRASHES)
+    script = write(tmp_path, "script.py", SCRIPT)
+    proc = subprocess.run([policy_run.sys.executable, script, "-p", platform, "-w", wl, "-e", "out", "-q",
+                           "--in-process", scheduler], capture_output=True, text=True, timeout=600, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines() == ["before", f"after {status}"], proc.stderr
+    assert (tmp_path / "out_jobs.csv").exists()
+
+
+def test_robin_names_run_in_process_with_the_decision_log_beside_jobs_csv(tmp_path):
+    """`--in-process lea-bf` is schedulers/lea.py with backfilling, as robin and `batloc scheduler` name it; a
+    batloc policy given no export_prefix writes its logs with the engine's -e, so the run analyses as robin's."""
+    wl = write(tmp_path, "w.json", files_workload(30))
+    named = str(tmp_path / "named")
+    in_process(tmp_path, "lea-bf", TWO_NODES, wl, named)
+    by_file = str(tmp_path / "file")
+    in_process(tmp_path, str(policy_run.REPO / "schedulers" / "lea.py"), TWO_NODES, wl, by_file,
+               {"backfilling": True, "export_prefix": by_file})
+    same_outputs(named, by_file, PLANNING_OUTPUTS)
+
+
+def test_only_batloc_policies_are_given_the_export_prefix(tmp_path):
+    from batloc.schedulers.loading import batloc_policy
+
+    assert batloc_policy("lea") and batloc_policy("lea-bf") and batloc_policy("fcfs_bf")
+    assert batloc_policy(str(policy_run.REPO / "schedulers" / "lea.py"))
+    assert not batloc_policy("schedFcfs") and not batloc_policy("easyBackfill")
+    assert not batloc_policy("base") and not batloc_policy(str(policy_run.REPO / "schedulers" / "base.py"))
+    assert not batloc_policy(write(tmp_path, "lea.py", CRASHES))   # a file of one's own, named like a policy

@@ -226,12 +226,12 @@ def test_a_file_that_is_not_python_is_refused_in_one_line(tmp_path):
     platform = write(tmp_path, "p.xml", platform_xml(nodes=2, cores=2))
     code, lines = finished(engine(tmp_path, platform))
     assert code == 1 and lines == [f"batloc-batsim: error: --in-process: {platform} is not a Python file: a scheduler "
-                                   "is a .py file such as schedulers/lea.py, or a pybatsim stock scheduler such as "
-                                   "schedFcfs"]
+                                   "is a .py file such as schedulers/lea.py, a batloc policy such as lea or lea-bf, "
+                                   "or a pybatsim stock scheduler such as schedFcfs"]
     proc = subprocess.run([sys.executable, "-m", "batloc.cli.main", "scheduler", platform], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2 and proc.stderr.strip().splitlines() == [
         f"batloc scheduler: error: {platform} is not a Python file: a scheduler is a .py file such as "
-        "schedulers/lea.py, or a pybatsim stock scheduler such as schedFcfs"]
+        "schedulers/lea.py, a batloc policy such as lea or lea-bf, or a pybatsim stock scheduler such as schedFcfs"]
 
 
 def test_a_scheduling_period_past_2_32_s_is_refused_naming_the_option(tmp_path):

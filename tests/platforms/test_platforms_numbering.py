@@ -35,3 +35,26 @@ def test_the_master_is_found_as_batsim_finds_it():
         batsim_roles([("m1", "master"), ("m2", "master")])
     with pytest.raises(RoleError, match="knows only master, compute_node and storage"):
         batsim_roles([("m", "master"), ("a", "gpu")])
+
+
+def test_a_role_map_for_no_host_or_a_host_the_platform_lacks_is_refused():
+    import pytest
+    from batloc.platforms.numbering import RoleError, batsim_roles, parse_role_maps
+
+    # Batsim 4.2.1 ignores both silently: the role the user meant to give is given to no host
+    with pytest.raises(RoleError, match=r"-r ':master' names no host"):
+        parse_role_maps([":master"])
+    with pytest.raises(RoleError, match=r"-r names host 'nosuch', which the platform does not have"):
+        batsim_roles([("m", "master"), ("a", None)], roles=parse_role_maps(["nosuch:storage"]))
+
+
+def test_a_master_host_with_role_master_is_not_said_to_come_from_m_when_m_was_not_given():
+    import pytest
+    from batloc.platforms.numbering import RoleError, batsim_roles
+
+    hosts = [("master_host", "master"), ("a", None)]
+    with pytest.raises(RoleError, match=r"is the master by its name \('master_host' is Batsim's default") as default:
+        batsim_roles(hosts)
+    assert "-m/--master-host)" not in str(default.value)
+    with pytest.raises(RoleError, match=r"is also given role 'master' on the command line \(-m/--master-host\)"):
+        batsim_roles(hosts, master_host="master_host")

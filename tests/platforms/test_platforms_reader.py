@@ -48,3 +48,46 @@ def test_a_batsim_cluster_platform_after_a_blank_line_is_read_as_batsim_reads_it
     res = read_resources(plat)
     assert [(r["id"], r["name"]) for r in res.compute] == [(0, "a0.x"), (1, "a1.x"), (2, "a10.x"), (3, "a2.x")]
     assert res.compute[0]["properties"] == {"kind": "cpu"} and res.storage == []
+
+
+# Batsim 4.2.1's platforms/cluster_locality_8x16.xml, in small: its master is a cabinet's host, master_host0
+CABINET_MASTER = """<?xml version='1.0'?>
+<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
+<platform version="4.1">
+  <zone id="AS0" routing="Full">
+    <zone id="c" routing="Cluster">
+      <cabinet id="a" prefix="algol" suffix="" speed="3Gf" bw="56Gbps" lat="1us" radical="10-12"/>
+      <cabinet id="m" prefix="master_host" suffix="" speed="3Gf" bw="56Gbps" lat="1us" radical="0-0"/>
+      <router id="router1"/>
+      <backbone id="backbone1" bandwidth="2.25GBps" latency="500us"/>
+    </zone>
+  </zone>
+</platform>
+"""
+
+
+def test_platform_show_names_the_master_that_would_do_and_takes_batsims_m(tmp_path, capsys):
+    from batloc.platforms.cli import main
+
+    plat = tmp_path / "cabinets.xml"
+    plat.write_text(CABINET_MASTER)
+    assert main(["show", str(plat)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.rstrip().endswith(
+        "no master host: no host has the property role=master and none is named 'master_host' (Batsim's "
+        "-m/--master-host, default master_host); a host is named like one: master_host0 (-m master_host0 makes "
+        "it the master, as on Batsim)"), err
+    assert main(["show", str(plat), "-m", "master_host0"]) == 0
+    assert capsys.readouterr().out.startswith(f"{plat}: 3 nodes, 3 cores")
+    assert main(["show", str(plat), "-r", "master_host0:master"]) == 0
+    copy = tmp_path / "copy.xml"
+    assert main(["annotate", str(plat), "-o", str(copy), "-m", "master_host0"]) == 0
+    assert main(["show", str(copy), "-m", "master_host0"]) == 0
+    assert "3 x 1 cores, 128 GB, 0.1 GB/s" in capsys.readouterr().out
+
+
+def test_no_master_and_no_host_named_like_one_says_how_to_name_it():
+    from batloc.platforms.numbering import RoleError, batsim_roles
+
+    with pytest.raises(RoleError, match="; name one of its hosts with -m, or give it the property role=master$"):
+        batsim_roles([("a", None), ("b", None)])

@@ -38,8 +38,8 @@ def test_the_display_shows_runs_done_and_each_running_runs_simulated_time(tmp_pa
     out = io.StringIO()
     display = Display(specs, stream=out)
     display.record(specs[0], SUCCESS, 1.0)
-    assert display.line() == ("robin: [#######.......................] 1/4 runs: 1 done, 0 failed; simulated 31% "
-                              "of the sweep; running: b t=12.0h/2.0d (25%)")
+    assert display.line() == ("robin: [#######.......................] 1/4 runs: 1 done, 0 failed; sweep about 31% "
+                              "done; running: b t=12.0h (last submission 2.0d), 10/40 jobs ended (25%)")
     display.record(specs[2], INVALID, 1.0)
     display.record(specs[3], FAILED, 1.0)
     assert display.tally.failed == ["c", "d"] and display.tally.invalid == ["c"]
@@ -47,17 +47,60 @@ def test_the_display_shows_runs_done_and_each_running_runs_simulated_time(tmp_pa
     assert out.getvalue().count("\n") == 3      # not a terminal: one line per change
 
 
-@pytest.mark.parametrize("loading, said", [(0.0, True), (600.0, False)])
-def test_a_long_planning_core_load_is_announced_once(monkeypatch, loading, said):
-    # the load takes longer than `loading` seconds (0: always; 600: never here)
+class OutStream(io.StringIO):
+    """A Jupyter kernel's stderr, as far as the display can tell (it is no terminal)."""
+
+
+OutStream.__module__ = "ipykernel.iostream"
+
+
+def test_in_a_notebook_the_display_redraws_its_line_in_place(tmp_path):
+    # a notebook draws a carriage return as a terminal does, not a terminal's escape sequences: the line is
+    # rewritten in place (batloc.api's progress), spaces erasing what is left of a longer one
+    specs = [spec(tmp_path, n) for n in ("a", "b")]
+    Path(specs[1].progress_path).write_text("43200.000000 172800.000000 10 40\n")
+    out = OutStream()
+    display = Display(specs, stream=out)
+    display.show()
+    first = display.line()
+    display.record(specs[1], SUCCESS, 1.0)   # its "succeeded" line goes to stdout, the line erased first
+    second = display.line()
+    assert len(second) < len(first)
+    assert out.getvalue() == "\r" + first + "\r" + " " * len(first) + "\r" + "\r" + second
+    assert "\033" not in out.getvalue() and "\n" not in out.getvalue()
+
+
+def test_a_run_past_its_last_submission_is_never_shown_past_100_percent(tmp_path):
+    # measured on the README's KTH week: "t=10.1h/3.0h (100%)" while jobs still ran
+    specs = [spec(tmp_path, "a")]
+    Path(specs[0].progress_path).write_text("36360.000000 10800.000000 412 500\n")
+    assert Display(specs, stream=io.StringIO()).line().endswith(
+        "running: a t=10.1h (last submission 3.0h), 412/500 jobs ended (82%)")
+    Path(specs[0].progress_path).write_text("36400.000000 10800.000000 503 500\n")   # registered jobs count too
+    assert Display(specs, stream=io.StringIO()).line().endswith("500/500 jobs ended (99%)")
+
+
+@pytest.mark.parametrize("child, said", [
+    ("print('compiling the planning core once (...)', flush=True)", ["robin: compiling the planning core once (...)"]),
+    ("import time; time.sleep(0.5)", []),     # loaded from the cache, however long it took: nothing said
+])
+def test_what_the_child_says_of_a_compile_is_passed_on_and_nothing_else(monkeypatch, child, said):
     from batloc.robin import kernel
     from batloc.robin.process import Stop
 
-    monkeypatch.setattr(kernel, "WARM_UP", "pass")
-    monkeypatch.setattr(kernel, "LOADING", loading)
+    monkeypatch.setattr(kernel, "WARM_UP", child)
     lines = []
     kernel.prepare([{"name": "lea", "policy": "lea"}], lines.append, lines.append, Stop())
-    assert any("compiling the planning core once" in line for line in lines) is said
-    lines.clear()
+    assert lines == said
     kernel.prepare([{"name": "x", "command": "pybatsim schedFcfs"}], lines.append, lines.append, Stop())
-    assert lines == []     # no planning policy: nothing to load
+    assert lines == said     # no planning policy: nothing to load
+
+
+def test_a_failed_load_is_one_warning_with_its_last_line(monkeypatch):
+    from batloc.robin import kernel
+    from batloc.robin.process import Stop
+
+    monkeypatch.setattr(kernel, "WARM_UP", "import sys; print('a traceback', file=sys.stderr); sys.exit('boom')")
+    lines = []
+    kernel.prepare([{"name": "lea", "policy": "lea"}], lines.append, lines.append, Stop())
+    assert lines == ["robin: warning: loading the planning core failed (boom); each run will try itself"]

@@ -106,10 +106,40 @@ def test_a_batloc_and_a_stock_scheduler_run_to_the_end(tmp_path, name, engine_ar
 
 def test_the_readme_and_the_tests_start_schedulers_on_loopback():
     # pybatsim listens on every interface (tcp://*:28000) unless told otherwise: whoever reaches the port
-    # drives the run. The README's commands and the tests say 127.0.0.1 (or use `batloc scheduler`).
-    readme = (REPO / "README.md").read_text()
+    # drives the run. The commands of the README, of the command reference and of the tests say 127.0.0.1 (or
+    # use `batloc scheduler`); the contract and the architecture describe how pybatsim loads a file.
+    reference = ("engine", "schedulers", "robin", "workloads", "platforms", "report", "study", "batsim", "install")
+    readme = "".join(path.read_text() for path in [REPO / "README.md", *(REPO / "docs" / f"{page}.md"
+                                                                         for page in reference)])
     commands = re.findall(r"`(pybatsim [^`]*)`", readme.replace("\n  ", " "))
     assert [c for c in commands if re.match(r"pybatsim \S+\.py", c) and "-s tcp://127.0.0.1" not in c] == []
     everywhere = [path.name for path in (REPO / "tests").glob("*.py")
                   if re.search(r"tcp://\*:\{|tcp://0\.0\.0\.0:\{", path.read_text())]
     assert everywhere == []
+
+
+@pytest.mark.needs_pybatsim
+def test_a_planning_scheduler_listens_before_its_core_is_compiled(tmp_path):
+    # An empty numba cache: the core compiles for minutes. The engine's ready timeout (robin's flag form: 10 s)
+    # runs until the scheduler listens, its reply timeout (600 s) after: so it must listen first.
+    import os
+    import socket
+    import time
+
+    port = free_port()
+    env = {**os.environ, "BATLOC_NUMBA_CACHE": str(tmp_path / "empty-cache")}
+    sched = subprocess.Popen([sys.executable, "-m", "batloc.cli.main", "scheduler", "lea",
+                              "-s", f"tcp://127.0.0.1:{port}"], stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        listening = False
+        while sched.poll() is None and not listening:
+            with socket.socket() as probe:
+                listening = probe.connect_ex(("127.0.0.1", port)) == 0
+            time.sleep(0.1)
+        first = sched.stderr.readline()     # the compile, said once it begins
+    finally:
+        sched.kill()
+        said = first + sched.communicate()[1]
+    assert listening, said
+    assert first.startswith("batloc scheduler: compiling the planning core once"), said
+    assert "planning core compiled in" not in said, said    # it listened long before the compile's end

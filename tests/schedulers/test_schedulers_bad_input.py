@@ -57,3 +57,13 @@ def test_unknown_and_bad_options_are_clear_errors():
 def test_decisions_path_from_export_prefix():
     assert Lea({"export_prefix": "out/x"}).opts.decisions_path == "out/x_decisions.csv"
     assert Lea({}).opts.decisions_path is None
+
+
+def test_options_whose_scores_or_loads_overflow_are_named():
+    # W = 1e308 made every score t_k + W x overhead +inf: no node was chosen, and the run ended in a "deadlock"
+    # that never named the option
+    with pytest.raises(OptionsError, match=r"LEA: option 'W' must be at most 1e\+15 .* got 1e\+308"):
+        Lea.parse_options({"W": 1e308})
+    with pytest.raises(OptionsError, match=r"option 'bandwidth' must be a finite number of bytes/s >= 1"):
+        Lea.parse_options({"bandwidth": 1e-300})
+    assert Lea.parse_options({"W": 1e15}).W == 1e15

@@ -96,6 +96,24 @@ def test_bad_parameters(trace):
         annotate.group_ids(trace, keys=["project"])
 
 
+def test_fit_caps_a_file_at_what_its_jobs_had_to_spare_in_the_trace():
+    # one file read by jobs 1-2 (spare 100 s and 500 s), one by job 3 (spare 2 000 s), one by job 4, which
+    # used its whole walltime (no time to spare: it does not cap), all 20 cores of a 128 GB node at 1 GB/s
+    table = pd.DataFrame({"id": [1, 2, 3, 4], "user": ["a", "a", "a", "b"], "cores": 20,
+                          "submit": [0.0, 10.0, 5000.0, 0.0], "walltime": [200.0, 600.0, 3000.0, 50.0],
+                          "run_time": [100.0, 100.0, 1000.0, 50.0]})
+    out = annotate.annotate_files(table, "paper", cores_per_node=20, node_memory=128e9, fit_bandwidth=1e9)
+    assert out["input_file"].tolist() == ["fa-20-0", "fa-20-0", "fa-20-1", "fb-20-0"]
+    # the shared file loads in the 100 s job 1 had to spare; 2 000 s hold a whole 128 GB node
+    assert out["input_size"].tolist() == [100e9, 100e9, 128e9, 128e9]
+    sharing = out.attrs["provenance"]["sharing"]
+    assert (sharing["file_size"], sharing["bandwidth"], sharing["capped"]) == ("fit", 1e9, 2)
+    paper = annotate.annotate_files(table, "paper", cores_per_node=20, node_memory=128e9)
+    assert paper["input_size"].tolist() == [128e9] * 4 and "file_size" not in paper.attrs["provenance"]["sharing"]
+    with pytest.raises(ValueError, match="must be > 0"):
+        annotate.annotate_files(table, fit_bandwidth=0)
+
+
 def test_session_boundary_is_inclusive():
     # docs/scheduler-semantics.md, Metrics: a job exactly 300 s after the session's first joins it.
     table = pd.DataFrame({"id": [1, 2, 3, 4], "user": "u", "submit": [0.0, 300.0, 300.5, 600.5]})

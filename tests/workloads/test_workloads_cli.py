@@ -42,6 +42,25 @@ def test_from_swf_with_window_then_stats(tmp_path, capsys):
     assert stats["offered load"] == pytest.approx(5 * 180 / (9720 * 1000), abs=1e-4)
 
 
+def test_file_sizes_fit_the_walltimes_unless_the_papers_are_asked_for(tmp_path, capsys):
+    # 60 s jobs of 1 and 2 cores with a 100 s walltime (40 s to spare), on Rackham's 20-core, 128 GB nodes at
+    # 0.1 GB/s: the paper's 6.4 and 12.8 GB (64 s and 128 s) do not load in 40 s, the fitted 4 GB do
+    trace = tmp_path / "t.swf"
+    trace.write_text("".join(f"{i} {i * 1000} 0 60 {cores} -1 -1 {cores} 100 -1 1 1 1 -1 1 -1 -1 -1\n"
+                             for i, cores in ((1, 1), (2, 2), (3, 1))))
+    fit, paper = tmp_path / "fit.json", tmp_path / "paper.json"
+    assert main(["from-swf", str(trace), "-o", str(fit)]) == 0
+    assert main(["from-swf", str(trace), "-o", str(paper), "--file-size", "paper"]) == 0
+    assert [j["input_size"] for j in json.loads(fit.read_text())["jobs"]] == [4e9] * 3
+    assert [j["input_size"] for j in json.loads(paper.read_text())["jobs"]] == [6.4e9, 12.8e9, 6.4e9]
+    capsys.readouterr()
+    rackham = str(Path(__file__).resolve().parents[2] / "platforms" / "rackham.xml")
+    for workload, over in ((fit, "0 of 3 evaluated jobs (0.0 %)"), (paper, "3 of 3 evaluated jobs (100.0 %)")):
+        assert main(["stats", str(workload), "--platform", rackham, "--json"]) == 0
+        assert json.loads(capsys.readouterr().out)["loads longer than walltime allows"] == over
+
+
+
 def test_from_sacct_and_from_gonthier(tmp_path, capsys):
     out = tmp_path / "s.json"
     assert main(["from-sacct", str(DATA / "sacct.txt"), "-o", str(out), "--report", str(tmp_path / "r.csv")]) == 0
