@@ -28,6 +28,7 @@ from typing import Optional
 
 import numpy as np
 
+from batloc.locality.backbone import ActualLoads
 from batloc.locality.cache import NodeCache
 from batloc.locality.staging import Staging, staging_job_id, writeback_job_id
 from batloc.schedulers.base import Held, HeldJobs
@@ -47,6 +48,9 @@ class Window:
     staging: Optional[str] = None    # staging job this window loads or waits for
     # A job reading several files: file -> (size, when it is in memory); None for one file.
     reads: Optional[dict] = None
+    # load_model "shared": the files of the rows that carry a load from Lustre in flight (one row per
+    # load, its first waiter's: the pass counts each load once); None: none.
+    own_load: Optional[frozenset] = None
 
 
 class ClusterState(HeldJobs):
@@ -63,6 +67,12 @@ class ClusterState(HeldJobs):
         self.written_at = {}       # output -> its producer's node, while it is written back (staged)
         self.writebacks = {}       # write-back staging id -> Staging
         self.room_queue = [[] for _ in platform.nodes]     # node -> ids of jobs waiting for room, in order
+        # load_model "shared": the loads from Lustre in flight, replayed at max-min rates; their ends if
+        # no other load began (staging id -> end), written into the windows that wait for them
+        self.shared = options.load_model == "shared"
+        self.actual_loads = ActualLoads(platform.backbone) if self.shared else None
+        self.projected = {}
+        self.flat.set_backbone(platform.backbone if self.shared else np.inf)
 
     def file_id(self, name):
         return self.flat.files.id_of(name)
@@ -75,8 +85,64 @@ class ClusterState(HeldJobs):
         return not self.flat.core_held[node, positions].any()
 
     def _mirror(self, node):
+        if self.shared:
+            self._mark_loads(node)
         self.flat.mirror(node, list(self.windows[node].values()), self.caches[node],
                          self.file_ends[node] if self.file_ends is not None else None)
+
+    def _mark_loads(self, node):
+        """Each load from Lustre in flight on node is carried by the row of its first waiter still holding
+        cores (a load no such job waits for any more is not counted)."""
+        wins = self.windows[node]
+        for w in wins.values():
+            w.own_load = None
+        for st in self.stagings.by_id.values():
+            if st.node != node or st.id not in self.projected:
+                continue
+            for jid in st.waiters:
+                w = wins.get(jid)
+                if w is None:
+                    continue
+                f = next((f for f in st.files if (f in w.reads if w.reads is not None else f == w.file)), None)
+                if f is not None:
+                    w.own_load = (w.own_load or frozenset()) | {f}
+                    break
+    # ---- loads sharing the backbone (load_model "shared") -------------------
+    def _load_began(self, st, now):
+        """A staging from Lustre began: replayed with the others, their projected ends refreshed."""
+        if self.shared and st.source is None:
+            self.actual_loads.begin(st.id, now, st.size, self.platform.bandwidth[st.node])
+            self._reproject(now)
+
+    def _load_ended(self, st, now):
+        if self.shared and st.id in self.projected:
+            self.actual_loads.end(st.id, now)
+            self._reproject(now)
+
+    def _reproject(self, now):
+        """Each load in flight ends when the replay says if no other began: the windows waiting for it
+        (its own, and the jobs that joined it) hold that end, which the pass reads."""
+        self.projected = self.actual_loads.projection(now)
+        for st in list(self.stagings.by_id.values()):
+            end = self.projected.get(st.id)
+            if end is None:
+                continue
+            st.est_end = end
+            touched = False
+            for jid in st.waiters:
+                w = self.windows[st.node].get(jid)
+                if w is None:
+                    continue
+                if w.reads is not None:
+                    for f in st.files:
+                        if f in w.reads:
+                            w.reads[f] = (w.reads[f][0], end)
+                    w.avail = max(a for _, a in w.reads.values())
+                elif w.staging == st.id:
+                    w.avail = end
+                touched = True
+            if touched:
+                self._mirror(st.node)
 
     def _file_started(self, node, file, case, deadline):
         """R10: a start extends its file's window on node to its planned end; a load begins a new window."""
@@ -155,6 +221,8 @@ class ClusterState(HeldJobs):
         held = Held(job, node, positions, since, deadline, staging, computing=case in ("hit", "none"))
         self.held[job.id] = held
         self._mirror(node)
+        if new_staging is not None:
+            self._load_began(new_staging, now)
         return case, held, new_staging
 
     def start_files(self, job, node, positions, now, since=None):
@@ -204,11 +272,14 @@ class ClusterState(HeldJobs):
                     waits=waits)
         self.held[job.id] = held
         self._mirror(node)
+        for st in new:
+            self._load_began(st, now)
         return cases, stagings, held, new
 
     def staging_done(self, staging_id, now):
         """A load completed: returns the Held jobs that may now compute."""
         st, ready = self.loaded(staging_id)
+        self._load_ended(st, now)
         cache = self.caches[st.node]
         for f in st.files:
             # A load whose every user ended first left the memory (contract §6); a newer load of

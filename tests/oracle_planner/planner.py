@@ -167,8 +167,8 @@ class Planner:
         shared = st.load_model == "shared"
         backbone = self.platform.backbone
         # the loads that share the backbone: in flight (replayed) and planned in this pass
-        projected = st.actual_loads.projection(now) if shared else {}
-        loads = [(now, e, st.load_caps[sid]) for sid, e in projected.items()] if shared else None
+        projected = st.projected if shared else {}
+        loads = st.carried_loads(now) if shared else None
         # outputs pinned by their write-back: node -> [(file, size, until)] (item 3, planning part)
         pinned = {}
         for sid, wb in st.writebacks.items():

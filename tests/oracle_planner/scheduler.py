@@ -21,9 +21,9 @@ from oracle_planner.state import ClusterState
 class Policy:
     """The five scores as the Python pass called them."""
 
-    def __init__(self, name, opts, ramp_scale="linear"):
+    def __init__(self, name, opts, ramp_scale=None):
         self.name, self.W, self.saturation = name, opts.W, opts.saturation
-        self.ramp_scale = ramp_scale
+        self.ramp_scale = ramp_scale or getattr(opts, "ramp_scale", "linear")
         self.truncate = opts.score_rounding == "truncate"
         self.uses_penalty = name in ("LEA", "LEO", "LEM")
         if name == "LEO":
@@ -67,7 +67,7 @@ class Policy:
             return t_k + overhead if t_k == ctx.now else self._lea(t_k, overhead, penalty)
         if self.ramp is not None:
             w = self.weight(ctx)
-            if self.ramp_scale == "W":
+            if self.ramp_scale == "W" and self.W != 1.0:
                 # on W's scale: the load weighs W^w (1: EFT, W: LEA); the score is EFT's and LEA's
                 # mixed in the proportion that gives it that weight
                 w = (self.W ** w - 1.0) / (self.W - 1.0)
@@ -140,13 +140,14 @@ class _OracleState(ClusterState):
         return -1
 
 
-def oracle_class(variant, bf, load_model="node", ramp_scale="linear"):
+def oracle_class(variant, bf, load_model=None, ramp_scale=None):
+    """The oracle of a shipped policy class; `load_model`, `ramp_scale` override the options'."""
     name = variant + ("_bf" if bf else "")
     shipped = getattr(importlib.import_module(f"batloc.schedulers.{name}"), name.capitalize())
 
     class Oracle(shipped):
         def make_state(self):
-            return _OracleState(self.platform, self.opts, load_model)
+            return _OracleState(self.platform, self.opts, load_model or self.opts.load_model)
 
         def make_planner(self):
             return _OraclePlanner(self.state, Policy(self.policy_name, self.opts, ramp_scale))

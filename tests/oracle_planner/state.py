@@ -68,6 +68,7 @@ class ClusterState:
         self.load_model = load_model
         self.actual_loads = ActualLoads(platform.backbone)
         self.load_caps = {}                                 # load in flight through the backbone -> its cap
+        self.projected = {}                                 # its end if no other load began (at the last event)
         self.written_at = {}                                # output -> producer's node, while written back
         self.writebacks = {}                                # write-back staging id -> Staging
         self.planned_loads = {}                             # job id -> its load's end as the pass planned it
@@ -119,13 +120,42 @@ class ClusterState:
 
     # ---- loads through the backbone (load_model "shared") ----------------
     def _load_began(self, st, now, cap):
-        if self.load_model == "shared" and st.source is None:   # from Lustre, or a write-back: the backbone
+        if self.load_model == "shared" and st.source is None and not st.writeback:   # from Lustre
             self.actual_loads.begin(st.id, now, st.size, cap)
             self.load_caps[st.id] = cap
+            self._reproject(now)
 
     def _load_ended(self, staging_id, now):
         if self.load_caps.pop(staging_id, None) is not None:
             self.actual_loads.end(staging_id, now)
+            self._reproject(now)
+
+    def _reproject(self, now):
+        """The loads' projected ends become their stagings' and their waiting windows' ends."""
+        self.projected = self.actual_loads.projection(now)
+        for st in self.stagings.by_id.values():
+            end = self.projected.get(st.id)
+            if end is None:
+                continue
+            st.est_end = end
+            for jid in st.waiters:
+                w = self.windows[st.node].get(jid)
+                if isinstance(w, JobWindow):
+                    for row in w.rows:
+                        if row.file in st.files:
+                            row.avail = end
+                    w.avail = max(row.avail for row in w.rows)
+                elif w is not None and w.staging == st.id:
+                    w.avail = end
+
+    def carried_loads(self, now):
+        """(now, end, cap) of each load from Lustre in flight that a job holding cores still waits for."""
+        out = []
+        for sid, end in self.projected.items():
+            st = self.stagings.by_id.get(sid)
+            if st is not None and any(jid in self.windows[st.node] for jid in st.waiters):
+                out.append((now, end, self.load_caps[sid]))
+        return out
 
     # ---- room in memory (as the shipped state) ----------------------------
     def missing_bytes(self, job, node, now):
@@ -172,7 +202,6 @@ class ClusterState:
             if source is not None:
                 sid = staging_job_id(job.id, self.platform.nodes[node].name, self.platform.nodes[source].name)
             new_staging = self.stagings.begin(sid, node, job.file, nb, now, est_file_time, job.id, source=source)
-            self._load_began(new_staging, now, self.platform.bandwidth[node])
             staging = sid
         elif case == "wait":
             st = self.stagings.join(node, job.file, job.id)
@@ -188,6 +217,8 @@ class ClusterState:
         self.windows[node][job.id] = Window(since, est_file_time, deadline, job.file, job.size, staging)
         held = Held(job, node, positions, since, deadline, staging, computing=case in ("hit", "none"))
         self.held[job.id] = held
+        if new_staging is not None:
+            self._load_began(new_staging, now, self.platform.bandwidth[node])
         return case, held, new_staging
 
     def start_files(self, job, node, positions, now, since=None):
@@ -221,7 +252,6 @@ class ClusterState:
             sid = staging_job_id(job.id, name, None if source is None else self.platform.nodes[source].name)
             est = planned_end if planned_end is not None and source is None else now + total / bw
             st = self.stagings.begin(sid, node, files[0], total, now, est, job.id, files, source)
-            self._load_began(st, now, bw)
             for i in idx:
                 cache.files[job.files[i][0]].load_end = est
                 stagings[i], avail[job.files[i][0]] = sid, est
@@ -238,6 +268,8 @@ class ClusterState:
         held = Held(job, node, positions, since, deadline, next((s for s in stagings if s), None),
                     computing=not waits, waits=waits)
         self.held[job.id] = held
+        for st in new:
+            self._load_began(st, now, bw)
         return cases, stagings, held, new
 
     def staging_done(self, staging_id, now):

@@ -12,6 +12,7 @@ import pytest
 
 from oracle_planner.scheduler import Policy, oracle_class
 
+from batloc.schedulers.planning.formulas import SHAPES, W_SCALE, locality_weight
 from batloc.schedulers.planning.options import SchedulerOptions
 from batloc.testing.dry_run import DryRun, make_resources
 
@@ -27,10 +28,14 @@ def job(i, t, delay, files, wall=100):
     return j
 
 
-def run(variant, jobs, tmp_path, nodes=3, backbone=None, **oracle):
+def run(variant, jobs, tmp_path, nodes=3, backbone=None, compiled=False, **oracle):
+    """The Python pass with `oracle`'s overrides, or the compiled pass with them as options."""
     profiles = {j["profile"]: {"type": "delay", "delay": float(j["profile"][1:])} for j in jobs}
     path = os.path.join(tmp_path, "decisions.csv")
-    sched = oracle_class(variant, False, **oracle)({"decisions": path})
+    if compiled:
+        sched = policy_class(variant, False)({"decisions": path, **oracle})
+    else:
+        sched = oracle_class(variant, False, **oracle)({"decisions": path})
     names = {f"n{i:03d}": 1 for i in range(nodes)}
     dry = DryRun(sched, *make_resources(names, memory_bytes=100 * GB, bandwidth=1 * GB, backbone=backbone),
                  {"jobs": jobs, "profiles": profiles})
@@ -45,27 +50,41 @@ def run(variant, jobs, tmp_path, nodes=3, backbone=None, **oracle):
 CONTENDED = [job(1, 1, 1, [("X", 10)], wall=12), job(2, 1, 50, [("Y", 10)]), job(3, 1, 5, [("X", 10)])]
 
 
-def test_eft_under_the_node_model_loads_x_a_second_time(tmp_path):
+def policy_class(variant, bf):
+    import importlib
+    name = variant + ("_bf" if bf else "")
+    return getattr(importlib.import_module(f"batloc.schedulers.{name}"), name.capitalize())
+
+
+PASSES = pytest.mark.parametrize("compiled", [False, True], ids=["python", "compiled"])
+
+
+@PASSES
+def test_eft_under_the_node_model_loads_x_a_second_time(tmp_path, compiled):
     # J1 -> n000 (t' = 11), J2 -> n001 (t' = 11); J3: n002 loads X, t' = 11, against n000 at 13 (J1's window).
-    rows, _ = run("eft", CONTENDED, tmp_path, backbone=1 * GB)
+    rows, _ = run("eft", CONTENDED, tmp_path, backbone=1 * GB, compiled=compiled)
     assert [(rows[i]["node"], float(rows[i]["planned_start"])) for i in "123"] == [
         ("n000", 11.0), ("n001", 11.0), ("n002", 11.0)]
 
 
-def test_eft_under_the_shared_model_waits_for_the_node_holding_x(tmp_path):
+@PASSES
+def test_eft_under_the_shared_model_waits_for_the_node_holding_x(tmp_path, compiled):
     # Backbone 1 GB/s. J1 -> n000: alone, t' = 11. J2 -> n001: beside J1's load [1, 11) it gets
     # 1/2 GB/s (5 GB by 11), then 1 GB/s: t' = 16. J3 on n002 would get 1/3 GB/s until 11 (10/3 GB),
     # 1/2 until 16 (2.5 GB), then the rest at 1 GB/s: t' = 20.17; on n000 X is there at 13 (a hit),
     # and when J1 ends at 12 (its load 10 s on the dry run, 1 s of work) it starts there.
-    rows, stagings = run("eft", CONTENDED, tmp_path, backbone=1 * GB, load_model="shared")
+    rows, stagings = run("eft", CONTENDED, tmp_path, backbone=1 * GB, compiled=compiled, load_model="shared")
     assert (rows["1"]["node"], float(rows["1"]["planned_start"])) == ("n000", 11.0)
-    assert (rows["2"]["node"], float(rows["2"]["planned_start"])) == ("n001", 16.0)
+    # J2's score is its plan (16: J1's load is not re-timed); once both loads are in flight, the replay
+    # gives each half the backbone, both end at 21, and J2's staging and decision row hold that end.
+    assert (rows["2"]["node"], float(rows["2"]["score"]), float(rows["2"]["planned_start"])) == ("n001", 16.0, 21.0)
     assert (rows["3"]["node"], rows["3"]["time"], rows["3"]["cache"]) == ("n000", "12.000000", "hit")
     assert [s[0] for s in stagings] == ["batloc-stage!stage-w0-1-n000", "batloc-stage!stage-w0-2-n001"]
 
 
-def test_shared_without_a_backbone_is_the_node_model(tmp_path):
-    rows, _ = run("eft", CONTENDED, tmp_path, load_model="shared")
+@PASSES
+def test_shared_without_a_backbone_is_the_node_model(tmp_path, compiled):
+    rows, _ = run("eft", CONTENDED, tmp_path, compiled=compiled, load_model="shared")
     assert [(rows[i]["node"], float(rows[i]["planned_start"])) for i in "123"] == [
         ("n000", 11.0), ("n001", 11.0), ("n002", 11.0)]
 
@@ -108,3 +127,13 @@ def test_the_gradual_lem_weighs_the_load_on_ws_scale():
     for share, weight in ((0.0, 1.0), (1.0, 500.0)):     # the ends: EFT and LEA
         Ctx.busy_share = share
         assert scaled.score(Ctx, 0.0, 1.0, 0.0) == pytest.approx(weight)
+
+
+def test_the_compiled_ramp_on_ws_scale():
+    # the compiled pass's weight of locality: (W^w - 1) / (W - 1), w the linear ramp's
+    scaled = W_SCALE + SHAPES["linear"]
+    assert locality_weight(0.5, 0.0, 1.0, SHAPES["linear"], 500.0) == 0.5
+    assert locality_weight(0.5, 0.0, 1.0, scaled, 500.0) == pytest.approx((500 ** 0.5 - 1) / 499)
+    assert locality_weight(0.0, 0.0, 1.0, scaled, 500.0) == 0.0
+    assert locality_weight(1.0, 0.0, 1.0, scaled, 500.0) == 1.0
+    assert locality_weight(0.5, 0.0, 1.0, scaled, 1.0) == 0.5       # W = 1: every weight is EFT's
