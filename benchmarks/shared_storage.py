@@ -21,10 +21,10 @@ process), validates it (`batloc validate`) and prints, per variant, the mean ove
 - the spread over the seeds of the first two (min-max), and the runs' CPU seconds.
 
 Variants: a planning policy file name (fcfs, fcfs_bf, lea, lea_bf, lem, lem_bf), `lemg` / `lemg_bf`
-(LEM with `ramp`, the gradual form), each with modifiers after a colon: `shared` (load_model
-"shared"), `W` (the gradual LEM's weight on W's scale). Until the compiled pass has them, a modifier
-runs the Python pass of the test oracle (`tests/oracle_planner`, identical decisions for the rest,
-much slower), as `:oracle` does for any variant.
+(LEM with `ramp`, the gradual form), each with modifiers after a colon: `shared` (option load_model
+"shared"), `W` (option ramp_scale "W": the gradual LEM's weight on W's scale), `oracle` (the Python
+pass of the test oracle, `tests/oracle_planner`, much slower: the reference, and the one that plans a
+job of several files by their sum and outputs pinned by their write-back).
 
     python benchmarks/shared_storage.py [--nodes 32] [--backbones 5 10 25 50] [--seeds 1 2 3]
         [--load 1.2] [--duration 12h] [--variants fcfs lea lea:shared ...] [--keep DIR]
@@ -86,15 +86,18 @@ def scheduler(variant, folder):
     unknown = mods - {"shared", "W", "oracle"}
     if unknown:
         sys.exit(f"shared_storage.py: unknown modifier(s) {', '.join(sorted(unknown))} in {variant}")
-    if not mods:
+    if "shared" in mods:
+        options["load_model"] = "shared"
+    if "W" in mods:
+        options["ramp_scale"] = "W"
+    if "oracle" not in mods:
         return base + ("_bf" if bf else ""), options, None
     shim = os.path.join(folder, "oracle_" + variant.replace(":", "_").replace(",", "_") + ".py")
     cls = "O" + os.path.basename(shim)[1:-3]
     with open(shim, "w") as fh:
         fh.write(f"import sys\nsys.path.insert(0, {os.path.join(ROOT, 'tests')!r})\n"
                  "from oracle_planner.scheduler import oracle_class\n"
-                 f"{cls} = oracle_class({base!r}, {bf!r}, load_model={'shared' if 'shared' in mods else 'node'!r}, "
-                 f"ramp_scale={'W' if 'W' in mods else 'linear'!r})\n")
+                 f"{cls} = oracle_class({base!r}, {bf!r})\n")
     return base + ("_bf" if bf else ""), options, shim
 
 
