@@ -71,7 +71,9 @@ class StopOnSignal:
     def _watch(self):
         while True:
             sig = signal.sigtimedwait(SIGNALS, WAKEUP_POLL)
-            if sig is None:
+            # CPython returns an uninitialised siginfo when a stop/continue (SIGSTOP, SIGCONT) interrupts the
+            # wait past its deadline: a number that is none of ours is a timeout, not a signal
+            if sig is None or sig.si_signo not in SIGNALS:
                 self._drain()
                 continue
             sig = sig.si_signo

@@ -40,6 +40,7 @@ def test_core_availability_is_the_cth_smallest_core_end():
     av.reserve(0, 2, 30.0, 100.0, 10.0, S.base, S.cols, S.tree, S.node_i, S.cand_times, S.pos,
                S.ints)                                          # cores 1, 2 until 130
     assert list(S.cols[:, 0]) == [50.0, 130.0, 130.0] and S.node_i[0, FREE] == 0
+    av.flush(S.tree, S.cols, 0)                 # the trees are lazy: read after the reservation is put in place
     assert av.least(S.tree, 0)[0] == 1     # the tree's least node: n001 is free now, n000 only at 50
 
 

@@ -202,7 +202,7 @@ def start_run(tmp_path, jobs, sched_extra=()):
                              stdout=subprocess.DEVNULL, stderr=open(tmp_path / "sched.err", "w"))
     engine = subprocess.Popen([sys.executable, "-m", "batloc.engine", "-p", str(tmp_path / "p.xml"),
                                "-w", str(tmp_path / "w.json"), "-e", prefix, "-s", f"tcp://127.0.0.1:{port}",
-                               "--enable-dynamic-jobs", "-q"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                               "--enable-dynamic-jobs", "-q"], stdout=subprocess.DEVNULL, stderr=open(tmp_path / "engine.err", "w"))
     deadline = time.monotonic() + 60
     while not os.path.exists(prefix + "_decisions.csv"):
         assert sched.poll() is None and engine.poll() is None and time.monotonic() < deadline
@@ -236,8 +236,9 @@ def test_the_scheduler_exits_when_the_engine_is_killed(tmp_path):
 
 @engine_needed
 def test_a_silent_engine_that_is_alive_is_waited_for(tmp_path):
-    # pybatsim's receive timeout at 0.2 s: the stopped engine is silent for several of them
-    sched, engine, prefix = start_run(tmp_path, [file_job(i, 1, "A", 1e6) for i in (1, 2)], ("-t", "200"))
+    # pybatsim's receive timeout at 0.2 s: the stopped engine is silent for several of them. 500 jobs one
+    # after the other: the run is far from its end when the engine stops (two jobs could end before the signal)
+    sched, engine, prefix = start_run(tmp_path, [file_job(i, 1, "A", 1e6) for i in range(1, 501)], ("-t", "200"))
     engine.send_signal(signal.SIGSTOP)
     time.sleep(1.5)
     assert sched.poll() is None
@@ -245,4 +246,4 @@ def test_a_silent_engine_that_is_alive_is_waited_for(tmp_path):
     assert wait_or_kill(engine, 30) == 0 and wait_or_kill(sched, 30) == 0
     with open(prefix + "_jobs.csv") as f:
         finals = [line.split(",")[7] for line in f.read().splitlines()[1:]]
-    assert finals.count("COMPLETED_SUCCESSFULLY") == 3      # two jobs and the staging of A
+    assert finals.count("COMPLETED_SUCCESSFULLY") == 501    # 500 jobs and the staging of A
