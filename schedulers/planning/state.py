@@ -107,6 +107,12 @@ class ClusterState(HeldJobs):
                 if f is not None:
                     w.own_load = (w.own_load or frozenset()) | {f}
                     break
+    def leave_stagings(self, held):
+        # the row that carried a load it waited for (load_model "shared") passes to the next waiter, or none
+        super().leave_stagings(held)
+        if self.shared:
+            self._mirror(held.node)
+
     # ---- loads sharing the backbone (load_model "shared") -------------------
     def _load_began(self, st, now):
         """A staging from Lustre began: replayed with the others, their projected ends refreshed."""

@@ -22,6 +22,7 @@ from batloc.locality.backbone import ActualLoads
 from batloc.locality.cache import NodeCache
 from oracle_planner.file_outlook import Window
 from batloc.locality.staging import Staging, StagingBook, staging_job_id, writeback_job_id
+from batloc.schedulers.base import stagings_waited
 from batloc.schedulers.planning.file_outlook import staged_bytes
 
 
@@ -147,6 +148,11 @@ class ClusterState:
                     w.avail = max(row.avail for row in w.rows)
                 elif w is not None and w.staging == st.id:
                     w.avail = end
+
+    def leave_stagings(self, held):
+        """`held` no longer waits for its loads (its window ended before they did)."""
+        for sid in stagings_waited(held):
+            self.stagings.leave(sid, held.job.id)
 
     def carried_loads(self, now):
         """(now, end, cap) of each load from Lustre in flight that a job holding cores still waits for."""
