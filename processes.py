@@ -162,6 +162,55 @@ def stop_group(proc: subprocess.Popen, grace: float = 2.0) -> None:
         pass
 
 
+# What a command robin or the staging proxy starts carries in its environment, and hands down to everything it
+# starts: a process that left the command's group (setsid, a daemon's double fork) is found by it at the end.
+TAG = "BATLOC_PROCESS_TAG"
+
+
+def tagged_environment(env=None) -> tuple[str, dict]:
+    """(a new tag, `env` — default this process's environment — holding it) for a command to be started."""
+    tag = f"{os.getpid()}-{time.monotonic_ns()}-{threading.get_ident()}"
+    return tag, {**(os.environ if env is None else env), TAG: tag}
+
+
+def stop_tagged(tag: str, grace: float = 2.0) -> list[str]:
+    """SIGTERM, then after `grace` s SIGKILL, every live process whose environment holds `tag`
+    (``tagged_environment``; Linux: /proc; elsewhere nothing is found); their command lines, short."""
+    entry = f"{TAG}={tag}".encode()
+    found = {}
+    for pid, state, _, _ in _processes():
+        if state == "Z" or pid == os.getpid():
+            continue
+        try:
+            with open(f"/proc/{pid}/environ", "rb") as f:
+                if entry not in f.read().split(b"\0"):
+                    continue
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                found[pid] = f.read().replace(b"\0", b" ").decode(errors="replace").strip()[:60]
+        except OSError:   # gone meanwhile, or another user's
+            continue
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        alive = [pid for pid in found if _alive(pid)]
+        for pid in alive:
+            try:
+                os.kill(pid, sig)
+            except (ProcessLookupError, PermissionError):
+                pass
+        deadline = time.monotonic() + grace
+        while alive and time.monotonic() < deadline:
+            alive = [pid for pid in alive if _alive(pid)]
+            time.sleep(POLL)
+    return list(found.values())
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
 def _processes():
     """(pid, state, parent pid, process group) of every process /proc shows (Linux; elsewhere none)."""
     try:

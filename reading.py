@@ -36,6 +36,9 @@ PLATFORM_HOSTS = 1 << 20
 # A trace to convert (SWF, sacct, Gonthier's CSV), after gzip; a WfCommons instance.
 TRACE_FILE_BYTES = 16 * GiB
 INSTANCE_BYTES = 1 * GiB
+# The engine's crash journal (`--recover`): written by batloc, a few records a job and one checkpoint a message, yet
+# found by a name any file may have (a FIFO there hung every later run with that prefix)
+JOURNAL_BYTES = 4 * GiB
 # Small files written by hand: robin's and a study's descriptions, scheduler options.
 DESCRIPTION_BYTES = 16 * MiB
 # What an error quotes of an input

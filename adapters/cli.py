@@ -25,7 +25,7 @@ from batloc.engine.checks import timeout_seconds
 from batloc.engine.network import REPLY_TIMEOUT
 from batloc.locality.cache import MODELS
 from batloc.outputs import OutputError
-from batloc.processes import LOOPBACK, free_port, pybatsim_command, stop_group
+from batloc.processes import LOOPBACK, free_port, pybatsim_command, stop_group, stop_tagged, tagged_environment
 
 from .errors import ProxyError
 from .proxy import StageProxy
@@ -96,14 +96,15 @@ def _child_setup():
         pass
 
 
-def start_child(command):
+def start_child(command, tag_env):
+    """The wrapped scheduler, in its own session, with `tag_env` (``processes.tagged_environment``)."""
     if command[0] == "pybatsim":
         # the one found beside this Python when no `pybatsim` is on PATH (an unactivated virtualenv),
         # at warning unless the command says otherwise (pybatsim logs every message at info)
         verbose = any(w.startswith(("-v", "--verbosity")) for w in command[1:])
         command = pybatsim_command() + command[1:] + ([] if verbose else ["-v", "warning"])
     try:
-        return subprocess.Popen(command, stdin=subprocess.DEVNULL, preexec_fn=_child_setup)
+        return subprocess.Popen(command, stdin=subprocess.DEVNULL, preexec_fn=_child_setup, env=tag_env)
     except OSError as e:
         raise ProxyError(f"cannot start the wrapped scheduler {shlex.join(command)!r}: {e}") from None
 
@@ -134,11 +135,12 @@ def run(args):
             raise ProxyError(f"cannot write the decision log {decisions}: {e.strerror or e}") from None
     relay = Relay(args.cache, decisions, args.scheduler_registers, args.walltime_includes_load, args.one_node)
     child = proxy = None
+    tag, tag_env = tagged_environment()
     try:
         # Bind first: if the port is taken there is no scheduler to clean up.
         proxy = StageProxy(args.bind, connect, relay, None, args.ready_timeout, args.reply_timeout)
         if command:
-            child = start_child(command)
+            child = start_child(command, tag_env)
             proxy.engine.child = proxy.sched.child = child
         say(f"engine side {args.bind}, scheduler {connect}"
             + (f" (started: {shlex.join(command)})" if command else "") + f", cache model {args.cache}, "
@@ -165,6 +167,10 @@ def run(args):
             relay.state.log.close()
         if child is not None:
             stop_group(child)   # its whole group: pybatsim under a shell, or a scheduler's own children
+            left = stop_tagged(tag)   # and what left the group (setsid, a daemon's double fork)
+            if left:
+                say(f"ended {len(left)} process(es) the wrapped scheduler left outside its process group: "
+                    f"{'; '.join(left[:3])}")
         if proxy is not None:
             proxy.close()
 

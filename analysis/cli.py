@@ -3,16 +3,34 @@
 from __future__ import annotations
 
 import argparse
+import math
+import signal
 import sys
 from pathlib import Path
+
+from batloc.processes import signals_to
 
 
 def parse_range(text: str) -> tuple[float, float]:
     lo, _, hi = text.partition(":")
     try:
-        return float(lo), float(hi)
+        start, end = float(lo), float(hi)
     except ValueError:
         raise argparse.ArgumentTypeError("expected START:END in seconds, e.g. 3600:7200") from None
+    if not (math.isfinite(start) and math.isfinite(end) and start < end):
+        raise argparse.ArgumentTypeError(f"expected finite START < END in seconds, e.g. 3600:7200, not {text!r}")
+    return start, end
+
+
+def bandwidth(text: str) -> float:
+    """A reference bandwidth: the stretch divides by it, so only a finite positive number of bytes/s is one."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not 0 < value < math.inf:
+        raise argparse.ArgumentTypeError(f"a bandwidth is a finite number of bytes/s > 0, not {text!r}")
+    return value
 
 
 def _window(text: str):
@@ -45,7 +63,7 @@ def main(argv=None) -> int:
                                            "baseline robin's sweep recorded in its runs' run.json, else fcfs)")
     parser.add_argument("--workload", type=Path, help="workload JSON for runs without run.json")
     parser.add_argument("--platform", type=Path, help="platform XML for runs without run.json (gives the bandwidth)")
-    parser.add_argument("--bandwidth", type=float, help="reference bandwidth in bytes/s for the stretch (overrides the platform's)")
+    parser.add_argument("--bandwidth", type=bandwidth, help="reference bandwidth in bytes/s for the stretch (overrides the platform's)")
     parser.add_argument("--gantt-window", type=_window, default="evaluation", metavar="WINDOW",
                         help="what the Gantt charts show: evaluation (default: the evaluation window, from its first "
                              "to its last evaluated submission), all (the whole run), or FROM:TO from the evaluation "
@@ -68,17 +86,26 @@ def main(argv=None) -> int:
             print(f"batloc report: --baseline {args.baseline}: no run under {args.output_dir} has that scheduler; "
                   f"its runs' schedulers: {', '.join(names)}", file=sys.stderr)
             return 2
+    came = []
+
+    def interrupted(signum):
+        came.append(signum)
+        raise KeyboardInterrupt
+
     try:
-        report = build_report(args.output_dir, baseline=args.baseline or recorded_baseline(args.output_dir),
-                              inputs=Inputs(args.workload, args.platform, args.bandwidth),
-                              gantt_range=args.gantt_range, gantt_window=args.gantt_window)
+        # SIGTERM and SIGHUP as Ctrl-C: the report written aside is dropped, the previous one left whole
+        with signals_to(interrupted, (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)):
+            report = build_report(args.output_dir, baseline=args.baseline or recorded_baseline(args.output_dir),
+                                  inputs=Inputs(args.workload, args.platform, args.bandwidth),
+                                  gantt_range=args.gantt_range, gantt_window=args.gantt_window)
     except FileNotFoundError as exc:
         print(f"batloc report: {exc}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
-        print(f"batloc report: interrupted; the report in {args.output_dir} is whole (the previous one, unless "
-              "this one was already in place)", file=sys.stderr)
-        return 130
+        signum = came[0] if came else signal.SIGINT
+        print(f"batloc report: interrupted by {signal.Signals(signum).name}; the report in {args.output_dir} is "
+              "whole (the previous one, unless this one was already in place)", file=sys.stderr)
+        return 128 + signum
     except OSError as exc:   # a full disk, a folder without rights: the swap leaves the previous report whole
         where = f" ({exc.filename})" if exc.filename else ""
         print(f"batloc report: cannot write the report in {args.output_dir}: {exc.strerror or exc}{where}; the "

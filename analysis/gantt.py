@@ -43,10 +43,13 @@ def parse_window(text: str) -> str | tuple[float, float]:
         return text
     lo, sep, hi = text.partition(":")
     try:
-        return parse_duration(lo), parse_duration(hi)
+        start, end = parse_duration(lo), parse_duration(hi)
     except ValueError:
-        raise ValueError(f"a Gantt window is evaluation, all or FROM:TO from the evaluation window's start "
-                         f"(e.g. 0:6h), not {text!r}") from None
+        start = end = None
+    if start is None or not start < end < float("inf"):   # 5h:2h drew an empty chart in silence
+        raise ValueError(f"a Gantt window is evaluation, all or FROM:TO from the evaluation window's start, FROM "
+                         f"before TO (e.g. 0:6h), not {text!r}")
+    return start, end
 
 
 def default_range(jobs_csv: pd.DataFrame, table: pd.DataFrame, window="evaluation") -> tuple[float, float]:

@@ -3,7 +3,7 @@
 The report's files (`report.html`, `summary.csv`, `figures/`, `per_job/`)
 are written into a folder of their own beside them, `.report.<pid>.tmp`; only
 once all are written does each replace its predecessor, by renames, with
-SIGINT and SIGTERM held back until the last one is done (a signal that came
+SIGINT, SIGTERM and SIGHUP held back until the last one is done (a signal that came
 meanwhile is raised right after). Ctrl-C while the report is drawn, or an
 error, removes the folder and leaves the previous report whole; a folder left
 by a report killed outright is removed by the next one.
@@ -52,10 +52,11 @@ def _swap(stage: Path, output_dir: Path) -> None:
 
 @contextmanager
 def _signals_held():
-    """SIGINT and SIGTERM wait until the block is done (only the main thread sees Python's signal handlers)."""
+    """SIGINT, SIGTERM and SIGHUP wait until the block is done (only the main thread sees Python's signal
+    handlers)."""
     came = []
     try:
-        with signals_to(came.append):
+        with signals_to(came.append, (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)):
             yield
     finally:
         if came:

@@ -43,6 +43,9 @@ from batloc.outputs import DECISIONS_COLUMNS, read_rows
 from batloc.platforms.reader import PlatformError, read_resources
 
 EPS = 1e-6
+# The execution time Batsim 4.2.1 (and the engine) write for a job that ran in no time, its finish_time that much
+# after its start (contract §5): a job executed and killed at once, a task with nothing to do
+NULL_RUNTIME = "0.000010"
 # Batsim 4's final job states (jobs.csv `final_state`).
 FINAL_STATES = {"COMPLETED_SUCCESSFULLY", "COMPLETED_FAILED", "COMPLETED_WALLTIME_REACHED",
                 "COMPLETED_KILLED", "REJECTED"}
@@ -291,6 +294,8 @@ def read_jobs_csv(path):
                 field = "finish_time"
                 # an unfinished job (run stopped) holds its cores to the end
                 r["_finish"] = float(r[field]) if r[field] else float("inf")
+                if r.get("execution_time") == NULL_RUNTIME:   # it ran in no time: its cores were free at its start
+                    r["_finish"] = r["_start"]
                 field = "requested_number_of_resources"
                 r["_cores"] = int(float(r[field]))
                 field = "allocated_resources"

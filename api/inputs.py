@@ -17,6 +17,7 @@ from pathlib import Path
 from batloc.platforms.generator import PlatformSpec, render, write
 from batloc.platforms.options import platform_spec
 from batloc.platforms.units import parse_duration
+from batloc.reading import PLATFORM_HOSTS
 from batloc.robin.description import safe_name
 from batloc.workloads import pipeline
 from batloc.workloads.errors import WorkloadError
@@ -160,6 +161,10 @@ def workload(jobs=None, *, platform=None, nb_res: int | None = None, name: str =
     `core_mix`, `walltime_accuracy`, `users`, `median_run_time`, `max_walltime`, `burst_span`, `seed`
     (durations in seconds or as text, "2d"); `sessions` is the user-session window (0: none).
     """
+    if nb_res is not None and (isinstance(nb_res, bool) or not isinstance(nb_res, int)
+                               or not 1 <= nb_res <= PLATFORM_HOSTS):
+        raise BatlocError(f"workload: nb_res must be a whole number in 1..{PLATFORM_HOSTS} (the platform's cores), "
+                          f"not {nb_res!r}")
     try:
         if jobs is not None:
             if synthetic:

@@ -15,11 +15,13 @@ import json
 import shlex
 import sys
 import tempfile
+from collections.abc import Mapping
 from functools import cached_property
 from pathlib import Path
 
 from batloc.analysis import load
 from batloc.analysis.checks import RunLeftOut
+from batloc.reading import excerpt
 from batloc.robin import description as rd
 from batloc.robin import kernel
 from batloc.robin import runs as robin_runs
@@ -190,6 +192,9 @@ def scheduler_entry(scheduler, options=None) -> dict:
     (a stock name, a file of one's own) with its options as -o."""
     if not isinstance(scheduler, str) or not scheduler.strip():
         raise BatlocError(f"scheduler: a name (lea, lea-bf, easyBackfill) or a file's path, not {scheduler!r}")
+    if options is not None and not isinstance(options, Mapping):   # a JSON text failed in dict() with a ValueError
+        raise BatlocError(f"scheduler options: a dict such as {{'cache': 'lru'}}, not {type(options).__name__} "
+                          f"{excerpt(options)}")
     options = dict(options or {})
     try:
         json.dumps(options)

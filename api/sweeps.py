@@ -82,7 +82,7 @@ def sweep(platforms, workloads, schedulers, output_dir, baseline: str | None = N
     desc = {"output-dir": str(out),
             "platforms": [input_path(p, inputs, "platform") for p in _listed(platforms)],
             "workloads": [input_path(w, inputs, "workload") for w in _listed(workloads)],
-            "schedulers": [_entry(s) for s in _listed(schedulers)]}
+            "schedulers": [_entry(s) for s in _listed(_names(schedulers))]}
     if baseline is not None:
         desc["baseline"] = baseline
     for key, value in options.items():
@@ -113,6 +113,13 @@ def sweep(platforms, workloads, schedulers, output_dir, baseline: str | None = N
 
 def _listed(value) -> list:
     return list(value) if isinstance(value, (list, tuple)) else [value]
+
+
+def _names(schedulers):
+    """"fcfs,lea" as robin's --schedulers reads it: no scheduler's name holds a comma (robin.description)."""
+    if isinstance(schedulers, str) and "," in schedulers:
+        return [name.strip() for name in schedulers.split(",") if name.strip()]
+    return schedulers
 
 
 def _entry(scheduler):

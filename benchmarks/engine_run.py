@@ -23,14 +23,14 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CPUS = CpuLeases()
 
 
-def run_pair(variant, platform, workload, prefix, options, in_process=False, stats=True, path=None):
+def run_pair(variant, platform, workload, prefix, options, in_process=False, stats=True, path=None, engine_args=()):
     """Returns a dict: ok, wall, engine_cpu, sched_cpu, sched_rss_mb, stats (the scheduler's, or {}), note.
     `stats` False: the scheduler takes no option `stats` (the plain family); `path`: the scheduler's
-    file, in process (default: schedulers/<variant>.py)."""
+    file, in process (default: schedulers/<variant>.py); `engine_args`: more flags of the engine (e.g. --instant)."""
     stats_path = prefix + "_stats.json"
     opts = {**options, "export_prefix": prefix, **({"stats": stats_path} if stats else {})}
     if in_process or path is not None:
-        return run_one(variant, platform, workload, prefix, opts, path)
+        return run_one(variant, platform, workload, prefix, opts, path, engine_args)
     port = free_port()
     cpu = CPUS.take()
     pin = pin_to(cpu)
@@ -42,7 +42,8 @@ def run_pair(variant, platform, workload, prefix, options, in_process=False, sta
                                  preexec_fn=pin)
         with tempfile.TemporaryFile("w+") as err:
             engine = subprocess.Popen([sys.executable, "-m", "batloc.engine", "-p", platform, "-w", workload,
-                                       "-e", prefix, "-s", f"tcp://127.0.0.1:{port}", "--enable-dynamic-jobs", "-q"],
+                                       "-e", prefix, "-s", f"tcp://127.0.0.1:{port}", "--enable-dynamic-jobs", "-q",
+                                       *engine_args],
                                       stdout=subprocess.DEVNULL, stderr=err, preexec_fn=pin)
             _, status, engine_usage = os.wait4(engine.pid, 0)
             engine.returncode = os.waitstatus_to_exitcode(status)
@@ -63,7 +64,7 @@ def run_pair(variant, platform, workload, prefix, options, in_process=False, sta
                 sched_rss_mb=usage.ru_maxrss / 1024.0, stats=stats, note=note)
 
 
-def run_one(variant, platform, workload, prefix, opts, path=None):
+def run_one(variant, platform, workload, prefix, opts, path=None, engine_args=()):
     """`run_pair` with the scheduler inside the engine's process."""
     cpu = CPUS.take()
     started = time.monotonic()
@@ -72,7 +73,7 @@ def run_one(variant, platform, workload, prefix, opts, path=None):
                                    "-e", prefix, "--enable-dynamic-jobs",
                                    "--in-process", path or os.path.join(ROOT, "schedulers", variant + ".py"),
                                    "--time-scheduler",
-                                   "--scheduler-options", json.dumps(opts)],
+                                   "--scheduler-options", json.dumps(opts), *engine_args],
                                   stdout=subprocess.DEVNULL, stderr=err, cwd=os.path.dirname(prefix),
                                   preexec_fn=pin_to(cpu))
         _, status, usage = os.wait4(engine.pid, 0)

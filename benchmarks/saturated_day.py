@@ -12,7 +12,7 @@ below 1).
 
     python benchmarks/saturated_day.py [--variants fcfs lea lem] [--parallel 2] [--keep DIR]
                                        [--duration 7d] [--options '{"scheduling_period": 30}']
-                                       [--workload day.json] [--in-process] [--floor]
+                                       [--workload day.json] [--in-process] [--instant] [--floor]
 
 With --floor each variant is followed by its replay floor (schedulers/replay.py: the
 run's own decisions committed again, no planning), a row named ``<variant>/floor``
@@ -41,15 +41,16 @@ VARIANTS = ["fcfs", "eft", "lea", "leo", "lem", "fcfs_bf", "eft_bf", "lea_bf", "
 OUTPUTS = ("jobs", "schedule", "machine_states", "decisions", "predictions")
 
 
-def variant_rows(variant, platform, workload, out, options, in_process=False, floor=False):
+def variant_rows(variant, platform, workload, out, options, in_process=False, floor=False,
+                 engine_args=()):
     """The variant's row, and with `floor` its replay floor's row after it."""
-    result = run_variant(variant, platform, workload, out, options, in_process)
+    result = run_variant(variant, platform, workload, out, options, in_process, engine_args)
     if not floor or not result["ok"]:
         return [result]
     prefix, r = os.path.join(out, variant), result["run"]
     again = os.path.join(out, variant + "-floor")
     f = run_pair("replay", platform, workload, again, {**options, **replayed_options(variant), "replay": prefix},
-                 in_process)
+                 in_process, engine_args)
     differ = [n for n in OUTPUTS if not same_file(f"{prefix}_{n}.csv", f"{again}_{n}.csv")]
     row_f = dict(variant=variant + "/floor", wall=f["wall"], ok=f["ok"] and not differ, run=f,
                  note=f"outputs differ: {', '.join(differ)}" if differ else
@@ -70,9 +71,9 @@ def same_file(a, b):
         return fa.read() == fb.read()
 
 
-def run_variant(variant, platform, workload, out, options, in_process=False):
+def run_variant(variant, platform, workload, out, options, in_process=False, engine_args=()):
     prefix = os.path.join(out, variant)
-    r = run_pair(variant, platform, workload, prefix, options, in_process)
+    r = run_pair(variant, platform, workload, prefix, options, in_process, engine_args)
     wall = r["wall"]
     if not r["ok"]:
         return dict(variant=variant, wall=wall, ok=False, note=r["note"])
@@ -135,6 +136,9 @@ def main():
     ap.add_argument("--in-process", action="store_true",
                     help="run each scheduler inside the engine's process (batloc-batsim --in-process); the "
                          "RSS column is then the one process's")
+    ap.add_argument("--instant", action="store_true",
+                    help="the engine in its instant mode (batloc-batsim --instant: every event of one instant in one "
+                         "message), as before issue 38; default: Batsim's messages")
     ap.add_argument("--floor", action="store_true",
                     help="after each variant, its replay floor (schedulers/replay.py) and the ratio to it")
     ap.add_argument("--options", type=json.loads, default={},
@@ -158,7 +162,9 @@ def main():
     print(COLUMNS, flush=True)
     results = []
     with cf.ThreadPoolExecutor(args.parallel) as pool:
-        futures = [pool.submit(variant_rows, v, platform, workload, out, args.options, args.in_process, args.floor)
+        engine_args = ["--instant"] if args.instant else []
+        futures = [pool.submit(variant_rows, v, platform, workload, out, args.options, args.in_process, args.floor,
+                               engine_args)
                    for v in args.variants]
         for fut in cf.as_completed(futures):
             for r in fut.result():

@@ -14,11 +14,10 @@ line per message).
 
 import argparse
 import errno
-import json
 import socket
 import sys
 
-from batloc.reading import DESCRIPTION_BYTES, Refused, excerpt, read_bytes
+from batloc.reading import DESCRIPTION_BYTES, Refused, read_bytes
 from batloc.schedulers.loading import pybatsim_logging
 
 PROG = "batloc scheduler"
@@ -46,8 +45,6 @@ class LaunchError(Exception):
     """What stops the scheduler before it runs, in one line."""
 
 
-
-
 def read_options(args):
     if args.options_file:
         try:
@@ -61,11 +58,12 @@ def read_options(args):
         where = args.options_file
     else:
         text, where = args.options, "-o"
+    from batloc.schedulers.loading import LoadError, options_json
+
     try:
-        return json.loads(text)
-    except json.JSONDecodeError as e:
-        raise LaunchError(f"{where} is not JSON ({e.msg} at line {e.lineno} column {e.colno}): {excerpt(text)}; "
-                          "options are a JSON object such as '{\"cache\": \"lru\"}'") from None
+        return options_json(text, where)
+    except LoadError as e:
+        raise LaunchError(str(e)) from None
 
 
 def load(name, options):

@@ -50,6 +50,11 @@ def parser():
                    help="call a scheduler now when its CALL_ME_LATER asks for a time not in the future, with "
                         "one warning, instead of stopping the run as Batsim 4.2.1 does (for schedulers written "
                         "against batloc before it followed Batsim here)")
+    p.add_argument("--instant", action="store_true",
+                   help="send everything that happens at one simulated instant in one message and apply the "
+                        "answer's decisions at that instant (the paper's semantics; cheaper) instead of Batsim "
+                        "4.2.1's messages, each timed over the platform: events of one instant may then come in "
+                        "several messages, decisions apply as their messages arrive (contract section 4)")
     p.add_argument("--ready-timeout", type=timeout_seconds,
                    help=f"seconds to wait for a ZeroMQ scheduler to be there and answer first; once its ZeroMQ "
                         f"handshake is done, the reply timeout applies (default: {READY_TIMEOUT:g}; 0: no limit; "
@@ -311,7 +316,7 @@ def _prepare(args, stop, sg, engine, platform, workloads, stamp=None):
     options = SimpleNamespace(
         dynamic_jobs=args.enable_dynamic_jobs, ack_dynamic=args.acknowledge_dynamic_jobs,
         profile_reuse=args.enable_profile_reuse, forward_profiles=args.forward_profiles_on_submission,
-        lenient_calls=args.lenient_call_me_later, ptasks=args.ptasks)
+        lenient_calls=args.lenient_call_me_later, ptasks=args.ptasks, instant=args.instant)
     nb_static = sum(len(w.jobs) for w in workloads)
     horizon = max((j.subtime for w in workloads for j in w.jobs), default=0.0)
     progress = None

@@ -10,8 +10,8 @@ from .errors import EngineError
 from .mailbox import refuse_gone
 from .profiles import check_profile, phases
 from .protocol import format_intervals, parse_intervals
-from .timers import CALL, WALLTIME
-from .workload import Job, Workload
+from .timers import CALL, MICROSECOND_EXACT, WALLTIME
+from .workload import Job, Workload, check_end
 
 # Allocation texts whose reading is kept (a few MB at most)
 ALLOCATIONS_KEPT = 50_000
@@ -59,6 +59,8 @@ class DecisionHandlers:
             raise EngineError(f"{self._execute_context(job)}: the profile uses storage {label!r} but storage_mapping does not map it")
 
         profiles = self.workloads[job.workload].profiles
+        if self.now > MICROSECOND_EXACT:   # only a start near the largest double can overflow (checked at load)
+            check_end(self._execute_context(job), self.now, job.walltime, job.profile, profiles, "its start")
         if profiles[job.profile]["type"] != "data_staging" and any(r.kind == "storage" for r in resources):
             name = next(r.name for r in resources if r.kind == "storage")
             self.warn_once("storage", f"{self._execute_context(job)}: job runs on storage resource {name} (a "

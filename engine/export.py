@@ -30,18 +30,17 @@ def walltime_text(walltime):
     return "-1" if walltime == -1.0 else f6(walltime)
 
 
-# The protocol's resolution: times are printed with six decimals.
-RESOLUTION = 1e-6
+# Batsim 4.2.1 records a job that ran in no time as having run this long (jobs_execution.cpp: "computed in null
+# time. Putting epsilon instead"): its finish_time is its start + 1e-5 s, and its stretch finite.
+NULL_RUNTIME = 1e-5
 
 
-def stretch(turnaround, run):
-    """turnaround / execution time, both counted as at least 1 µs (contract §5).
-
-    Batsim divides by the execution time alone and prints nan or inf for a job
-    that took no time; here such a job's stretch is its turnaround in µs, and 1
-    if it also waited none, so every value is a finite number.
-    """
-    return max(turnaround, RESOLUTION) / max(run, RESOLUTION)
+def run_times(start, finish):
+    """(execution time, finish time) as Batsim 4.2.1 writes them: the job's run, or 1e-5 s for none."""
+    run = finish - start
+    if run == 0:
+        return NULL_RUNTIME, start + NULL_RUNTIME
+    return run, finish
 
 
 SUFFIXES = ("_jobs.csv", "_machine_states.csv", "_schedule.csv")
@@ -150,10 +149,10 @@ class Exporter:
                 c["success"] += 1
             else:
                 c["killed"] += 1
-            run = job.finish - job.start
+            run, finish = run_times(job.start, job.finish)
             wait = job.start - job.subtime
-            turnaround = job.finish - job.subtime
-            slowdown = stretch(turnaround, run)
+            turnaround = finish - job.subtime
+            slowdown = turnaround / run
             self.sums["wait"] += wait
             self.sums["turnaround"] += turnaround
             self.sums["slowdown"] += slowdown
@@ -161,8 +160,8 @@ class Exporter:
             m["wait"] = max(m["wait"], wait)
             m["turnaround"] = max(m["turnaround"], turnaround)
             m["slowdown"] = max(m["slowdown"], slowdown)
-            m["makespan"] = max(m["makespan"], job.finish)
-            times = "%.6f,%.6f,%.6f,%.6f,%.6f,%.6f" % (job.start, run, job.finish, wait, turnaround, slowdown)
+            m["makespan"] = max(m["makespan"], finish)
+            times = "%.6f,%.6f,%.6f,%.6f,%.6f,%.6f" % (job.start, run, finish, wait, turnaround, slowdown)
         self._write("%s,%s,%s,%.6f,%d,%s,%d,%s,%s,%s,%s,%s\n" % (
             text(job.local_id), text(job.workload), text(job.profile), job.subtime, job.res,
             walltime_text(job.walltime), success, job.state, times, job.alloc_str, "" if rejected else "0.000000",
@@ -180,8 +179,10 @@ class Exporter:
         self._write(",".join(row) + "\n")
 
     def machine_state(self, time, nb_computing):
-        if self.states and self.states[-1][0] == time:
-            self.states[-1] = (time, nb_computing)
+        # one row per printed instant: Batsim's messages (1e-12 s to 1e-10 s on batloc's platforms) part a job's
+        # end from the next start on its cores by less than the six decimals show
+        if self.states and round(self.states[-1][0], 6) == round(time, 6):
+            self.states[-1] = (self.states[-1][0], nb_computing)
         else:
             self.states.append((time, nb_computing))
 

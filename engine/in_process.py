@@ -26,11 +26,9 @@ own ``sys.excepthook``, as its process would.
 """
 
 import contextlib
-import json
 import sys
 import time
 
-from batloc.reading import excerpt
 
 from .errors import EngineError, Interrupted
 
@@ -41,16 +39,15 @@ class InProcessLink:
         """`export_prefix`: the engine's own (absolute), given to a batloc policy whose options name none, so that
         its decision log lands beside jobs.csv as in a robin run (the analysis reads both). `stop`: the engine's
         ``signals.StopOnSignal``."""
-        from batloc.schedulers.loading import LoadError, batloc_policy, load, pybatsim_logging
+        from batloc.schedulers.loading import LoadError, batloc_policy, load, options_json, pybatsim_logging
 
         self.name = scheduler
         self.stamp = stamp   # supervisor.Stamp: when the current call began (None outside calls)
 
         try:
-            options = json.loads(options_text)
-        except json.JSONDecodeError as e:
-            raise EngineError(f"--scheduler-options is not JSON ({e.msg} at column {e.colno}): {excerpt(options_text)}; "
-                              "options are a JSON object such as '{\"cache\": \"lru\"}'") from None
+            options = options_json(options_text, "--scheduler-options")
+        except LoadError as e:
+            raise EngineError(str(e)) from None
         if export_prefix is not None and isinstance(options, dict) and "export_prefix" not in options \
                 and batloc_policy(scheduler):
             options["export_prefix"] = export_prefix

@@ -7,6 +7,7 @@ its jobs.csv row here.
 """
 
 from .errors import EngineError
+from .l07_clock import Transfer
 from .mailbox import COMPLETED, Put
 from .profiles import Delay
 from .protocol import batsim_doubles
@@ -71,9 +72,16 @@ class JobLifecycle:
         if not phase.execs and not phase.comms:
             if self.timed:   # an empty parallel task: SimGrid ends it at its next step, taking no time
                 token = job.token
-                self.clock.message(0.0, None, lambda: self.slept(job, token))
+                self.clock.transfer((), lambda: self.slept(job, token))
             else:
                 self.push(self.now, PHASE_END, job)
+            return
+        if self.clock_transfers and not phase.execs:
+            # transfers only (a data staging, an I/O phase): one L07 task on the engine's own clock, worn down by
+            # the same steps as Batsim's messages and sleeps
+            token = job.token
+            job.transfer = self.clock.transfer(self.phase_routes(phase), lambda: self.transferred(job, token))
+            self.walltime_timeout(job)
             return
         self.sync_simgrid()
         try:
@@ -116,6 +124,21 @@ class JobLifecycle:
         else:
             job.remaining = 0.0
             job.sleep = self.clock.sleep(left, lambda: self.walltime_reached(job, token))
+
+    def phase_routes(self, phase):
+        """The phase's transfers as the clock takes them: [(links, latency, bytes)] in the task's matrix order."""
+        return [self.route(src, dst) + (size,) for src, dst, size in phase.comms]
+
+    def transferred(self, job, token):
+        """The clock ended `job`'s transfers before its walltime: its timeout goes, its next phase starts."""
+        if job.token != token:
+            return   # a phase left running past its walltime, ended since
+        job.transfer = None
+        if job.sleep is not None:
+            self.clock.cancel(job.sleep)
+            job.sleep = None
+            job.remaining -= self.now - job.phase_start
+        self.next_phase(job)
 
     def slept(self, job, token):
         if job.token == token:
@@ -224,6 +247,12 @@ class JobLifecycle:
             job.activities = None
             self.comms_in_flight -= job.moves_bytes
             job.moves_bytes = False
+        if job.transfer is not None:
+            if state == "COMPLETED_WALLTIME_REACHED":   # left running until Batsim deletes the job
+                self.zombies[job] = [job.transfer]
+            else:
+                self.clock.cancel(job.transfer)
+            job.transfer = None
         job.replay = None   # a usage trace's ranks are killed with it (their tasks cancelled above)
         if job.sleep is not None:   # timed mode: a killed job's executor sleeps no more
             self.clock.cancel(job.sleep)
@@ -262,6 +291,9 @@ class JobLifecycle:
 
     def cancel_activities(self, activities):
         for a in activities:
+            if type(a) is Transfer:   # on the L07 clock
+                self.clock.cancel(a)
+                continue
             if self.act_owner.pop(a, None) is not None:
                 self._forget_activity(a)
                 self.acts.erase(a)

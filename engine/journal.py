@@ -29,6 +29,8 @@ import time
 
 import orjson
 
+from batloc.reading import JOURNAL_BYTES, Refused, read_bytes
+
 from .errors import EngineError
 
 FORMAT = 1
@@ -47,7 +49,7 @@ def left_behind(prefix):
         if not pid.isdigit():
             continue
         try:
-            fd = os.open(path, os.O_RDONLY)
+            fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)   # a FIFO under that name is not waited on
         except OSError:
             continue
         try:
@@ -113,8 +115,9 @@ def read(path):
     None, or what was left out: a line that is no batch followed by more (a kill cuts only the last one short),
     from which nothing is replayed."""
     try:
-        with open(path, "rb") as f:
-            data = f.read()
+        data = read_bytes(path, JOURNAL_BYTES, "journal")
+    except Refused as e:   # a FIFO, /dev/zero or a directory under a journal's name: not waited on, not read whole
+        raise Unreadable(str(e)) from None
     except OSError as e:
         raise Unreadable(f"cannot read {path}: {e.strerror}") from None
     lines = data.split(b"\n")

@@ -46,10 +46,6 @@ from .errors import EngineError
 from .l07_clock import L07Clock
 from .timers import FIRST_SUBMISSION, INF
 
-# The link SimGrid adds to every platform (a host's route to itself where none is declared)
-LOOPBACK = "__loopback__"
-# A message faster than this is instantaneous (SimGrid's own timing precision, precision/timing)
-INSTANT = 1e-9
 # A waiter sleeps at least this long (jobs_execution.cpp waiter_process: "found on trial-error")
 WAITER_MIN_SLEEP = 1e-5
 
@@ -130,31 +126,18 @@ class Submitter:
 class TimedMessages:
     """The `Simulation` methods of the timed mode (``server``): Batsim's mailbox, submitters, request-reply actor."""
 
-    # ---- delays -------------------------------------------------------------------
-    def message_delay(self, host):
-        """(latency, bottleneck bandwidth or None for a route without links) of a 1-byte message from `host` to
-        the master: SimGrid's L07 takes the latency, then the byte at that bandwidth."""
-        delay = self.delays.get(host)
-        if delay is None:
-            links, latency = host.route_to(self.platform.master)
-            delay = self.delays[host] = (latency, min(link.bandwidth for link in links) if links else None)
-        return delay
-
-    def platform_is_instant(self):
-        """Whether every Batsim message of this platform takes less than 1 ns (batloc's own layout)."""
-        if all(link.name == LOOPBACK for link in self.engine.all_links):
-            # Batsim's platforms without a network (energy_platform_homogeneous_no_net_*): every message takes
-            # 0 s, yet Batsim's server still takes them one at a time, in SimGrid's rounds, so a job ending at
-            # the instant of a submission frees its hosts after the scheduler placed the new job. batloc's
-            # layout always has links (master_link): its instant mode, and its decisions, stay as they were.
-            return False
-        if all(link.latency == 0 and 1.0 / link.bandwidth < INSTANT for link in self.engine.all_links):
-            return True
-        for host in [self.platform.master] + [r.host for r in self.platform.compute]:
-            latency, bandwidth = self.message_delay(host)
-            if latency + (1.0 / bandwidth if bandwidth else 0.0) >= INSTANT:
-                return False
-        return True
+    # ---- routes -------------------------------------------------------------------------------
+    def route(self, src, dst):
+        """(links, latency) of the route from `src` to `dst`, each link as the L07 clock takes it: (name, bandwidth,
+        latency, whether FATPIPE). Cached: a platform's routes do not change."""
+        key = (src, dst)
+        route = self.routes.get(key)
+        if route is None:
+            links, latency = src.route_to(dst)
+            fatpipe = self.sg.Link.SharingPolicy.FATPIPE
+            route = self.routes[key] = (tuple((link.name, link.bandwidth, link.latency,
+                                               link.get_sharing_policy() == fatpipe) for link in links), latency)
+        return route
 
     # ---- the mailbox ----------------------------------------------------------------
     def put(self, src, what, data, resume):
@@ -177,18 +160,21 @@ class TimedMessages:
 
     def start_transfer(self, message):
         self.receiving = message
-        latency, bandwidth = self.message_delay(message.src)
-        if self.comms_in_flight and bandwidth is not None:
-            # a job's transfer may share the route: SimGrid times this one
+        route = self.route(message.src, self.platform.master)
+        if self.comms_in_flight and route[0] and not self.clock_transfers:
+            # a job's transfer on SimGrid itself (a workload of Batsim's compute tasks) may share the route
             self.sync_simgrid()
             act = self.sg.Comm.sendto_async(message.src, self.platform.master, 1)
             self.acts.push(act)
             self.act_owner[act] = message
-            self.act_earliest[act] = self.now + latency
-            self.quiet_until = min(self.quiet_until, self.now + latency)
+            self.act_earliest[act] = self.now + route[1]
+            self.quiet_until = min(self.quiet_until, self.now + route[1])
             self.act_count += 1
         else:
-            self.clock.message(latency, bandwidth, self.transfer_done)
+            shape = self.message_shapes.get(message.src)
+            if shape is None:   # Batsim's 1-byte message from that host: the same task every time
+                shape = self.message_shapes[message.src] = self.clock.shape([route + (1.0,)])
+            self.clock.transfer(shape, self.transfer_done, message=True)
 
     def transfer_done(self):
         """The server took the message in transfer: handle it, maybe tell the scheduler, take the next one."""
@@ -293,6 +279,9 @@ class TimedMessages:
     # ---- the run ------------------------------------------------------------------------------
     def run_timed(self):
         self.clock = L07Clock()
+        self.message_shapes = {}   # host -> the shape of a message from it to the master (``l07_clock.Shape``)
+        # jobs' transfers on the clock too, unless SimGrid runs them (beside Batsim's compute tasks) or rates change
+        self.clock_transfers = not self.opt.ptasks and not self.platform.varies
         self.later = deque()     # actors created at this instant: they run after those woken at it
         self.box = deque()
         self.receiving = None

@@ -15,7 +15,7 @@ import xml.etree.ElementTree as ET
 
 from batloc.platforms.numbering import STORAGE, RoleError, batsim_roles, kind_of, number_hosts
 from batloc.platforms.radical import check_count, host_count
-from batloc.platforms.xml_text import platform_text
+from batloc.platforms.xml_text import doctype_missing, platform_text
 from batloc.reading import clipped
 
 from .errors import EngineError
@@ -122,8 +122,12 @@ def check_platform_file(path):
     if not os.access(path, os.R_OK):
         raise EngineError(f"cannot read platform file {path}")
     try:
-        root = ET.fromstring(platform_text(path))
+        text = platform_text(path)
+        root = ET.fromstring(text)
         check_count(path, host_count(root.iter()))
+        missing = doctype_missing(path, text)
+        if missing:
+            raise EngineError(missing)
     except ET.ParseError as e:
         line, col = e.position
         raise EngineError(f"{path}:{line}:{col + 1}: platform XML error: {e.msg if hasattr(e, 'msg') else e}") from None
@@ -139,7 +143,7 @@ def load_platform(engine, path, master_host=None, roles=None, limit=0, quiet=Fal
     it (`master_host`: its -m; `roles`: its -r), `limit` compute hosts at most (its --mmax, 0: all)."""
     check_platform_file(path)
     try:
-        with ending_at_once():   # SimGrid builds it in one call that holds the interpreter
+        with ending_at_once("SimGrid was building the platform"):   # in one call that holds the interpreter
             engine.load_platform(path)
     except Exception as e:  # SimGrid raises its own types; the message is what matters
         raise EngineError(f"{path}: SimGrid cannot load this platform: {_first_line(e)}") from None

@@ -5,6 +5,7 @@ run), the standard library otherwise; both give the same numbers.
 """
 
 import json
+import re
 
 from .errors import EngineError
 
@@ -23,6 +24,109 @@ except ImportError:  # pragma: no cover - orjson is a dependency, this keeps the
         return json.dumps(message, separators=(",", ":")).encode()
 
     decode = json.loads
+
+
+# RapidJSON 1.1's powers of ten (internal/pow10.h): the C literals 1e+0 ... 1e+308, each correctly rounded
+_POW10 = [float(f"1e{n}") for n in range(309)]
+# A number RapidJSON's default parser may read otherwise than a correctly rounded one: 16 significant digits or
+# more (17 characters with the point), or an exponent. Other numbers read the same both ways.
+LONG_NUMBER = re.compile(rb"[0-9.]{17,}|[0-9.][eE][-+]?[0-9]")
+
+
+def rapidjson_float(text):
+    """A JSON number with a fraction or an exponent as Batsim 4.2.1 reads it: RapidJSON's default parser
+    (``reader.h`` ParseNumber, ``StrtodNormalPrecision``; Batsim parses every document without
+    kParseFullPrecisionFlag), which keeps at most 17 significant digits, rounds the significand to a double, then
+    multiplies or divides it by an exact power of ten: so "100000000000.00003" reads one double above the
+    nearest one (10^16 + 3 rounds to 10^16 + 4 before the division). Identical to a correct reading for numbers
+    of 15 significant digits or fewer."""
+    n, i = len(text), 0
+    minus = text[0] == "-"
+    if minus:
+        i = 1
+    u, big, use64, sig = 0, 0, False, 0
+    if text[i] == "0":
+        i += 1
+    else:
+        u = ord(text[i]) - 48
+        i += 1
+        limit, last = (214748364, 8) if minus else (429496729, 5)
+        while i < n and "0" <= text[i] <= "9":
+            if u >= limit and (u != limit or ord(text[i]) - 48 > last):
+                big, use64 = u, True
+                break
+            u = u * 10 + ord(text[i]) - 48
+            sig += 1
+            i += 1
+    d, use_double = 0.0, False
+    if use64:
+        limit, last = (0x0CCCCCCCCCCCCCCC, 8) if minus else (0x1999999999999999, 5)
+        while i < n and "0" <= text[i] <= "9":
+            if big >= limit and (big != limit or ord(text[i]) - 48 > last):
+                d, use_double = float(big), True
+                break
+            big = big * 10 + ord(text[i]) - 48
+            sig += 1
+            i += 1
+    if use_double:
+        while i < n and "0" <= text[i] <= "9":
+            d = d * 10 + (ord(text[i]) - 48)
+            i += 1
+    exp_frac = 0
+    if i < n and text[i] == ".":
+        i += 1
+        if not use_double:
+            if not use64:
+                big = u
+            while i < n and "0" <= text[i] <= "9":
+                if big > 0x1FFFFFFFFFFFFF:   # 2^53 - 1: the significand no longer fits a double exactly
+                    break
+                big = big * 10 + ord(text[i]) - 48
+                exp_frac -= 1
+                if big != 0:
+                    sig += 1
+                i += 1
+            d, use_double = float(big), True
+        while i < n and "0" <= text[i] <= "9":
+            if sig < 17:
+                d = d * 10.0 + (ord(text[i]) - 48)
+                exp_frac -= 1
+                if d > 0.0:
+                    sig += 1
+            i += 1
+    exp = 0
+    if i < n and text[i] in "eE":
+        if not use_double:
+            d, use_double = float(big if use64 else u), True
+        i += 1
+        exp_minus = text[i] == "-"
+        if text[i] in "+-":
+            i += 1
+        exp = int(text[i:])
+        if exp_minus:
+            exp = -exp
+    p = exp + exp_frac
+    if p < -308:
+        d = _fast_path(_fast_path(d, -308), p + 308)
+    else:
+        d = _fast_path(d, p)
+    return -d if minus else d
+
+
+def _fast_path(significand, exp):
+    if exp < -308:
+        return 0.0
+    if exp >= 0:
+        return significand * _POW10[exp] if exp <= 308 else float("inf")
+    return significand / _POW10[-exp]
+
+
+def decode_batsim(raw):
+    """A JSON document (bytes) with its numbers read as Batsim reads them (``rapidjson_float``): correctly
+    rounded by orjson unless a number is long enough for RapidJSON to read it otherwise."""
+    if LONG_NUMBER.search(raw) is None:
+        return decode(raw)
+    return json.loads(raw, parse_float=rapidjson_float)
 
 
 def batsim_doubles(value):

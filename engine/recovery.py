@@ -17,8 +17,7 @@ from dataclasses import dataclass
 from .errors import EngineError
 from .export import SUFFIXES, Exporter
 from .journal import Unreadable, left_behind, read
-from .server import submission_order
-from .workload import Job, load_workload
+from .workload import Job, load_workload, submission_order
 
 
 @dataclass

@@ -37,8 +37,9 @@ from .io_gate import exclusive_io
 from .jobs import JobLifecycle
 from .checks import number, shown
 from .mailbox import TimedMessages
-from .protocol import decode, encode, simulation_begins
+from .protocol import decode_batsim, encode, simulation_begins
 from .timers import CALL, DEFERRED, FIRST_SUBMISSION, INF, MICROSECOND_EXACT, PHASE_END, WALLTIME
+from .workload import submission_order
 
 # Answers in a row at one instant after which no job was submitted, registered or ended: time cannot
 # move on while each answer asks for another message at once (a QUERY, a KILL_JOB of an ended job, a
@@ -49,12 +50,6 @@ STALL_LIMIT = 1000
 # How far before the earliest instant an activity could end a timer must be for SimGrid not to be asked,
 # relative to the time: far above the rounding of SimGrid's sums (1e-16), so that a bound met exactly asks
 QUIET_MARGIN = 1e-9
-
-
-def submission_order(workloads):
-    """Batsim's submitters: by date, workload, then job id as text ("w0!10" before "w0!2") (recovery reads it)."""
-    order = ((j.subtime, wi, j.id, j) for wi, w in enumerate(workloads) for j in w.jobs)
-    return [t[3] for t in sorted(order, key=lambda t: t[:3])]
 
 
 class Simulation(DecisionHandlers, JobLifecycle, TimedMessages):
@@ -98,11 +93,12 @@ class Simulation(DecisionHandlers, JobLifecycle, TimedMessages):
         self.stall = (None, None, 0)  # (instant, jobs progress, answers in a row without progress)
         self.io = exclusive_io(platform, self.next_phase)  # None unless a storage is pfs_access=exclusive
         self.timed = False       # Batsim's message times (``mailbox``), decided when the run starts
-        self.delays = {}         # host -> (latency, seconds per byte) of a message from it to the master
+        self.routes = {}         # (source host, destination host) -> (links, latency) for the L07 clock
         self.to_delete = []      # jobs Batsim deletes once the next message went out (their end is in it)
         self.comms_in_flight = 0 # jobs' phases moving bytes now: a message may share their links
         self.round_puts = None   # timed mode: messages put by the actors of the round being run
         self.zombies = {}        # timed mode: job -> its activities left running past its walltime
+        self.clock_transfers = False   # timed mode: jobs' transfers timed by the L07 clock (``mailbox``)
 
     # ---- time -----------------------------------------------------------
     def push(self, time, kind, job=None, data=None):
@@ -204,8 +200,12 @@ class Simulation(DecisionHandlers, JobLifecycle, TimedMessages):
     def check_stall(self, answered):
         at, progress, count = self.stall
         moved = (len(self.jobs), self.unfinished)
-        count = count + 1 if (at == self.now and progress == moved) else 0
-        self.stall = (self.now, moved, count)
+        # one instant as the protocol prints it: Batsim's own messages move the clock by 1e-10 s or so meanwhile
+        if progress == moved and at is not None and self.now - at < 1e-6:
+            count += 1
+        else:
+            at, count = self.now, 0
+        self.stall = (at, moved, count)
         if count >= STALL_LIMIT:
             raise EngineError(
                 f"the scheduler answered {count} messages in a row at t={self.now:.6f} without any job being "
@@ -229,7 +229,7 @@ class Simulation(DecisionHandlers, JobLifecycle, TimedMessages):
         """The answer's decisions as (timestamp, event), and its `now`; a malformed answer stops the run."""
         where = f"the scheduler's answer at t={self.now:.6f}"
         try:
-            msg = decode(raw)
+            msg = decode_batsim(raw)
             events, now = msg["events"], msg["now"]
             if not isinstance(events, list):
                 raise TypeError
@@ -277,8 +277,7 @@ class Simulation(DecisionHandlers, JobLifecycle, TimedMessages):
         return simulation_begins(self.platform, self.workloads.values(), self.opt)
 
     def run(self):
-        # SimGrid knows its routes once the simulation runs: the mode is decided here
-        self.timed = not self.platform_is_instant()
+        self.timed = not self.opt.instant
         if self.timed:
             self.run_timed()
             return

@@ -8,15 +8,17 @@ SimGrid's and ZeroMQ's threads inherit it) and one watcher thread takes them
 with `sigwait`:
 
 - before the simulation starts, it interrupts the main thread, which is
-  loading inputs in plain Python (`Interrupted` is raised there); should the
+  loading inputs in plain Python (`Interrupted` is raised there, once: a
+  second signal while the first unwinds changes nothing); should the
   main thread not take it within `GRACE` seconds (stuck in a call that waits
   without holding the interpreter), the watcher ends the process itself, in
   the same one line (nothing is written before the inputs are loaded). A long
   C call that holds the interpreter (SimGrid building a platform of a million
-  hosts, the JSON parser on a 2 GB workload) leaves no thread to run Python:
-  around those (`ending_at_once`) the signals take their default action and
-  end the process at once, with no line (in ``--in-process`` runs the
-  supervisor writes it);
+  hosts) leaves no thread to run Python: around it (`ending_at_once`) the
+  signals take their default action and end the process at once, and a
+  herald process writes the line (in ``--in-process`` runs the supervisor
+  writes it). The JSON parser is no such call: it runs the duplicate-key
+  check, Python, for every object;
 - once it runs, it only records the signal; the simulation stops at its next
   safe point (the next instant of its loop, or the next poll while waiting for
   the scheduler) and the outputs are written as after any fatal error.
@@ -32,7 +34,9 @@ handlers and mask back (`os.register_at_fork`).
 """
 
 import _thread
+import faulthandler
 import os
+import select
 import signal
 import sys
 import threading
@@ -96,7 +100,9 @@ class StopOnSignal:
             if self._running:
                 self._record(signum)
                 return
-        self._taken.set()
+            if self._taken.is_set():   # a second signal while the first unwinds: raised in its except clause, it
+                return                 # printed a traceback in place of the first's line
+            self._taken.set()
         raise Interrupted(signum)
 
     def _record(self, sig):
@@ -141,21 +147,83 @@ class StopOnSignal:
             raise Interrupted(self.signum, now)
 
 
+# Whether a signal that ends the process inside `ending_at_once` is told by a herald (False under the in-process
+# mode's supervisor, which tells it itself)
+HERALD = True
+
+
 @contextmanager
-def ending_at_once():
+def ending_at_once(what="loading its inputs"):
     """While inside, the three signals end the process at once by their default action (see above): for
-    loading inputs in one long C call, before anything is written. Only in the main thread."""
+    loading inputs in one long C call, before anything is written. Only in the main thread.
+
+    Its line (`what`: what was under way) is then written by a herald, a process forked for the call: the
+    signal's C handler (``faulthandler``, which needs no interpreter) writes to the herald's pipe for that
+    signal before the default action, and the herald says which signal ended the engine; a call that returns
+    closes the pipes and the herald ends in silence, as it does when the engine is killed with -9."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
     previous = {sig: signal.signal(sig, signal.SIG_DFL) for sig in SIGNALS}
+    herald = _Herald(what) if HERALD else None
     mask = signal.pthread_sigmask(signal.SIG_UNBLOCK, SIGNALS)
     try:
         yield
     finally:
         signal.pthread_sigmask(signal.SIG_SETMASK, mask)   # blocked in the engine, not in a supervisor or --recover
+        if herald is not None:
+            herald.dismiss()
         for sig, handler in previous.items():
             signal.signal(sig, handler)
+
+
+class _Herald:
+    """The process that writes the engine's line when a signal ends it inside `ending_at_once` (above)."""
+
+    def __init__(self, what):
+        self.pipes = {sig: os.pipe() for sig in SIGNALS}
+        sys.stderr.flush()
+        try:
+            self.pid = os.fork()
+        except OSError:   # no process to spare: the signal ends the engine without its line, as before
+            self.pid = None
+        if self.pid == 0:
+            self._serve(what)   # never returns
+        for sig, (read, write) in self.pipes.items():
+            os.close(read)
+            if self.pid is not None:
+                faulthandler.register(sig, file=write, all_threads=False, chain=True)
+
+    def _serve(self, what):
+        try:
+            for sig in SIGNALS:   # a signal to the engine's whole group is for the engine: the herald tells it
+                signal.signal(sig, signal.SIG_IGN)
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, SIGNALS)
+            reads = {}
+            for sig, (read, write) in self.pipes.items():
+                os.close(write)
+                reads[read] = sig
+            while reads:
+                for fd in select.select(list(reads), [], [])[0]:
+                    if os.read(fd, 65536):
+                        name = signal.Signals(reads[fd]).name
+                        os.write(2, f"batloc-batsim: interrupted by {name} before the simulation started ({what}); "
+                                    "no output written\n".encode())
+                        os._exit(0)
+                    del reads[fd]   # closed: the call returned, or the engine was killed without a signal of ours
+        finally:
+            os._exit(0)
+
+    def dismiss(self):
+        for sig, (_, write) in self.pipes.items():
+            if self.pid is not None:
+                faulthandler.unregister(sig)
+            os.close(write)
+        if self.pid is not None:
+            try:
+                os.waitpid(self.pid, 0)
+            except ChildProcessError:
+                pass
 
 
 class _Unblocked:

@@ -32,6 +32,7 @@ import sys
 import time
 
 from .export import absolute
+from . import signals
 from .journal import Unreadable, path_of
 
 POLL = 0.2
@@ -77,6 +78,7 @@ def supervise(args):
     pid = os.fork()
     if pid == 0:
         _die_with(parent)
+        signals.HERALD = False   # this supervisor tells a signal that ends the engine while it loads
         return None, stamp
     status = Supervisor(pid, stamp, args).run()
     _end_orphans()

@@ -17,9 +17,12 @@ Latency defaults to 0 s: the paper's load time is exactly size / bandwidth,
 and SimGrid adds a route's latency to every transfer.
 """
 
+import math
 import re
 from dataclasses import dataclass, field
 from xml.sax.saxutils import quoteattr
+
+from batloc.reading import PLATFORM_HOSTS
 
 SHARING_POLICIES = ("FATPIPE", "SHARED")
 # How jobs share the parallel file system (lustre's `pfs_access`, contract §7):
@@ -30,6 +33,8 @@ MASTER_ZONE, LUSTRE_ZONE = "master_zone", "lustre_zone"
 # The master's link carries only Batsim's own messages (1 byte each, from a job's first host to the
 # server): far faster than any node link, FATPIPE and without latency, so that it times nothing.
 MASTER_LINK, MASTER_LINK_BANDWIDTH = "master_link", 1e12
+# The top-level zone's id, also written in the file's first comment
+NAME = re.compile(r"[ -~]+")
 
 
 @dataclass(frozen=True)
@@ -72,16 +77,29 @@ class PlatformSpec:
     def validate(self):
         if self.nodes < 1:
             raise ValueError("a platform needs at least one node")
-        if any(count < 0 or memory <= 0 for count, memory in self.memory_mix):
-            raise ValueError("node counts must be >= 0 and memories > 0")
+        # NaN passes every comparison and inf is written "inf": neither is a size SimGrid or a scheduler reads
+        for count, memory in self.memory_mix:
+            if count < 0:
+                raise ValueError(f"node counts must be >= 0, got {count}")
+            if not 0 < memory < math.inf:   # named: "memories" in a sentence about counts hid which flag was wrong
+                raise ValueError(f"node memory must be finite and > 0, got {memory:g} bytes")
         if self.cores < 1:
             raise ValueError("nodes need at least one core")
-        if self.node_bandwidth <= 0:
-            raise ValueError("node bandwidth must be > 0")
-        if self.backbone_bandwidth is not None and self.backbone_bandwidth <= 0:
-            raise ValueError("backbone bandwidth must be > 0")
-        if self.latency < 0:
-            raise ValueError("latency must be >= 0")
+        # every host is a line of XML and a SimGrid host: refused before a 10-million-line file is written
+        hosts = self.nodes * (self.cores + 1) + 2
+        if hosts > PLATFORM_HOSTS:
+            raise ValueError(f"{self.nodes} nodes x {self.cores} cores make {hosts} hosts (with the node memories), "
+                             f"more than {PLATFORM_HOSTS}, the bound batloc loads (Rackham has 10 207)")
+        if not 0 < self.node_bandwidth < math.inf:
+            raise ValueError("node bandwidth must be finite and > 0")
+        if self.backbone_bandwidth is not None and not 0 < self.backbone_bandwidth < math.inf:
+            raise ValueError("backbone bandwidth must be finite and > 0")
+        if not 0 <= self.latency < math.inf:
+            raise ValueError("latency must be finite and >= 0")
+        if not NAME.fullmatch(self.name) or "--" in self.name:
+            # the name goes into an XML comment (which "--" would end) and the ASCII file
+            raise ValueError(f"the platform name {self.name!r} must be printable ASCII without '--' "
+                             "(letters, digits, '_', '.', '-' are safe)")
         if self.sharing not in SHARING_POLICIES:
             raise ValueError(f"sharing policy must be one of {', '.join(SHARING_POLICIES)}")
         if self.pfs_access not in PFS_ACCESS:
@@ -188,5 +206,6 @@ def _lustre_properties(spec: PlatformSpec):
 
 
 def write(spec: PlatformSpec, path) -> None:
+    text = render(spec)    # before the file is opened: a refused spec leaves the previous file as it was
     with open(path, "w", encoding="ascii", newline="\n") as out:
-        out.write(render(spec))
+        out.write(text)

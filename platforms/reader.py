@@ -21,7 +21,7 @@ from batloc.reading import Refused, excerpt
 from .numbering import COMPUTE, RoleError, batsim_roles, number_hosts
 from .radical import CLUSTERS, check_count, host_count, numbers
 from .routes import unreached
-from .xml_text import platform_text
+from .xml_text import doctype_missing, platform_text
 
 __all__ = ["PlatformError", "Resources", "PlatformSummary", "platform_hosts", "platform_text", "read_resources",
            "read_view", "read_platform"]
@@ -46,6 +46,9 @@ def platform_hosts(path):
             if elem.tag == "host" or elem.tag in CLUSTERS:
                 count += host_count([elem])
                 check_count(path, count)   # before a radical is expanded
+                if any(speed.strip().startswith("-") for speed in elem.get("speed", "").split(",")):
+                    raise PlatformError(f"{path}: {elem.tag} {excerpt(elem.get('id', ''))} has a negative speed "
+                                        f"{excerpt(elem.get('speed'))} (SimGrid refuses it, and so does the engine)")
                 props = {p.get("id"): p.get("value") for p in elem.findall("prop")}
                 if elem.tag == "host":
                     hosts.append((elem.get("id", ""), props))
@@ -65,7 +68,13 @@ def platform_hosts(path):
 def read_resources(path, master_host=None, roles=None) -> Resources:
     """Every host but the master as a Batsim resource, numbered as Batsim 4.2 numbers them; the master is
     the host with role=master or the one named `master_host` (Batsim's -m, default master_host)."""
-    hosts = dict(platform_hosts(path))
+    listed = platform_hosts(path)
+    hosts = dict(listed)
+    if len(hosts) < len(listed):
+        seen = set()
+        twice = next(name for name, _ in listed if name in seen or seen.add(name))
+        raise PlatformError(f"{path}: host {excerpt(twice)} is declared twice (SimGrid refuses a second host of one "
+                            "name, and so does the engine)")
     try:
         role_of, _ = batsim_roles(((name, props.get("role")) for name, props in hosts.items()), master_host, roles)
     except RoleError as exc:
@@ -138,6 +147,9 @@ def read_platform(path, master_host=None, roles=None) -> PlatformSummary:
     `roles` as Batsim's -m and -r (None: not given). A platform the engine refuses for lack of routes to the
     master (``routes``) is refused here too."""
     resources = read_resources(path, master_host, roles)
+    missing = doctype_missing(path, platform_text(path))   # what the engine refuses, `show` does not pass
+    if missing:
+        raise PlatformError(missing)
     _check_routes(path, master_host, roles)
     try:
         view = PlatformView.from_resources(resources.compute, resources.storage)

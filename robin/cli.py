@@ -21,7 +21,7 @@ scheduler at ADDRESS, or on a LocalCluster of N workers (default: --jobs)
 bound to 127.0.0.1; a failed run is retried once. Workers write into the
 output directory: they must share robin's file system.
 
-Ctrl-C or SIGTERM stops at once: every run in progress stops its process
+Ctrl-C, SIGTERM or SIGHUP stops at once: every run in progress stops its process
 groups and is recorded as failed (so the next invocation redoes it), runs
 not started are left, finished runs are kept; exit status 128 + signal.
 The description's commands (batcmd, schedcmd, scheduler commands, engine)

@@ -20,6 +20,9 @@ plus batloc additions used when `batcmd` is absent (the embedded engine runs):
                              (batloc-batsim --in-process: no ZeroMQ, same outputs) when it
                              can: a batloc policy, or a command `pybatsim SCHEDULER [-o …]`;
                              any other command (and a staged one) still runs over ZeroMQ
+    instant                  true: the engine's instant mode (batloc-batsim --instant: every
+                             event of one instant in one message, the paper's semantics)
+                             instead of Batsim 4.2.1's messages (contract section 4)
 
 Sweep — any description with `platforms`, `workloads` and `schedulers` lists:
     output-dir, platforms, workloads, schedulers (names, or mappings with
@@ -30,7 +33,7 @@ Sweep — any description with `platforms`, `workloads` and `schedulers` lists:
     walltime-includes-load (as above, for every run of the sweep),
     engine (command of the engine: default the embedded one; `batsim` for
     real Batsim), engine-args, scheduler-address, pybatsim-verbosity,
-    in-process (embedded engine only), and the four timeouts. Scheduler names and input file names become folder names
+    in-process and instant (embedded engine only), and the four timeouts. Scheduler names and input file names become folder names
     under OUTPUT_DIR/runs: a scheduler `name` must be a plain file name.
     A scheduler robin starts runs in its run's folder (so that the files it
     writes by itself, such as pybatsim's out_events.csv, stay with its run);
@@ -47,6 +50,7 @@ package (so `platforms/rackham.xml` works from anywhere).
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 import shlex
@@ -69,9 +73,11 @@ TIMEOUT_KEYS = {
     "failure-timeout": "failure",
 }
 SINGLE_KEYS = {"output-dir", "batcmd", "schedcmd", "platform", "workload", "scheduler", "engine-args",
-               "scheduler-address", "pybatsim-verbosity", "in-process", "walltime-includes-load", *TIMEOUT_KEYS}
+               "scheduler-address", "pybatsim-verbosity", "in-process", "instant", "walltime-includes-load",
+               *TIMEOUT_KEYS}
 SWEEP_KEYS = {"output-dir", "platforms", "workloads", "schedulers", "baseline", "engine", "engine-args",
-              "scheduler-address", "pybatsim-verbosity", "in-process", "walltime-includes-load", *TIMEOUT_KEYS}
+              "scheduler-address", "pybatsim-verbosity", "in-process", "instant", "walltime-includes-load",
+               *TIMEOUT_KEYS}
 # The batloc policies that load files (planning and file-sharing families): they take the option
 # walltime_includes_load; the others load nothing, so the rule does not touch them.
 LOADING_POLICIES = {"fcfs", "eft", "lea", "leo", "lem", "fcfs_bf", "eft_bf", "lea_bf", "leo_bf", "lem_bf",
@@ -103,7 +109,11 @@ def output_folder(path) -> Path:
     """OUTPUT_DIR as an absolute path; refused in one line when it names a file."""
     if isinstance(path, (bool, list, dict)) or path is None or not str(path):
         raise DescriptionError(f"output-dir must be a folder name, not {excerpt(path)}")
-    out = Path(os.path.expanduser(str(path))).resolve()
+    try:
+        out = Path(os.path.expanduser(str(path))).resolve()
+    except (RuntimeError, OSError) as exc:   # Python 3.11 raises RuntimeError on a symlink loop
+        raise DescriptionError(f"output-dir {path}: cannot be resolved ({' '.join(str(exc).split()[:4])}...: a "
+                               "symlink loop?)") from None
     for parent in (out, *out.parents):
         if parent.exists():
             if not parent.is_dir():
@@ -121,24 +131,78 @@ def read_timeouts(desc: dict, defaults: Timeouts | None = None) -> Timeouts:
                 values[attr] = float(desc[key])
             except (TypeError, ValueError):
                 raise DescriptionError(f"{key} must be a number of seconds, not {excerpt(desc[key])}") from None
-            if values[attr] <= 0:
-                raise DescriptionError(f"{key} must be positive")
+            if not 0 < values[attr] <= math.inf or values[attr] != values[attr]:
+                # NaN passes `<= 0` and then never times out nor fails: a typo, not a choice
+                raise DescriptionError(f"{key} must be a positive number of seconds, not {excerpt(desc[key])}")
     return Timeouts(**{**t.__dict__, **values})
+
+
+# What a description may hold once its YAML aliases are expanded: a sweep of a thousand runs is a few thousand
+# values, while nine aliases of nine aliases, a dozen deep (a few hundred bytes), are 10^11 (the "billion laughs")
+DESCRIPTION_VALUES = 1_000_000
+
+
+class _Loader(yaml.SafeLoader):
+    """PyYAML's safe loader, but a key given twice in one mapping is an error (PyYAML keeps the last in silence)."""
+
+    def construct_mapping(self, node, deep=False):
+        seen = {}
+        for key_node, _ in node.value:
+            if key_node.tag == "tag:yaml.org,2002:merge":   # `<<: *defaults`: its keys may be given again
+                continue
+            key = self.construct_object(key_node, deep=True)
+            try:
+                first = seen.setdefault(key, key_node)
+            except TypeError:   # an unhashable key: PyYAML's own error says it
+                break
+            if first is not key_node:
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"key {excerpt(key)} given twice (line {first.start_mark.line + 1} and line "
+                                f"{key_node.start_mark.line + 1}): keep one", key_node.start_mark)
+        return super().construct_mapping(node, deep)
+
+
+def _expanded_size(value, limit, known=None) -> int:
+    """How many values `value` holds with every alias expanded (shared objects counted each time), stopping
+    past `limit`; each shared object is measured once."""
+    known = {} if known is None else known
+    if not isinstance(value, (dict, list)):
+        return 1
+    if id(value) in known:
+        return known[id(value)]
+    size = 1
+    for item in (value.items() if isinstance(value, dict) else value):
+        for part in (item if isinstance(value, dict) else (item,)):
+            size += _expanded_size(part, limit, known)
+            if size > limit:
+                known[id(value)] = size
+                return size
+    known[id(value)] = size
+    return size
 
 
 def load_description(path) -> dict:
     try:
-        desc = yaml.safe_load(read_bytes(path, DESCRIPTION_BYTES, "description", bom=True).decode("utf-8"))
+        desc = yaml.load(read_bytes(path, DESCRIPTION_BYTES, "description", bom=True).decode("utf-8"), _Loader)
     except Refused as exc:
         raise DescriptionError(str(exc)) from None
     except OSError as exc:
         raise DescriptionError(f"cannot read description file: {exc}") from None
     except UnicodeDecodeError:
         raise DescriptionError(f"{path}: not a text file (a description is YAML in UTF-8)") from None
+    except yaml.MarkedYAMLError as exc:   # PyYAML's own text runs to seven lines and names "<unicode string>"
+        mark = exc.problem_mark or exc.context_mark
+        where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark else str(path)
+        raise DescriptionError(f"invalid YAML at {where}: {exc.problem or exc.context}") from None
     except yaml.YAMLError as exc:
-        raise DescriptionError(f"invalid YAML in {path}: {exc}") from None
+        raise DescriptionError(f"invalid YAML in {path}: {' '.join(str(exc).split())}") from None
+    except RecursionError:
+        raise DescriptionError(f"{path}: YAML nested too deeply to be a description") from None
     if not isinstance(desc, dict):
         raise DescriptionError(f"{path}: a description file is a YAML mapping")
+    if _expanded_size(desc, DESCRIPTION_VALUES) > DESCRIPTION_VALUES:
+        raise DescriptionError(f"{path}: its YAML aliases expand to more than {DESCRIPTION_VALUES} values, the "
+                               "bound robin reads (a sweep of a thousand runs is a few thousand): not read")
     return desc
 
 
@@ -427,7 +491,15 @@ def checked_policy(policy: str) -> str:
 
 def engine_args(desc: dict) -> list[str]:
     extra = desc.get("engine-args") or []
-    return shlex.split(extra) if isinstance(extra, str) else [str(a) for a in extra]
+    extra = shlex.split(extra) if isinstance(extra, str) else [str(a) for a in extra]
+    return extra + ["--instant"] if instant(desc) and "--instant" not in extra else extra
+
+
+def instant(desc: dict) -> bool:
+    value = desc.get("instant", False)
+    if not isinstance(value, bool):
+        raise DescriptionError(f"instant must be true or false, not {value!r}")
+    return value
 
 
 def embedded_batcmd(engine: list[str], platform: Path, workload: Path, prefix: Path, port: int | None,

@@ -89,3 +89,27 @@ def changed(recorded: dict, current: dict) -> list[str]:
                 out.append(f"{role} {path}")
         out += [f"{role} {path} (no longer read)" for path in before if path not in files]
     return out
+
+
+def stamps(files: dict[str, list[Path]]) -> dict:
+    """{path: (size, mtime)} of every file, cheap enough to take before and after each run."""
+    out = {}
+    for paths in files.values():
+        for p in paths:
+            try:
+                st = os.stat(p)
+                out[str(p)] = (st.st_size, st.st_mtime_ns)
+            except OSError:
+                out[str(p)] = None
+    return out
+
+
+def changed_while_running(recorded: dict, before: dict, files: dict[str, list[Path]]) -> list[str]:
+    """The files a run read that were written while it ran: their stamp moved and their content is not the one
+    `recorded` (its sha256 as the run started), as 'role path' strings."""
+    moved = {path for path, stamp in stamps(files).items() if stamp != before.get(path)}
+    if not moved:
+        return []
+    fresh = Digests()     # not the invocation's cache, which holds the contents as they were
+    return [f"{role} {path}" for role, paths in files.items() for path in map(str, paths)
+            if path in moved and fresh.of(path) != (recorded.get(role) or {}).get(path)]

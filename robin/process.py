@@ -10,7 +10,9 @@ Timeline of one run (batexpe robin's semantics, re-implemented):
 4. when one process ends, the other has `success-timeout` if the first
    succeeded, `failure-timeout` otherwise;
 5. anything still alive is stopped: its whole process group gets SIGTERM,
-   then SIGKILL, so no grandchild survives (pybatsim under bash, …).
+   then SIGKILL, so no grandchild survives (pybatsim under bash, …); then
+   every process that left the group (setsid, a daemon's double fork) but
+   still carries the command's tag in its environment (`processes.TAG`).
 A signal to robin (`STOP`) ends every step at once: the run stops its groups
 and returns, within the kill grace, whatever its timeouts.
 Exit status: 0 iff both processes returned 0 within their timeouts.
@@ -28,7 +30,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from batloc.processes import POLL, CpuLeases, pin_to, signals_to, stop_group
+from batloc.processes import POLL, CpuLeases, pin_to, signals_to, stop_group, stop_tagged, tagged_environment
 
 from .guard import GUARD
 
@@ -66,7 +68,7 @@ STOP = Stop()
 
 @contextmanager
 def stopping_on_signals():
-    """While inside, SIGINT and SIGTERM set `STOP` instead of raising.
+    """While inside, SIGINT, SIGTERM and SIGHUP set `STOP` instead of raising.
 
     Runs in other threads cannot be interrupted by an exception; they watch
     STOP and stop their process groups themselves (children live in their own
@@ -74,8 +76,15 @@ def stopping_on_signals():
     """
     if threading.current_thread() is threading.main_thread():
         STOP.clear()
-    with signals_to(STOP.set):
+    with signals_to(STOP.set, stop_signals()):
         yield
+
+
+def stop_signals():
+    """The signals that stop robin: SIGINT, SIGTERM, and SIGHUP (the terminal or ssh session closed) unless robin
+    runs under nohup, which ignores it on purpose."""
+    hup = (signal.SIGHUP,) if signal.getsignal(signal.SIGHUP) != signal.SIG_IGN else ()
+    return (signal.SIGINT, signal.SIGTERM, *hup)
 
 
 @dataclass
@@ -163,9 +172,10 @@ class Child:
         log_dir = output_dir / "log"
         self.stdout_path = log_dir / f"{name}.stdout"
         self.stderr_path = log_dir / f"{name}.stderr"
+        self.tag, env = tagged_environment()
         with open(self.stdout_path, "wb") as out, open(self.stderr_path, "wb") as err:
             self.proc = subprocess.Popen(["bash", str(script)], stdout=out, stderr=err, stdin=subprocess.DEVNULL,
-                                         start_new_session=True, preexec_fn=pin_to(cpu), cwd=cwd)
+                                         start_new_session=True, preexec_fn=pin_to(cpu), cwd=cwd, env=env)
         GUARD.register(self.proc.pid)  # its session's id is its pid
         self.cpu_seconds = None
 
@@ -184,6 +194,12 @@ class Child:
 
     def stop(self):
         stop_group(self.proc, KILL_GRACE)
+        # what left its group (a daemon it forked, setsid) outlived robin until 2026-11: found by its tag
+        left = stop_tagged(self.tag, KILL_GRACE)
+        if left:
+            with open(self.stderr_path, "a") as err:
+                err.write(f"robin: ended {len(left)} process(es) the {self.name} command left outside its process "
+                          f"group: {'; '.join(left[:3])}\n")
         GUARD.release(self.proc.pid)
 
 

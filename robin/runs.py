@@ -139,6 +139,9 @@ def single_run(desc: dict) -> RunSpec:
     local = None   # the engine's --in-process flags
     if rd.in_process(desc) and (batcmd or "scheduler" not in desc):
         raise rd.DescriptionError("in-process needs the embedded engine and a scheduler (no batcmd, no schedcmd)")
+    if rd.instant(desc) and batcmd:
+        raise rd.DescriptionError("instant is a mode of the embedded engine: not with batcmd (add --instant to its "
+                                  "command if it is batloc-batsim)")
     if "scheduler" in desc:
         if schedcmd:
             raise rd.DescriptionError("give either schedcmd or scheduler, not both")
@@ -228,6 +231,9 @@ def sweep_runs(desc: dict, timeout_defaults: Timeouts | None = None) -> tuple[Pa
     local = rd.in_process(desc)
     if local and not rd.is_embedded(engine):
         raise rd.DescriptionError("in-process needs the embedded engine (engine: embedded)")
+    if rd.instant(desc) and not rd.is_embedded(engine):
+        raise rd.DescriptionError("instant is a mode of the embedded engine (engine: embedded): real Batsim has "
+                                  "only its own messages")
     plat_labels, wl_labels = _labels(platforms), _labels(workloads)
     runs_dir = out / "runs"
     specs = []
@@ -295,13 +301,21 @@ def execute(spec: RunSpec, log=print, stop: Stop = STOP) -> Outcome:
     """Run it, validate it if it succeeded, and record both in its run.json."""
     spec.output_dir.mkdir(parents=True, exist_ok=True)
     # contents as the run starts: a file edited while it runs differs at the next invocation
-    inputs = identity.inputs(spec.input_files())
+    files = spec.input_files()
+    inputs = identity.inputs(files)
+    before = identity.stamps(files)
     try:
         spec.progress_path.unlink()
     except OSError:
         pass
     outcome = run_simulation(spec.output_dir, spec.batcmd, spec.schedcmd, spec.timeouts, log=log, stop=stop,
                              sched_cwd=spec.sched_cwd)
+    edited = identity.changed_while_running(inputs, before, files)
+    if outcome.success and edited:
+        # validated against the new contents, the outputs of the old read as violations ("job not in workload")
+        outcome.success = False
+        outcome.reason = (f"its inputs changed while it ran ({', '.join(edited)}): not validated against contents "
+                          "it may not have read; the next invocation runs it again")
     if outcome.success:
         outcome.validation = _validate(spec)
         if outcome.validation is not None and not outcome.validation["valid"]:

@@ -16,11 +16,14 @@ What a sweep does, whichever executor runs it:
 from __future__ import annotations
 
 import shutil
+import signal
 import sys
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
+
+from batloc.processes import signals_to
 
 from . import dask_sweep, kernel
 from . import process as robin_process
@@ -277,6 +280,11 @@ def execute_sweep(desc: dict, jobs: int, force: bool, report: bool, log, dask: s
         raise SweepError(f"cannot write into {out}: {exc.strerror or exc}") from None
 
 
+def _interrupt(signum):
+    robin_process.STOP.set(signum)
+    raise KeyboardInterrupt
+
+
 def run_alone(spec, log, quiet: bool = False):
     """One run of robin's single-run form (robin.runs.single_run), its folder locked, shown as a sweep's
     runs are; its Outcome. FolderInUse, or OSError when the folder cannot be written."""
@@ -329,11 +337,18 @@ def _sweep(out, specs, baseline, jobs, force, report, log, dask, refuse_changed,
         from batloc.analysis.report import build_report
 
         try:
-            rep = build_report(out, baseline=baseline)
+            with signals_to(_interrupt, robin_process.stop_signals()):   # the report is interrupted, not waited for
+                rep = build_report(out, baseline=baseline)
             log(f"robin: report written to {rep.html} ({rep.seconds:.1f} s)")
         except FileNotFoundError as exc:
             print(f"robin: no report: {exc}", file=sys.stderr)
             return 1
+        except KeyboardInterrupt:
+            print(f"robin: sweep {robin_process.STOP.reason} while its report was written: {tally.finished} run(s) "
+                  f"finished and kept; the report in {out} is whole (the previous one, unless this one was "
+                  f"already in place; `batloc report {out}` writes it)",
+                  file=sys.stderr)
+            return 128 + (robin_process.STOP.signum or signal.SIGINT)
     if tally.failed:
         invalid = f" ({len(tally.invalid)} invalid: {', '.join(sorted(tally.invalid))})" if tally.invalid else ""
         print(f"robin: {len(tally.failed)} of {len(specs)} runs failed: {', '.join(sorted(tally.failed))}{invalid}",

@@ -21,6 +21,7 @@ options and printed its own line) goes through: that is the scheduler's word.
 import importlib
 import importlib.util
 import inspect
+import json
 import logging
 import os
 import sys
@@ -38,6 +39,22 @@ STOCK_HINT = ("a .py file such as schedulers/lea.py, a batloc policy such as lea
 
 class LoadError(Exception):
     """Why a scheduler cannot be loaded, in one line."""
+
+
+def options_json(text, where):
+    """A scheduler's options from their JSON text (`where`: the flag or file they came in), a JSON object;
+    LoadError otherwise (a list reached the scheduler as its options: "fcfs raised TypeError while loading")."""
+    from batloc.reading import excerpt
+
+    try:
+        options = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise LoadError(f"{where} is not JSON ({e.msg} at line {e.lineno} column {e.colno}): {excerpt(text)}; "
+                        "options are a JSON object such as '{\"cache\": \"lru\"}'") from None
+    if not isinstance(options, dict):
+        raise LoadError(f"{where} is a JSON {type(options).__name__}, not an object: {excerpt(text)}; options are "
+                        "a JSON object such as '{\"cache\": \"lru\"}'")
+    return options
 
 
 def stderr_handlers_at(level):

@@ -62,6 +62,7 @@ def main(argv=None) -> int:
     args = _parser().parse_args(argv)
     from batloc.processes import pybatsim_missing
     from batloc.study import cost, description, note
+    from batloc.workloads.errors import WorkloadError
 
     missing = None if args.prepare_only else pybatsim_missing()
     if missing:
@@ -73,6 +74,13 @@ def main(argv=None) -> int:
     try:
         study, prepared = _prepare(args, log)
     except description.StudyError as exc:
+        print(f"batloc study: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:   # a read-only folder, a full disk: the study's inputs cannot be written
+        where = f" ({exc.filename})" if exc.filename else ""
+        print(f"batloc study: cannot write the study's inputs: {exc.strerror or exc}{where}", file=sys.stderr)
+        return 2
+    except WorkloadError as exc:   # the workload writer's own line names the file
         print(f"batloc study: {exc}", file=sys.stderr)
         return 2
     log(f"batloc study: sweep written to {prepared.sweep_file}")
@@ -128,6 +136,12 @@ def _prepare(args, log):
         if not isinstance(extra, dict):
             raise description.StudyError("--options must be a JSON object")
         study.options = {**study.options, **extra}
+    from batloc.robin import description as rd
+
+    try:
+        rd.output_folder(study.output_dir)   # a file on the way is one line, as for robin
+    except rd.DescriptionError as exc:
+        raise description.StudyError(str(exc)) from None
     study.output_dir.mkdir(parents=True, exist_ok=True)
     made = rackham.prepare(study, log) if args.study == "rackham" else prepare.prepare(study, log)
     return study, made

@@ -13,6 +13,7 @@
 import argparse
 import json
 import math
+import os
 import sys
 
 from batloc import command
@@ -255,7 +256,28 @@ def _from_wfcommons(args):
           f"nb_res {doc['nb_res']}")
 
 
+def _inputs(args):
+    """The files the command reads (what its output must not overwrite)."""
+    named = [getattr(args, key, None) for key in ("trace", "workload", "background", "platform")]
+    return [p for p in named + list(getattr(args, "instances", None) or []) if p]
+
+
+def _refuse_overwriting_inputs(args):
+    output = getattr(args, "output", None)
+    if not output or not os.path.exists(output):
+        return
+    for path in _inputs(args):
+        try:
+            same = os.path.samefile(path, output)
+        except OSError:
+            continue
+        if same:    # the output is opened for writing before the input is read whole: a trace lost
+            raise WorkloadError(f"-o {output} is {path}, an input of this command: not overwritten (write to "
+                                "another file)")
+
+
 def _run(args):
+    _refuse_overwriting_inputs(args)
     if args.command.startswith("from-") and args.command != "from-wfcommons":
         _convert(args)
     elif args.command == "from-wfcommons":

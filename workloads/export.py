@@ -12,7 +12,7 @@ from contextlib import contextmanager
 import numpy as np
 import pandas as pd
 
-from batloc.reading import WORKLOAD_BYTES
+from batloc.reading import WORKLOAD_BYTES, excerpt
 
 from .errors import WorkloadError
 from .source import read_json
@@ -116,16 +116,25 @@ def read_batsim(path):
     rows = []
     for number, job in enumerate(data["jobs"]):
         try:
+            if job["profile"] not in profiles:
+                raise WorkloadError(f"{path}: job #{number}: profile {excerpt(job['profile'])} is not defined")
             profile = profiles[job["profile"]]
             if profile.get("type") != "delay":
-                raise WorkloadError(f"{path}: job {job['id']}: profile {job['profile']!r} is not a delay")
+                raise WorkloadError(f"{path}: job {job['id']}: profile {job['profile']!r} is a {profile.get('type')!r}, "
+                                    "not a delay: batloc's workload tools read delay profiles only (the engine "
+                                    "runs every Batsim profile)")
+            if isinstance(job["id"], bool) or not str(job["id"]).strip().lstrip("-").isdigit():
+                raise WorkloadError(f"{path}: job #{number}: id {excerpt(job['id'])} is not an integer: batloc's "
+                                    "workload tools read integer ids only (the engine reads any)")
             source = job.get("source_id")
             rows.append((int(job["id"]), None if source is None else str(source), number, str(job.get("user", "")),
                          float(job["subtime"]), int(job["res"]), float(job.get("walltime", -1)),
                          float(profile["delay"]), job.get("input_file"), job.get("input_size"),
                          bool(job.get("evaluated", True)), job.get("session")))
-        except (KeyError, TypeError, ValueError) as exc:
-            raise WorkloadError(f"{path}: job #{number}: missing or bad field {exc}") from None
+        except KeyError as exc:
+            raise WorkloadError(f"{path}: job #{number}: no field {exc}") from None
+        except (TypeError, ValueError) as exc:
+            raise WorkloadError(f"{path}: job #{number}: a field holds what it cannot ({exc})") from None
     table = pd.DataFrame(rows, columns=["id", "source_id", "line", "user", "submit", "cores", "walltime",
                                         "run_time", "input_file", "input_size", "evaluated", "session"])
     table = table.astype({"user": object, "source_id": object, "input_file": object})

@@ -17,6 +17,8 @@ import numbers
 import numpy as np
 import pandas as pd
 
+from batloc.reading import PLATFORM_HOSTS, excerpt
+
 from .errors import WorkloadError
 
 REQUIRED = ("subtime", "res", "walltime", "delay", "input_file", "input_size")
@@ -70,7 +72,7 @@ def _job(number, record) -> dict:
     if missing:
         raise WorkloadError(f"{name}: no {', '.join(missing)}")
     job = {"subtime": _number(name, record, "subtime", low=0.0),
-           "res": _integer(name, record, "res", low=1),
+           "res": _integer(name, record, "res", low=1, high=PLATFORM_HOSTS),   # no platform batloc reads has more
            "walltime": _walltime(name, record),
            "delay": _number(name, record, "delay", low=0.0),
            "input_size": _number(name, record, "input_size", low=0.0),
@@ -95,13 +97,14 @@ def _number(name, record, key, low) -> float:
     return float(value)
 
 
-def _integer(name, record, key, low) -> int:
+def _integer(name, record, key, low, high=None) -> int:
     value = record[key]
     if isinstance(value, str) and value.strip().isdigit():   # the contract's integer-like string ids
         value = int(value)
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real) or not math.isfinite(value) \
-            or float(value) != int(value) or int(value) < low:
-        raise WorkloadError(f"{name}: {key} must be an integer >= {low}, not {value!r}")
+            or float(value) != int(value) or int(value) < low or (high is not None and int(value) > high):
+        bound = f">= {low}" if high is None else f"in {low}..{high}"
+        raise WorkloadError(f"{name}: {key} must be an integer {bound}, not {excerpt(value)}")
     return int(value)
 
 

@@ -20,6 +20,11 @@ import numpy as np
 import pandas as pd
 
 DAY = 86400.0
+# What one synthetic trace holds at most: a workload file of 2 GiB, the bound batloc reads (reading.py), is about
+# ten million jobs; a 12-week saturated Rackham trace about a million. Past it a load of 1e9, or inf, drew bursts
+# until the memory was gone.
+MAX_JOBS = 10_000_000
+MAX_USERS = 1_000_000
 DEFAULT_CORE_MIX = {1: 0.40, 2: 0.12, 4: 0.12, 5: 0.04, 8: 0.08, 10: 0.06, 16: 0.06, 20: 0.12}
 
 
@@ -50,14 +55,18 @@ class SynthSpec:
     seed: int = 0
 
     def validate(self):
+        finite = np.isfinite
         checks = [
             (self.nodes >= 1 and self.cores_per_node >= 1, "nodes and cores per node must be >= 1"),
-            (self.duration > 0, "duration must be > 0"),
-            (0 < self.load, "load must be > 0"),
-            (self.jobs_per_file >= 1, "jobs per file must be >= 1"),
-            (self.burstiness >= 0, "burstiness must be >= 0"),
+            (0 < self.duration < np.inf, "duration must be finite and > 0"),
+            (0 < self.load < np.inf, "load must be finite and > 0"),
+            (1 <= self.jobs_per_file < np.inf, "jobs per file must be finite and >= 1"),
+            (0 <= self.burstiness < np.inf, "burstiness must be finite and >= 0"),
             (0 < self.walltime_accuracy <= 1, "walltime accuracy must be in (0, 1]"),
-            (self.users >= 1, "users must be >= 1"),
+            (1 <= self.users <= MAX_USERS, f"users must be in 1..{MAX_USERS}"),
+            (finite(self.burst_span) and self.burst_span >= 0, "burst span must be finite and >= 0"),
+            (not isinstance(self.seed, bool) and isinstance(self.seed, (int, np.integer)) and self.seed >= 0,
+             f"seed must be a whole number >= 0, not {self.seed!r}"),
             (bool(self.core_mix) and all(1 <= c <= self.cores_per_node and w >= 0
                                          for c, w in self.core_mix.items())
              and sum(self.core_mix.values()) > 0,
@@ -77,8 +86,12 @@ def _bursts(spec, rng, target_work):
     # A few heavy users and a long tail, as on production clusters.
     popularity = 1.0 / np.arange(1, spec.users + 1) ** 1.1
     popularity /= popularity.sum()
-    chunks, work = [], 0.0
+    chunks, work, jobs = [], 0.0, 0
     while work < target_work:
+        if jobs > MAX_JOBS:
+            raise ValueError(f"these options make more than {MAX_JOBS} jobs, the most a synthetic trace holds (a "
+                             "workload batloc reads is 2 GiB at most): lower the load, the duration or the "
+                             "platform's size")
         n = 4096
         sizes = rng.geometric(1.0 / spec.jobs_per_file, n)
         cores = rng.choice(cores_values, n, p=weights)
@@ -88,6 +101,7 @@ def _bursts(spec, rng, target_work):
         cumulative = work + np.cumsum(burst_work)
         stop = int(np.searchsorted(cumulative, target_work)) + 1
         chunks.append((sizes[:stop], cores[:stop], users[:stop], base[:stop]))
+        jobs += int(sizes[:stop].sum())
         work = cumulative[min(stop, n) - 1]
     return [np.concatenate(parts) for parts in zip(*chunks)]
 

@@ -28,7 +28,7 @@ import json
 import math
 from dataclasses import dataclass, field
 
-from batloc.locality.workflow import DEPENDENT_KEY, WorkflowError, check
+from batloc.locality.workflow import DEPENDENT_KEY, WorkflowError, check, topological
 from batloc.reading import INSTANCE_BYTES, excerpt
 
 from .errors import WorkloadError
@@ -63,12 +63,18 @@ def read_instance(path):
     name = str(doc.get("name") or path)
     try:
         if "specification" in wf:
-            return _instance_15(name, wf)
-        if "tasks" in wf:
-            return _instance_14(name, wf)
+            instance = _instance_15(name, wf)
+        elif "tasks" in wf:
+            instance = _instance_14(name, wf)
+        else:
+            raise WorkloadError(f"{path}: not a WfCommons instance (no workflow.specification or workflow.tasks)")
+        # here, in the instance's own task ids: the converted workload's check names only its job numbers
+        topological({t.id: {"parents": t.parents} for t in instance.tasks})
+    except WorkflowError as exc:
+        raise WorkloadError(f"{path}: {str(exc).replace('job ', 'task ', 1)}") from None
     except (KeyError, TypeError, ValueError) as exc:
         raise WorkloadError(f"{path}: {exc}") from None
-    raise WorkloadError(f"{path}: not a WfCommons instance (no workflow.specification or workflow.tasks)")
+    return instance
 
 
 def _number(value, what):

@@ -99,3 +99,26 @@ def test_a_decision_log_that_cannot_be_written_is_one_line_before_anything_runs(
         assert res.returncode == 1 and res.stderr.startswith("batloc-stage-proxy: error: cannot write the decision "
                                                              "log ") and error in res.stderr, res.stderr
         assert len(res.stderr.strip().splitlines()) == 1
+
+
+def test_a_daemon_the_wrapped_scheduler_leaves_outside_its_group_ends_with_the_proxy():
+    # setsid took it out of the scheduler's process group: it outlived the proxy (the probe)
+    marker = f"{700 + time.monotonic() % 1:.9f}"
+    proc = subprocess.run(PROXY + ["--bind", "tcp://127.0.0.1:0", "--ready-timeout", "5", "--", "bash", "-c",
+                                   f"setsid sleep {marker} < /dev/null > /dev/null 2>&1 & exit 3"],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr
+    assert (f"batloc-stage-proxy: ended 1 process(es) the wrapped scheduler left outside its process group: "
+            f"sleep {marker}") in proc.stderr
+    left = [pid for pid in os.listdir("/proc") if pid.isdigit() and _cmdline(pid) == f"sleep {marker}"]
+    for pid in left:
+        os.kill(int(pid), signal.SIGKILL)
+    assert left == []
+
+
+def _cmdline(pid):
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            return f.read().replace(b"\0", b" ").decode(errors="replace").strip()
+    except OSError:
+        return ""

@@ -9,6 +9,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 FIXTURE = Path(__file__).resolve().parents[1] / "data" / "analysis" / "predicted"
 REPORT = [sys.executable, "-m", "batloc.cli.main", "report"]
 
@@ -18,7 +20,9 @@ def snapshot(folder):
             if p.is_file() and p.relative_to(folder).parts[0] in ("figures", "per_job", "summary.csv", "report.html")}
 
 
-def test_ctrl_c_keeps_the_previous_report_whole(tmp_path):
+# SIGTERM (and SIGHUP) as Ctrl-C: they killed the report outright, silently, its folder aside left (the probe)
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_ctrl_c_keeps_the_previous_report_whole(tmp_path, sig):
     out = tmp_path / "r"
     shutil.copytree(FIXTURE, out)
     assert subprocess.run(REPORT + [str(out)], capture_output=True, timeout=600).returncode == 0
@@ -31,11 +35,11 @@ def test_ctrl_c_keeps_the_previous_report_whole(tmp_path):
     while not list(out.glob(".report.*.tmp/figures/*.png")):
         assert proc.poll() is None and time.monotonic() < deadline, "the report never drew aside"
         time.sleep(0.02)
-    proc.send_signal(signal.SIGINT)
+    proc.send_signal(sig)
     _, err = proc.communicate(timeout=120)
-    assert proc.returncode == 130
-    assert err.strip().splitlines() == [f"batloc report: interrupted; the report in {out} is whole (the previous one, "
-                                        "unless this one was already in place)"]
+    assert proc.returncode == 128 + sig
+    assert err.strip().splitlines() == [f"batloc report: interrupted by {sig.name}; the report in {out} is whole (the "
+                                        "previous one, unless this one was already in place)"]
     assert snapshot(out) == before
     assert not list(out.glob(".report.*"))
 
@@ -80,3 +84,16 @@ def test_ctrl_c_before_a_command_says_more_is_one_line(monkeypatch, capsys):
     monkeypatch.setattr(umbrella.importlib, "import_module", interrupted)
     assert umbrella.main(["report", "somewhere"]) == 130
     assert capsys.readouterr().err == "batloc report: interrupted\n"
+
+
+@pytest.mark.parametrize("argv, message", [
+    # a reference bandwidth the stretch divides by: -1 and nan wrote stretches of -0.000000 (the probe)
+    (["--bandwidth", "-1"], "argument --bandwidth: a bandwidth is a finite number of bytes/s > 0, not '-1'"),
+    (["--bandwidth", "nan"], "argument --bandwidth: a bandwidth is a finite number of bytes/s > 0, not 'nan'"),
+    (["--gantt-range", "nan:inf"], "argument --gantt-range: expected finite START < END"),   # was a traceback
+    (["--gantt-range", "7200:3600"], "argument --gantt-range: expected finite START < END"),
+    (["--gantt-window", "5h:2h"], "FROM before TO (e.g. 0:6h), not '5h:2h'"),   # an empty chart, in silence
+])
+def test_report_options_that_mean_nothing_are_refused(tmp_path, argv, message):
+    proc = subprocess.run(REPORT + [str(tmp_path)] + argv, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2 and message in proc.stderr and "Traceback" not in proc.stderr, proc.stderr

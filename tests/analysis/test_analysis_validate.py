@@ -124,6 +124,23 @@ def test_only_a_job_killed_as_it_starts_may_start_before_its_file(tmp_path, fini
     assert [kind for kind, _ in found] == ([validate.FILE_LATE] if late else [])
 
 
+def test_batsims_epsilon_run_holds_no_core_and_is_killed_as_it_starts(tmp_path, capsys):
+    # Batsim 4.2.1 (and the engine) write a job that ran in no time with an execution time of 1e-5 s and its
+    # finish 1e-5 s after its start (contract §5): job 1, executed and killed at 15, held core 0 for no time, so
+    # job 3 starting there at 15 uses no core twice. (A job that really ran 10 us reads the same: six decimals
+    # cannot tell them apart.)
+    rows = [row(1, 15, 15.00001, "0", state="COMPLETED_KILLED"), CLEAN[1], row(3, 15, 30, "0", sub=10)]
+    assert ",0.000010,15.000010," in rows[0]
+    rc, out, _ = run(tmp_path, capsys, rows, jobs=[(1, 10, 1), (2, 10, 2), (3, 10, 1)])
+    assert rc == 0, out
+    parsed = validate.read_jobs_csv(str(tmp_path / "out_jobs.csv"))
+    assert validate.cut_at_start(parsed[0])
+    # 2e-5 s is a run: the core is used twice
+    rows[0] = row(1, 15, 15.00002, "0", state="COMPLETED_KILLED")
+    rc, out, _ = run(tmp_path, capsys, rows, jobs=[(1, 10, 1), (2, 10, 2), (3, 10, 1)])
+    assert rc == 1 and "core used twice 1" in out
+
+
 @pytest.mark.parametrize("model", ["strict", "authors"])
 def test_a_load_ending_in_its_last_users_end_instant_serves_a_start_then(tmp_path, model):
     # Issue 32's false "hit not in memory" (LEA, authors profile, saturated oracle), rebuilt small:

@@ -35,6 +35,11 @@ def test_a_platform_is_the_one_batloc_platform_generate_writes(tmp_path):
     (dict(memory="lots"), "platform: cannot read size 'lots'"),
     (dict(memory_mix="2y"), "platform: cannot read memory mix part '2y'"),
     (dict(sharing="ALL"), "platform: sharing policy must be one of FATPIPE, SHARED"),
+    # the probe: NaN and inf were written into the platform ("nan" bytes of memory), 10^15 hosts drawn for ever
+    (dict(memory=float("nan")), "platform: node memory must be finite and > 0, got nan bytes"),
+    (dict(node_bw=float("inf")), "platform: node bandwidth must be finite and > 0"),
+    (dict(nodes=10**9, cores=10**6), "platform: 1000000000 nodes x 1000000 cores make 1000001000000002 hosts"),
+    (dict(name="a--b"), "platform: the platform name 'a--b' must be printable ASCII without '--'"),
 ])
 def test_a_platform_mistake_is_one_line(kwargs, message):
     with pytest.raises(bl.BatlocError) as err:
@@ -66,8 +71,10 @@ def test_jobs_from_dicts_or_a_dataframe_are_the_contract_s_workload(tmp_path):
 @pytest.mark.parametrize("change, message", [
     (dict(input_size=None), "workload: job #1 (id 1): no input_size"),
     (dict(inputsize=1), "workload: job #1 (id 1): unknown field(s) inputsize"),
-    (dict(res=0), "workload: job #1 (id 1): res must be an integer >= 1, not 0"),
-    (dict(res=1.5), "workload: job #1 (id 1): res must be an integer >= 1, not 1.5"),
+    (dict(res=0), "workload: job #1 (id 1): res must be an integer in 1..1048576, not 0"),
+    (dict(res=1.5), "workload: job #1 (id 1): res must be an integer in 1..1048576, not 1.5"),
+    # wider than any platform batloc reads: written as nb_res 10^20 in silence (the probe)
+    (dict(res=10**20), "workload: job #1 (id 1): res must be an integer in 1..1048576, not 100000000000000000000"),
     (dict(delay=float("inf")), "workload: job #1 (id 1): delay must be a finite number >= 0, not inf"),
     (dict(walltime=0), "workload: job #1 (id 1): walltime must be a number of seconds > 0 (or -1: none)"),
     (dict(input_file=""), "workload: job #1 (id 1): input_file must be a non-empty string"),
@@ -110,6 +117,21 @@ def test_schedulers_are_named_as_robin_and_pybatsim_name_them(tmp_path):
     for bad, message in (("", "scheduler: a name"), (str(tmp_path / "none.py"), "scheduler: no file ")):
         with pytest.raises(bl.BatlocError, match=f"^{message}"):
             scheduler_entry(bad)
+    # options given as JSON text: a ValueError from deep inside dict() (the probe)
+    with pytest.raises(bl.BatlocError, match="^scheduler options: a dict such as {'cache': 'lru'}, not str "):
+        scheduler_entry("lea", '{"cache": "lru"}')
+
+
+def test_a_sweep_takes_robin_s_comma_separated_names():
+    from batloc.api.sweeps import _entry, _listed, _names
+
+    assert [_entry(s) for s in _listed(_names("fcfs, lea-bf"))] == [{"name": "fcfs", "options": {}},
+                                                                  {"name": "lea-bf", "options": {}}]
+
+
+def test_nb_res_beyond_any_platform_is_one_line():
+    with pytest.raises(bl.BatlocError, match=r"^workload: nb_res must be a whole number in 1\.\.1048576"):
+        bl.workload(JOBS, nb_res=10**20)
 
 
 def test_engine_options_are_the_engine_s_flags():

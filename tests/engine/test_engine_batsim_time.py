@@ -1,4 +1,5 @@
-"""Batsim 4.2.1's timing on small hand-made platforms with latencies, every instant computed by hand.
+"""Batsim 4.2.1's timing on small hand-made platforms with latencies, and on batloc's own layout, every instant
+computed by hand.
 
 The rules (engine/mailbox.py): each of Batsim's own messages goes to the server on the master host and takes
 its route's latency (+ 1 byte at the route's bandwidth: 1e-12 s here); the server takes one message at a
@@ -9,7 +10,7 @@ first host. Master → master: 1 ms; h1 → master: 2 ms; h2 → master: 3 ms.
 
 import pytest
 
-from engine_harness import Fifo, run, write
+from engine_harness import Fifo, platform_xml, run, write
 
 pytest.importorskip("zmq")
 
@@ -231,3 +232,52 @@ def test_a_platform_without_network_still_takes_messages_one_at_a_time(tmp_path)
         (1, 1), (11, 11), (12, 12.0)]
     assert times(res) == {"1": (1, 11, "0", "COMPLETED_SUCCESSFULLY"), "2": (11, 16, "0", "COMPLETED_SUCCESSFULLY"),
                           "3": (12, 17, "1", "COMPLETED_SUCCESSFULLY")}
+
+
+class RejectOthers(Fifo):
+    """Fifo for jobs 1 and 2; every other job is rejected, its REJECT_JOB before the answer's other decisions."""
+
+    def __call__(self, msg):
+        others = [e for e in msg["events"] if e["type"] == "JOB_SUBMITTED" and e["data"]["job_id"] not in ("w0!1", "w0!2")]
+        kept = [e for e in msg["events"] if e not in others]
+        return [{"type": "REJECT_JOB", "data": {"job_id": e["data"]["job_id"]}} for e in others] + \
+            super().__call__({"now": msg["now"], "events": kept})
+
+
+@pytest.mark.parametrize("rejected", [0, 12])
+def test_on_batlocs_layout_a_job_end_and_a_submission_of_one_instant_split_as_on_batsim(tmp_path, rejected):
+    # batloc's layout (contract §6): a job's end takes 1e-12 s to reach the server over master_link, every other
+    # Batsim message 1e-10 s over the master's loopback (10 GB/s). Job 1 (2 cores, 9 s) is submitted at 1, with
+    # `rejected` others. The submitter, awake at 1, sends them in one message, taken at 1 + 1e-10, then sleeps 9 s:
+    # it wakes at 10 + 1e-10 to send job 2. The scheduler's answer comes one decision a message: the rejections
+    # first, then job 1's EXECUTE_JOB, taken at 1 + (2 + rejected) x 1e-10, so job 1 ends 9 s later.
+    # - No rejection: job 1 ends 1e-10 s after the submitter wakes, within SimGrid's 1 ns: both sleeps end in one
+    #   step, the submitter's first (it began first); the submission and job 1's end are in the mailbox together
+    #   and Batsim tells both at once, with the bye: job 2 takes cores 0-1.
+    # - 12 rejections: job 1 ends 1.3 ns after the submitter wakes, after the submission arrived (at 10 + 2e-10):
+    #   the server tells JOB_SUBMITTED alone, the scheduler starts job 2 on cores 2-3, the only ones it knows free,
+    #   then hears of the bye and of job 1's end, each in its own message of that instant.
+    # Checked against real Batsim 4.2.1 (same messages, same jobs.csv times and allocations). The instant mode
+    # tells all three in one message either way.
+    plat = write(tmp_path, "p.xml", platform_xml(nodes=2, cores=2))
+    jobs = [{"id": 1, "subtime": 1, "res": 2, "profile": "a"}, {"id": 2, "subtime": 10, "res": 2, "profile": "b"}]
+    jobs += [{"id": i, "subtime": 1, "res": 1, "profile": "b"} for i in range(3, 3 + rejected)]
+    wl = write(tmp_path, "w.json", {"nb_res": 4, "jobs": jobs, "profiles": {"a": {"type": "delay", "delay": 9},
+                                                                           "b": {"type": "delay", "delay": 5}}})
+    res = run(tmp_path, plat, [wl], RejectOthers())
+    assert res.returncode == 0, res.stderr
+    at_10 = [[(e["type"], e["data"].get("job_id")) for e in m["events"]] for m in res.messages if m["now"] == 10.0]
+    if rejected:
+        assert at_10 == [[("JOB_SUBMITTED", "w0!2")], [("NOTIFY", None)], [("JOB_COMPLETED", "w0!1")]]
+    else:
+        assert at_10 == [[("JOB_SUBMITTED", "w0!2"), ("JOB_COMPLETED", "w0!1"), ("NOTIFY", None)]]
+    jobs = res.jobs()
+    assert sum(r["final_state"] == "REJECTED" for r in jobs.values()) == rejected
+    ran = {k: (float(r["starting_time"]), float(r["finish_time"]), r["allocated_resources"], r["final_state"])
+           for k, r in jobs.items() if k in ("1", "2")}
+    assert ran == {"1": (1.0, 10.0, "0-1", "COMPLETED_SUCCESSFULLY"),
+                   "2": (10.0, 15.0, "2-3" if rejected else "0-1", "COMPLETED_SUCCESSFULLY")}
+    res = run(tmp_path, plat, [wl], RejectOthers(), args=["--instant"], prefix_name="instant")
+    assert res.returncode == 0, res.stderr
+    assert res.jobs()["2"]["allocated_resources"] == "0-1"
+    assert [len(m["events"]) for m in res.messages if m["now"] == 10.0][0] == 3

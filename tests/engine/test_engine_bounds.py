@@ -8,7 +8,7 @@ import subprocess
 
 import pytest
 
-from engine_harness import ENGINE, write
+from engine_harness import ENGINE, platform_xml, write
 from batloc import reading
 
 pytestmark = pytest.mark.needs_simgrid
@@ -141,3 +141,34 @@ def test_a_job_whose_end_overflows_the_clock_is_refused(tmp_path, platform, job,
     path = write(tmp_path, "w.json", {"nb_res": 4, "jobs": [{"id": 1, "res": 1, "profile": "d", **job}],
                                       "profiles": profiles})
     one_line(engine(tmp_path, platform, path), "job '1': subtime", what, "past the largest time a double holds")
+
+
+LATE = '''
+from batsim.batsim import BatsimScheduler
+
+
+class Late(BatsimScheduler):
+    def onJobSubmission(self, job):
+        self.job = job
+        self.bs.wake_me_up_at(1.7e308)
+
+    def onRequestedCall(self):
+        self.job.allocation = "0"
+        self.bs.execute_jobs([self.job])
+'''
+
+
+@pytest.mark.parametrize("latency", ["0s", "1ms"])   # the instant and the timed modes
+def test_a_job_started_so_late_that_its_end_overflows_the_clock_is_refused(tmp_path, latency):
+    # a call at 1.7e308 s, then a start: its end was +inf, never reached, and the run said "deadlock"
+    platform = write(tmp_path, "p.xml", platform_xml(nodes=1, latency=latency))
+    path = write(tmp_path, "w.json", {"nb_res": 1, "jobs": [{"id": 1, "subtime": 1, "res": 1, "profile": "d"}],
+                                      "profiles": {"d": {"type": "delay", "delay": 1e308}}})
+    proc = subprocess.run(ENGINE + ["-p", platform, "-w", path, "-e", str(tmp_path / "o"), "--in-process",
+                                    write(tmp_path, "late.py", LATE)], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 1, proc.stderr
+    last = proc.stderr.strip().splitlines()[-1]
+    assert last.startswith("batloc-batsim: error: EXECUTE_JOB of 'w0!1' at t=") and (
+        ": its start 1.7e+308 plus its delays (1e+308 s) is past the largest time a double holds (the clock would "
+        "reach +inf); outputs written to") in last, last
+    assert ",SUBMITTED," in (tmp_path / "o_jobs.csv").read_text()

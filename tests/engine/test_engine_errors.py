@@ -51,6 +51,29 @@ def test_workload_errors_name_the_job_or_profile(tmp_path, platform, jobs, profi
     assert_clean_error(engine("-p", platform, "-w", wl, "-e", str(tmp_path / "o")), "w.json", *fragments)
 
 
+def test_a_platform_without_simgrid_s_doctype_is_refused_before_simgrid_reads_it(tmp_path, platform):
+    # SimGrid stops on it with "Unexpected character `<' in prolog", which hides why (issue 37's probe)
+    text = open(platform).read().replace('<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">', "")
+    bare = write(tmp_path, "bare.xml", text)
+    proc = engine("-p", bare, "-w", good_workload(tmp_path), "-e", str(tmp_path / "o"))
+    assert_clean_error(proc, "bare.xml: no line <!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">")
+    assert "prolog" not in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("text, message", [
+    # Batsim 4.2.1 refuses a profile defined twice; Python kept the last one and ran it (the probe)
+    ('{"nb_res": 4, "jobs": [{"id": 1, "subtime": 0, "res": 1, "profile": "d"}], "profiles": '
+     '{"d": {"type": "delay", "delay": 10}, "d": {"type": "delay", "delay": 99}}}',
+     "w.json: key 'd' given twice in one object (a profile defined twice: Batsim 4.2.1 refuses the file"),
+    # rapidjson reads the first of a key given twice, Python the last: the run would differ from Batsim's
+    ('{"nb_res": 4, "jobs": [{"id": 1, "subtime": 0, "res": 1, "res": 3, "profile": "d"}], "profiles": '
+     '{"d": {"type": "delay", "delay": 10}}}', "w.json: job 1: field 'res' given twice"),
+])
+def test_a_key_given_twice_in_a_workload_is_refused(tmp_path, platform, text, message):
+    wl = write(tmp_path, "w.json", text)
+    assert_clean_error(engine("-p", platform, "-w", wl, "-e", str(tmp_path / "o")), message)
+
+
 def test_a_job_larger_than_the_platform_is_loaded_with_one_warning_and_can_be_rejected(tmp_path, platform):
     # Batsim 4.2.1 loads it, and pybatsim's stock schedulers reject it: so does the engine, with one warning
     from engine_harness import run
@@ -295,3 +318,10 @@ def test_a_full_disk_is_one_line_and_leaves_no_temporary_file(tmp_path, platform
     assert len(proc.stderr.strip().splitlines()) == 1
     assert sorted(os.listdir(tmp_path)) == ["o_jobs.csv", "p.xml", "w.json"]
     assert (tmp_path / "o_jobs.csv").read_text() == "an earlier run's\n"
+
+
+def test_in_process_options_that_are_no_json_object_are_one_line(tmp_path, platform):
+    # a list reached the scheduler, which failed with "fcfs raised TypeError while loading" (the probe)
+    proc = engine("-p", platform, "-w", good_workload(tmp_path), "-e", str(tmp_path / "o"), "--in-process",
+                  "schedFcfs", "--scheduler-options", "[1, 2]")
+    assert_clean_error(proc, "--scheduler-options is a JSON list, not an object: '[1, 2]'")

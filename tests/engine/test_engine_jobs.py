@@ -101,7 +101,8 @@ def test_parallel_homogeneous_computes_on_every_allocated_core(tmp_path, platfor
     assert res.jobs()["1"]["finish_time"] == "4.000000"  # 3 Gflop on 1 Gflop/s cores
 
 
-def test_requested_call_arrives_at_its_time(tmp_path, platform):
+@pytest.mark.parametrize("instant", [False, True])
+def test_requested_call_arrives_at_its_time(tmp_path, platform, instant):
     wl = write(tmp_path, "w.json", workload([job(1, 100, 1, "d1")], {"d1": {"type": "delay", "delay": 1}}))
     fifo = Fifo()
 
@@ -111,10 +112,15 @@ def test_requested_call_arrives_at_its_time(tmp_path, platform):
             out.append({"type": "CALL_ME_LATER", "data": {"timestamp": 42.5}})
         return out
 
-    res = run(tmp_path, platform, [wl], sched)
+    res = run(tmp_path, platform, [wl], sched, args=["--instant"] if instant else [])
     assert res.returncode == 0, res.stderr
     assert [now for now, _ in res.events("REQUESTED_CALL")] == [42.5]
-    assert [m["now"] for m in res.messages] == [0.0, 42.5, 100.0, 101.0, 101.0]
+    if instant:   # everything of one instant in one message: the submission and the submitter's bye together
+        assert [m["now"] for m in res.messages] == [0.0, 42.5, 100.0, 101.0, 101.0]
+        assert [e["type"] for e in res.messages[2]["events"]] == ["JOB_SUBMITTED", "NOTIFY"]
+    else:   # Batsim tells the submission at 100 before its submitter's bye, which comes in the next message
+        assert [m["now"] for m in res.messages] == [0.0, 42.5, 100.0, 100.0, 101.0, 101.0]
+        assert [e["type"] for e in res.messages[3]["events"]] == ["NOTIFY"]
 
 
 def test_rejected_job_is_written_with_empty_times(tmp_path, platform):

@@ -3,6 +3,7 @@ damage and says so (it said nothing); outputs that cannot be written are one lin
 read-only folder printed a 25-line traceback)."""
 
 import json
+import os
 import subprocess
 import time
 from pathlib import Path
@@ -80,3 +81,26 @@ def test_outputs_that_cannot_be_written_leave_the_journal_in_one_line(killed, mo
     assert len(err) == 1 and err[0].startswith(f"batloc-batsim: error: cannot recover the killed run with prefix "
                                                f"{prefix}: cannot write outputs with prefix"), err
     assert err[0].endswith("Permission denied (journal kept)") and journal.exists()
+
+
+def test_a_fifo_under_a_journals_name_is_one_line_not_a_hang(tmp_path):
+    # open() waited for a writer that never came: --recover, and every later run with that prefix, hung
+    prefix = tmp_path / "o"
+    os.mkfifo(f"{prefix}_journal.4242.tmp")
+    res = subprocess.run(ENGINE + ["--recover", str(prefix)], capture_output=True, text=True, timeout=60)
+    assert res.returncode == 1 and res.stderr.strip() == (
+        f"batloc-batsim: error: cannot recover the killed run with prefix {prefix}: {prefix}_journal.4242.tmp "
+        "(journal) is a FIFO, not a regular file: not read (journal kept)"), res.stderr
+
+
+def test_a_journal_over_its_bound_is_refused_in_one_line_not_read_whole(killed, monkeypatch, capsys):
+    from batloc.engine import cli, journal as journal_module
+
+    prefix, journal = killed
+    monkeypatch.setattr(journal_module, "JOURNAL_BYTES", journal.stat().st_size - 1)
+    assert cli.main(["--recover", prefix]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [f"batloc-batsim: error: cannot recover the killed run with prefix {prefix}: {journal} (journal) "
+                   f"is larger than {journal.stat().st_size - 1} bytes, the bound batloc reads: not read (journal "
+                   "kept)"], err
+    assert journal.exists()

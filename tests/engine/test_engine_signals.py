@@ -4,6 +4,7 @@ import csv
 import os
 import signal
 import subprocess
+import sys
 import threading
 
 import pytest
@@ -123,3 +124,56 @@ def test_timeouts_must_be_finite_seconds(tmp_path, platform, value):
                           capture_output=True, text=True, timeout=30)
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
     assert "a timeout is a finite number of seconds >= 0 (0: no limit)" in proc.stderr
+
+
+HERALDED = '''
+import os, signal, sys, time
+from batloc.engine import signals
+signals.HERALD = sys.argv[1] == "herald"
+signals.StopOnSignal()   # the engine's setting: the signals blocked but around the long call
+with signals.ending_at_once("SimGrid was building the platform"):
+    if sys.argv[2] == "signal":
+        os.kill(os.getpid(), signal.SIGTERM)   # as inside SimGrid's call: no Python runs until it returns
+        time.sleep(30)
+print("returned")
+'''
+
+
+@pytest.mark.parametrize("herald, signalled, status, err", [
+    ("herald", "signal", -signal.SIGTERM, "batloc-batsim: interrupted by SIGTERM before the simulation started "
+                                          "(SimGrid was building the platform); no output written"),
+    ("herald", "none", 0, ""),            # a call that returns: the herald ends in silence
+    ("supervised", "signal", -signal.SIGTERM, ""),   # in process the supervisor tells it
+])
+def test_a_signal_inside_a_long_loading_call_ends_the_engine_at_once_with_its_line(tmp_path, herald, signalled,
+                                                                                 status, err):
+    # over ZeroMQ it ended with status 143 and not a word (the probe)
+    proc = subprocess.run([sys.executable, write(tmp_path, "h.py", HERALDED), herald, signalled],
+                          capture_output=True, text=True, timeout=30)
+    assert (proc.returncode, proc.stderr.strip()) == (status, err)
+    assert proc.stdout == ("" if status else "returned\n")
+
+
+MID_PARSE = '''
+import os, signal, sys
+from batloc.engine import cli, workload
+hook = workload._unique_keys
+def first_object(pairs):   # a signal in the middle of the parse, which holds the interpreter but for the hook
+    if not sent or sys.argv[1] == "again":   # again: a signal at each object, as an impatient user's Ctrl-C
+        sent.append(os.kill(os.getpid(), signal.SIGTERM))
+    return hook(pairs)
+sent = []
+workload._unique_keys = first_object
+sys.exit(cli.main(sys.argv[2:]))
+'''
+
+
+@pytest.mark.parametrize("times", ["once", "again"])
+def test_a_signal_while_the_workload_is_parsed_ends_the_engine_with_its_line(tmp_path, platform, times):
+    # the parse ran with the default action: status 143, not a word; a second signal while the first unwound
+    # printed a traceback (the probe)
+    proc = subprocess.run([sys.executable, write(tmp_path, "m.py", MID_PARSE), times, "-p", platform, "-w",
+                           long_workload(tmp_path, 10), "-e", str(tmp_path / "o"), "-s", "tcp://127.0.0.1:9"],
+                          capture_output=True, text=True, timeout=60)
+    assert (proc.returncode, proc.stderr.strip()) == (128 + signal.SIGTERM, "batloc-batsim: interrupted by SIGTERM "
+                                                      "before the simulation started; no output written")

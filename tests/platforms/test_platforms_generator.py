@@ -103,12 +103,28 @@ def test_cli_generate_and_show(tmp_path, capsys):
     (["generate", "-o", "x.xml", "--memory-mix", "2*64GB"], "expected COUNTxSIZE"),
     (["generate", "-o", "x.xml", "--nodes", "0"], "at least one node"),
     (["show", "nowhere.xml"], "nowhere.xml: cannot read platform"),
+    # a name that ends the file's XML comment, or that the ASCII file cannot hold (issue 37's probe)
+    (["generate", "-o", "x.xml", "--name", "a--b"], "the platform name 'a--b' must be printable ASCII without '--'"),
+    (["generate", "-o", "x.xml", "--name", "clüster"], "the platform name 'clüster' must be printable ASCII"),
+    (["generate", "-o", "x.xml", "--memory", "1e400"], "node memory must be finite and > 0, got inf bytes"),
+    (["generate", "-o", "x.xml", "--nodes", "100000", "--cores", "100"],
+     "100000 nodes x 100 cores make 10100002 hosts (with the node memories), more than 1048576"),
 ])
 def test_cli_errors(argv, message, tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)
+    (tmp_path / "x.xml").write_text("previous\n")
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err
+    assert (tmp_path / "x.xml").read_text() == "previous\n"    # a refused spec leaves the file as it was
+
+
+@pytest.mark.parametrize("field, value", [("memory_mix", ((1, float("nan")),)), ("node_bandwidth", float("inf")),
+                                          ("backbone_bandwidth", float("nan")), ("latency", float("inf"))])
+def test_a_spec_holding_nan_or_inf_is_refused(field, value):
+    spec = PlatformSpec(**{"memory_mix": ((1, 1e9),), "cores": 2, field: value})
+    with pytest.raises(ValueError, match="finite"):
+        render(spec)
 
 
 def test_units():

@@ -39,6 +39,7 @@ def test_a_batsim_cluster_platform_after_a_blank_line_is_read_as_batsim_reads_it
     plat = tmp_path / "c.xml"
     plat.write_text("""
 <?xml version='1.0'?>
+<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
 <platform version="4.1"><zone id="AS0" routing="Full">
   <cluster id="c1" prefix="a" suffix=".x" radical="0-2,10" speed="1Gf" bw="1GBps" lat="0us">
     <prop id="kind" value="cpu"/></cluster>
@@ -91,3 +92,35 @@ def test_no_master_and_no_host_named_like_one_says_how_to_name_it():
 
     with pytest.raises(RoleError, match="; name one of its hosts with -m, or give it the property role=master$"):
         batsim_roles([("a", None), ("b", None)])
+
+
+SIMPLE = """<?xml version='1.0'?>
+<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
+<platform version="4.1"><zone id="z" routing="Full">
+  <host id="master_host" speed="1Gf"/><host id="h1" speed="1Gf"/><host id="h2" speed="1Gf"/>
+</zone></platform>
+"""
+
+
+@pytest.mark.parametrize("change, message", [
+    # what SimGrid refuses (the engine too) is refused by the reader `batloc platform show` uses, in one line
+    (('id="h2"', 'id="h1"'), "host 'h1' is declared twice"),
+    (('id="h2" speed="1Gf"', 'id="h2" speed="-1Gf"'), "host 'h2' has a negative speed '-1Gf'"),
+    (('<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">', ""),
+     'no line <!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd"> before <platform>'),
+    (("https://simgrid.org/simgrid.dtd", "simgrid.dtd"), "no line <!DOCTYPE platform"),
+])
+def test_what_simgrid_refuses_is_refused_by_the_reader(tmp_path, change, message):
+    plat = tmp_path / "odd.xml"
+    plat.write_text(SIMPLE)
+    assert read_platform(plat).total_cores == 2
+    plat.write_text(SIMPLE.replace(*change))
+    with pytest.raises(PlatformError, match="odd.xml: " + message.replace("(", r"\(").replace(")", r"\)")):
+        read_platform(plat)
+
+
+def test_simgrid_s_older_dtd_location_is_read(tmp_path):
+    plat = tmp_path / "old.xml"
+    plat.write_text(SIMPLE.replace('"https://simgrid.org/simgrid.dtd"',
+                                   "'http://simgrid.gforge.inria.fr/simgrid/simgrid.dtd'"))
+    assert read_platform(plat).total_cores == 2

@@ -74,6 +74,41 @@ def test_stop_group_ends_the_leader_and_its_grandchildren():
     assert proc.returncode is not None and not processes.group_alive(proc.pid)
 
 
+def test_stop_tagged_ends_what_left_the_group_and_only_that():
+    # a daemon that setsid'ed out of a scheduler's group outlived robin and the proxy (the probe)
+    tag, env = processes.tagged_environment()
+    other_tag, other_env = processes.tagged_environment()
+    assert tag != other_tag
+    marker = f"{600 + time.monotonic() % 1:.9f}"
+    leader = subprocess.Popen(["bash", "-c", f"setsid sleep {marker} < /dev/null > /dev/null 2>&1 & exit 0"],
+                              env=env, start_new_session=True)
+    other = subprocess.Popen(["sleep", marker], env=other_env)
+    leader.wait()
+    deadline = time.monotonic() + 10   # the daemon out of the group (a group stop before its setsid would end it)
+    while f"sleep {marker}" not in _commands() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    processes.stop_group(leader, 0.5)
+    ended = processes.stop_tagged(tag, 0.5)
+    assert ended == [f"sleep {marker}"]
+    assert other.poll() is None   # another tag's process is left alone
+    other.kill()
+    other.wait()
+    assert not any(marker in line for line in _commands())
+
+
+def _commands():
+    out = []
+    for pid in os.listdir("/proc"):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                stat = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[0]
+                if stat != "Z":
+                    out.append(f.read().replace(b"\0", b" ").decode(errors="replace").strip())
+        except (OSError, IndexError):
+            continue
+    return out
+
+
 def test_a_missing_pybatsim_is_one_line_saying_how_to_install_it(monkeypatch):
     real = importlib.util.find_spec
     monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "batsim" else real(name, *a))

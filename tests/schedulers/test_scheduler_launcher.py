@@ -35,6 +35,9 @@ def test_it_listens_on_loopback_unless_told_otherwise():
     (["-o", "{cache: lru}"], "batloc scheduler: error: -o is not JSON (Expecting property name enclosed in double "
                              "quotes at line 1 column 2): '{cache: lru}'; options are a JSON object such as "
                              "'{\"cache\": \"lru\"}'"),
+    # a list reached the scheduler and came back as "fcfs raised TypeError while loading" (the probe)
+    (["-o", "[1, 2]"], "batloc scheduler: error: -o is a JSON list, not an object: '[1, 2]'; options are a JSON "
+                       "object such as '{\"cache\": \"lru\"}'"),
     (["-O", "/nonexistent/o.json"], "batloc scheduler: error: cannot read the options file /nonexistent/o.json: "
                                     "No such file or directory"),
     (["-s", "tcp://nowhere"], "batloc scheduler: error: cannot listen on tcp://nowhere: expected tcp://HOST:PORT, "

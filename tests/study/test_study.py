@@ -131,6 +131,20 @@ def test_a_missing_trace_or_a_bad_study_is_one_line(tmp_path):
     assert "the trace has 1 whole weeks with their context, fewer than the 3 windows asked for" in proc.stderr
 
 
+def test_an_output_folder_that_is_a_file_or_cannot_be_written_is_one_line(tmp_path):
+    # a traceback ending in FileExistsError, and one in WorkloadError on a full disk (the probe)
+    trace = two_jobs_one_file(tmp_path)
+    (tmp_path / "st").write_text("a file")
+    proc = batloc("study", "paper", study_file(tmp_path, trace, windows=1), "--prepare-only", "-o", tmp_path / "st")
+    assert proc.returncode == 2 and proc.stderr.strip().splitlines() == [
+        f"batloc study: output-dir {tmp_path / 'st'}: {tmp_path / 'st'} is a file, not a folder"], proc.stderr
+    (tmp_path / "ro").mkdir()
+    (tmp_path / "ro" / "inputs").write_text("in the way of the study's inputs folder")
+    proc = batloc("study", "paper", study_file(tmp_path, trace, windows=1), "--prepare-only", "-o", tmp_path / "ro")
+    lines = proc.stderr.strip().splitlines()
+    assert proc.returncode == 2 and len(lines) == 1 and lines[0].startswith("batloc study: "), proc.stderr
+
+
 @pytest.mark.skipif(not KTH.exists(), reason=f"{KTH} not available")
 def test_the_committed_study_on_kth_draws_two_of_the_full_studys_twelve_weeks(tmp_path):
     small = batloc("study", "paper", "--prepare-only", "-o", tmp_path / "small")

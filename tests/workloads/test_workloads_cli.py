@@ -100,6 +100,12 @@ def test_from_gonthier_history_node_starts_at_the_authors_t0(tmp_path):
     (["stats", str(DATA / "small.swf")], "small.swf:1: not valid JSON"),
     (["from-gonthier", str(DATA / "gonthier-keyed.txt"), "-o", "x.json", "--history-node"],
      "needs every job's workload, start_time_from_history"),
+    # the probe: numpy's "expected non-negative integer"; unbounded generation (inf, 1e9) ran out of memory
+    (["synth", "-o", "x.json", "--duration", "1h", "--seed", "-1"], "seed must be a whole number >= 0, not -1"),
+    (["synth", "-o", "x.json", "--duration", "1h", "--load", "inf"], "load must be finite and > 0"),
+    (["synth", "-o", "x.json", "--duration", "1h", "--burstiness", "inf"], "burstiness must be finite"),  # 1/0
+    (["synth", "-o", "x.json", "--duration", "1h", "--users", "1000000000"], "users must be in 1..1000000"),
+    (["synth", "-o", "x.json", "--duration", "7d", "--load", "1e6"], "these options make more than 10000000 jobs"),
 ])
 def test_errors_are_one_clear_line(argv, message, tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)
@@ -129,3 +135,31 @@ def test_a_window_keeps_nb_res_and_refuses_a_workload_without_it(tmp_path, capsy
     assert capsys.readouterr().err.strip().splitlines()[-1] == (
         f"batloc workload: error: {source}: nb_res (the machine size, which Batsim requires) is missing; "
         "add it to the workload")
+
+
+@pytest.mark.parametrize("command", [
+    ["from-swf", "t.swf", "-o", "t.swf"], ["window", "t.json", "-o", "./t.json", "--start", "0"]])
+def test_an_output_that_is_the_input_is_refused_and_the_input_kept(tmp_path, capsys, monkeypatch, command):
+    # from-swf -o its own trace wrote the workload over the trace (the probe)
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "t.swf").write_text((DATA / "small.swf").read_text())
+    (tmp_path / "t.json").write_text('{"nb_res": 1, "jobs": [], "profiles": {}}')
+    before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+    assert main(command) == 2
+    assert f"is {command[1]}, an input of this command: not overwritten" in capsys.readouterr().err
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before
+
+
+@pytest.mark.parametrize("job, profiles, message", [
+    # Batsim's own test_various_profile_types.json: "missing or bad field invalid literal for int() ... 'delay'"
+    ({"id": "delay", "subtime": 0, "res": 1, "profile": "d"}, {"d": {"type": "delay", "delay": 1}},
+     "job #0: id 'delay' is not an integer: batloc's workload tools read integer ids only"),
+    ({"id": 1, "subtime": 0, "res": 1, "profile": "p"}, {"p": {"type": "parallel_homogeneous"}},
+     "job 1: profile 'p' is a 'parallel_homogeneous', not a delay"),
+    ({"id": 1, "subtime": 0, "res": 1, "profile": "nope"}, {}, "job #0: profile 'nope' is not defined"),
+    ({"id": 1, "res": 1, "profile": "d"}, {"d": {"type": "delay", "delay": 1}}, "job #0: no field 'subtime'"),
+])
+def test_a_workload_the_tools_cannot_read_says_what_and_why(tmp_path, capsys, job, profiles, message):
+    (tmp_path / "w.json").write_text(json.dumps({"nb_res": 2, "jobs": [job], "profiles": profiles}))
+    assert main(["stats", str(tmp_path / "w.json")]) == 2
+    assert f"w.json: {message}" in capsys.readouterr().err

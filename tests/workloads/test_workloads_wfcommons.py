@@ -80,3 +80,13 @@ def test_an_instance_with_a_task_missing_its_run_is_one_line(tmp_path, capsys):
     rc = cli.main(["from-wfcommons", str(tmp_path / "bad.json"), "-o", str(tmp_path / "o.json")])
     err = capsys.readouterr().err
     assert rc != 0 and "task ID_merge has no execution entry" in err and "Traceback" not in err
+
+
+def test_a_cycle_in_an_instance_names_the_file_and_the_task(tmp_path, capsys):
+    # it named "job 1", a number of the converted workload, and no file (the probe)
+    bad = instance_15()
+    bad["workflow"]["specification"]["tasks"][0]["parents"] = ["ID_merge"]
+    (tmp_path / "cyc.json").write_text(json.dumps(bad))
+    rc = cli.main(["from-wfcommons", str(tmp_path / "cyc.json"), "-o", str(tmp_path / "o.json")])
+    err = capsys.readouterr().err
+    assert rc == 2 and "cyc.json: task ID_split depends on itself through its parents (a cycle)" in err, err
