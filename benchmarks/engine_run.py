@@ -23,14 +23,14 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CPUS = CpuLeases()
 
 
-def run_pair(variant, platform, workload, prefix, options, in_process=False, stats=True, path=None, engine_args=()):
+def run_pair(variant, platform, workload, prefix, options, in_process=False, engine_args=(), stats=True, path=None):
     """Returns a dict: ok, wall, engine_cpu, sched_cpu, sched_rss_mb, stats (the scheduler's, or {}), note.
     `stats` False: the scheduler takes no option `stats` (the plain family); `path`: the scheduler's
     file, in process (default: schedulers/<variant>.py); `engine_args`: more flags of the engine (e.g. --instant)."""
     stats_path = prefix + "_stats.json"
     opts = {**options, "export_prefix": prefix, **({"stats": stats_path} if stats else {})}
     if in_process or path is not None:
-        return run_one(variant, platform, workload, prefix, opts, path, engine_args)
+        return run_one(variant, platform, workload, prefix, opts, engine_args, path)
     port = free_port()
     cpu = CPUS.take()
     pin = pin_to(cpu)
@@ -64,7 +64,7 @@ def run_pair(variant, platform, workload, prefix, options, in_process=False, sta
                 sched_rss_mb=usage.ru_maxrss / 1024.0, stats=stats, note=note)
 
 
-def run_one(variant, platform, workload, prefix, opts, path=None, engine_args=()):
+def run_one(variant, platform, workload, prefix, opts, engine_args=(), path=None):
     """`run_pair` with the scheduler inside the engine's process."""
     cpu = CPUS.take()
     started = time.monotonic()
