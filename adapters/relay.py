@@ -18,6 +18,14 @@ plain dicts. Per engine message:
 The wrapped scheduler is shown the compute resources only, numbered 0…n−1
 (``compute_ids``): every resource id it receives or sends is translated, so
 it cannot place a job on a storage. A job it executes twice is refused.
+
+Workflows (contract §2b): the proxy registers a workflow's dependent jobs
+itself, as batloc's schedulers do (``locality.workflow``), unless the wrapped
+scheduler registers jobs (``--scheduler-registers``): when a job's last parent
+completes, REGISTER_PROFILE and REGISTER_JOB go to the engine first in the
+answer, and the wrapped scheduler sees the job's JOB_SUBMITTED right after its
+parent's JOB_COMPLETED, in the same message; a job one of whose parents did not
+complete is registered and rejected in the engine, unseen by the scheduler.
 """
 
 import sys
@@ -25,6 +33,7 @@ import sys
 from batloc.locality.decision_log import DecisionLog
 from batloc.locality.platform_view import PlatformError, PlatformView
 from batloc.locality.staging import is_staging_job
+from batloc.locality.workflow import DependencyBook, WorkflowError, dependent_profile_name, read_dependents
 
 from .compute_ids import ComputeIds
 from .errors import ProxyError
@@ -68,6 +77,10 @@ class Relay:
         self._released = []
         self._due = []
         self._rejected = []            # job ids to reject in the engine: their file fits no node's memory
+        self.dependencies = None       # DependencyBook of the workloads' dependent jobs (contract §2b)
+        self.dependent_profiles = {}   # dependent job id -> its profile
+        self.registered = set()        # dependent jobs registered by the proxy
+        self._registrations = []       # REGISTER_*/REJECT_JOB of dependents, sent first in the next answer
 
     # ---- engine -> scheduler --------------------------------------------------
     def from_engine(self, msg):
@@ -86,7 +99,7 @@ class Relay:
                     touched = True
                     continue
                 inner = self.inner_allocs.get(job_id)
-                self._end(job_id)
+                due = self._end(job_id, data.get("job_state") == "COMPLETED_SUCCESSFULLY")
                 if self.one_node and inner is not None and "alloc" in data:
                     e = dict(e, data=dict(data, alloc=inner))   # the ids its scheduler gave it
                     touched = True
@@ -96,15 +109,20 @@ class Relay:
                 if job_id in self.windows.killed:
                     e = self.windows.completed(e)
                     touched = True
+                if due:                          # dependents submitted at their last parent's end
+                    forward += [e] + due
+                    touched = True
+                    continue
             elif etype == "JOB_SUBMITTED":
                 job_id = data.get("job_id")
-                if is_staging_job(job_id):       # acknowledged registration of our own staging
+                if is_staging_job(job_id) or job_id in self.registered:   # acknowledged registration of ours
                     touched = True
                     continue
                 job = data.get("job") or {}
                 reason = self.state.submitted(job_id, job)
                 if reason is not None:           # the wrapped scheduler never sees it
                     self._reject(job_id, reason)
+                    self._end(job_id)            # its dependents cannot run
                     touched = True
                     continue
                 self.open_jobs.add(job_id)
@@ -172,6 +190,8 @@ class Relay:
             raise ProxyError(f"cannot write the decision log {self.decisions_path}: {exc.strerror or exc}") from None
         nb_resources = len(data.get("compute_resources") or []) + len(data.get("storage_resources") or [])
         self.state = StagingState(platform, self.model, log, nb_resources)
+        if not self.scheduler_registers:
+            self._read_workflows(data.get("workloads") or {})
         self.ids = ComputeIds(data.get("compute_resources") or [])
         if self.one_node:
             self.one_node = OneNode([platform.node_of_core.get(i, -1) for i in self.ids.outer])
@@ -181,7 +201,9 @@ class Relay:
             config["dynamic-jobs-acknowledged"] = False
         return dict(e, data=self.ids.begins(dict(data, config=config)))
 
-    def _end(self, job_id):
+    def _end(self, job_id, succeeded=False):
+        """A job ended in the engine, or was rejected: returns the JOB_SUBMITTED events of the dependent
+        jobs now due (their registration queued for the engine)."""
         if job_id in self.open_jobs:
             self.closed.add(job_id)
         self.open_jobs.discard(job_id)
@@ -189,7 +211,64 @@ class Relay:
         self.inner_allocs.pop(job_id, None)
         if self.one_node:
             self.one_node.ended(job_id)
-        self.state.ended(job_id, self.now)
+        self.state.ended(job_id, self.now, succeeded)
+        return self._dependents_due(job_id, succeeded)
+
+    # ---- workflows ------------------------------------------------------------
+    def _read_workflows(self, workloads):
+        self.dependencies = DependencyBook()
+        for name, source in sorted(workloads.items()):
+            try:
+                jobs, profiles = read_dependents(source, f"workload {name}")
+            except WorkflowError as exc:
+                raise ProxyError(str(exc)) from None
+            for j in jobs:
+                self.dependent_profiles[f"{name}!{j['id']}"] = profiles[j["profile"]]
+            self.dependencies.add_workload(name, jobs)
+
+    def _dependents_due(self, job_id, succeeded):
+        """Register the dependents `job_id`'s end makes due; the ready ones' JOB_SUBMITTED for the scheduler."""
+        if not self.dependencies or not isinstance(job_id, str):
+            return []
+        ready, doomed = self.dependencies.ended(job_id, succeeded)
+        shown = []
+        for d in ready:
+            job = self._register(d)
+            reason = self.state.submitted(d.id, job)
+            if reason is not None:             # the wrapped scheduler never sees it
+                print(f"batloc-stage-proxy: {reason}", file=sys.stderr, flush=True)
+                self._registrations.append({"type": "REJECT_JOB", "data": {"job_id": d.id}})
+                shown += self._end(d.id)
+                continue
+            self.open_jobs.add(d.id)
+            self.profiles[d.id] = job["profile"]
+            self.windows.submitted(d.id, job.get("walltime"))
+            shown.append({"timestamp": self.now, "type": "JOB_SUBMITTED", "data": {
+                "job_id": d.id, "job": job, "profile": self.dependent_profiles.pop(d.id)}})
+        for d in doomed:
+            self._register(d)
+            self._registrations.append({"type": "REJECT_JOB", "data": {"job_id": d.id}})
+        return shown
+
+    def _register(self, d):
+        """Queue REGISTER_PROFILE and REGISTER_JOB of dependent `d` for the engine; its job object."""
+        pname = dependent_profile_name(d.description["profile"], d.id)
+        job = {**d.description, "id": d.id, "subtime": self.now, "profile": pname}
+        walltime = job.get("walltime", -1)
+        self._registrations += [
+            {"type": "REGISTER_PROFILE", "data": {"workload_name": d.workload, "profile_name": pname,
+                                                  "profile": self.dependent_profiles[d.id]}},
+            {"type": "REGISTER_JOB", "data": {"job_id": d.id, "job": {
+                "id": d.id, "res": job["res"], "walltime": walltime if walltime is not None else -1,
+                "profile": pname, "subtime": self.now}}}]
+        self.registered.add(d.id)
+        return job
+
+    def _flush_registrations(self, now):
+        out, self._registrations = self._registrations, []
+        for ev in out:
+            ev["timestamp"] = now
+        return out
 
     # ---- scheduler -> engine ----------------------------------------------------
     def to_engine(self, reply):
@@ -197,6 +276,7 @@ class Relay:
         now = self.now
         out = [{"timestamp": now, "type": "REJECT_JOB", "data": {"job_id": j}} for j in self._rejected]
         self._rejected = []
+        out += self._flush_registrations(now)     # before the scheduler may execute a dependent job
         for ev in self._released:          # their stagings completed: they go as decided
             ev["timestamp"] = now
             out.append(ev)
@@ -252,6 +332,7 @@ class Relay:
             else:
                 out.append(e)
         out += self._admit(now)            # room freed by the scheduler's own rejections and kills
+        out += self._flush_registrations(now)     # dependents of the jobs it rejected or killed
         out += self._maybe_finish_registration(now)
         return {"now": now, "events": out}
 
@@ -373,7 +454,7 @@ class Relay:
             return []
         if self.scheduler_registers and not self.sched_finished:
             return []
-        if self.open_jobs or self.state.busy() or self.calls.pending():
+        if self.open_jobs or self.state.busy() or self.calls.pending() or self.dependencies:
             return []
         self.registration_finished = True
         return [{"timestamp": now, "type": "NOTIFY", "data": {"type": "registration_finished"}}]

@@ -13,6 +13,13 @@ loads — the same reservation semantics as batloc's own schedulers. A file
 that does not fit yet in a node's memory next to the files in use waits
 until it does, first come first served per node (``admit``): node memories
 never hold more than their capacity, whatever the wrapped scheduler decides.
+
+Workflows (contract §2b): a job may read several files (its ``input_file``
+and ``inputs``): on each node its misses are loaded by one staging of their
+summed size, it waits for those and for the loads in flight of its other
+files, and it needs room for its missing files together. A job that
+completes leaves its ``outputs`` in the memory of every node it ran on
+(written back at once: the proxy has no staged write-back).
 """
 
 import math
@@ -24,6 +31,7 @@ from batloc.locality.cache import NodeCache
 from batloc.locality.platform_view import NO_MEMORY
 from batloc.locality.staging import (STAGE_WORKLOAD, StagingBook, staging_job_id,
                                             staging_profile, storage_mapping)
+from batloc.locality.workflow import WorkflowError, job_files, job_outputs
 
 from .errors import ProxyError
 
@@ -31,6 +39,11 @@ POLICY = "proxy"
 # Decision-log rows of a job spread over several nodes: the analysis keeps a
 # job's last row, so the row that explains its delay best (a load) goes last.
 _ROW_ORDER = {"none": 0, "hit": 1, "wait": 2, "miss": 3}
+
+
+def _row_order(case):
+    """A row's rank among its job's rows (``_ROW_ORDER``); a row of several files ranks by its costliest."""
+    return max(_ROW_ORDER[c] for c in case.split(";"))
 
 
 def _ids_text(ids):
@@ -58,8 +71,21 @@ class Waiting:
 
 @dataclass
 class JobInfo:
-    file: object      # str or None
-    size: float
+    files: tuple = ()      # (file, size) it reads, in order; () for a job without file
+    outputs: tuple = ()    # (file, size) it writes
+
+    @property
+    def file(self):
+        """The decision log's input_file: the file, or the files ';'-joined (contract §2b); None without."""
+        return ";".join(f for f, _ in self.files) if self.files else None
+
+    @property
+    def size(self):
+        return sum(s for _, s in self.files)
+
+    def missing(self, cache, now):
+        """(file, size) of its files absent from `cache` (a NodeCache) at `now`."""
+        return [(f, s) for f, s in self.files if cache.status(f, now) == "absent"]
 
 
 class StagingState:
@@ -77,25 +103,32 @@ class StagingState:
 
     # ---- what the scheduler side sees --------------------------------------
     def submitted(self, job_id, job):
-        """Record a job's file; returns a reason to reject it if no node's memory can hold that file."""
+        """Record a job's files; returns a reason to reject it if no node's memory can hold them."""
         file, size = job.get("input_file"), job.get("input_size")
-        if file is None or size is None:
-            self.info[job_id] = JobInfo(None, 0.0)
-            return None
-        if self.platform.memoryless:   # a plain Batsim platform: jobs without files only
-            raise ProxyError(f"job {job_id} has an input file ({file}), but {NO_MEMORY}")
-        if isinstance(size, bool) or not isinstance(size, (int, float)) or not math.isfinite(size) or size < 0:
-            raise ProxyError(f"job {job_id}: input_size must be a finite number of bytes >= 0, got {size!r}")
-        misfit = self.platform.misfit(job_id, file, size)
+        if "inputs" in job or "outputs" in job:       # a workflow's task (contract §2b)
+            try:
+                files, outputs = tuple(job_files(job, f"job {job_id}")), tuple(job_outputs(job, f"job {job_id}"))
+            except WorkflowError as exc:
+                raise ProxyError(str(exc)) from None
+        elif file is None or size is None:
+            files, outputs = (), ()
+        else:
+            if isinstance(size, bool) or not isinstance(size, (int, float)) or not math.isfinite(size) or size < 0:
+                raise ProxyError(f"job {job_id}: input_size must be a finite number of bytes >= 0, got {size!r}")
+            files, outputs = ((str(file), float(size)),), ()
+        info = JobInfo(files, outputs)
+        if files and self.platform.memoryless:   # a plain Batsim platform: jobs without files only
+            raise ProxyError(f"job {job_id} has an input file ({info.file}), but {NO_MEMORY}")
+        misfit = self.platform.misfit(job_id, "+".join(f for f, _ in files), info.size) if files else None
         if misfit is None:
-            self.info[job_id] = JobInfo(str(file), float(size))
+            self.info[job_id] = info
         return misfit
 
     def oversized(self, event):
         """A reason to reject the job of this EXECUTE_JOB if one of its nodes cannot hold its file, else None."""
         data = event.get("data") or {}
         info = self.info.get(data.get("job_id")) if isinstance(data.get("job_id"), str) else None
-        if info is None or info.file is None:
+        if info is None or not info.files:
             return None
         for k in self._nodes_of(data.get("alloc")) or ():
             node = self.platform.nodes[k]
@@ -142,8 +175,10 @@ class StagingState:
         out, blocked, still = [], set(), []
         for w in self.waiting:
             info = self.info[w.job_id]
-            short = [k for k in w.nodes if self._needs_room(k, info, now)]
-            lacking = [k for k in short if k in blocked or not self.caches[k].room_for(info.size, now)]
+            missing = {k: info.missing(self.caches[k], now) for k in w.nodes}
+            short = [k for k in w.nodes if missing[k]]
+            lacking = [k for k in short if k in blocked
+                       or not self.caches[k].room_for(sum(s for _, s in missing[k]), now)]
             if lacking:
                 # first come, first served on each node: a later job must not take the room this one waits for
                 blocked.update(short)
@@ -153,9 +188,6 @@ class StagingState:
             out += self._claim(w, now)
         self.waiting = still
         return out
-
-    def _needs_room(self, k, info, now):
-        return info.file is not None and self.caches[k].status(info.file, now) == "absent"
 
     def _claim(self, w, now):
         info = self.info[w.job_id]
@@ -167,21 +199,31 @@ class StagingState:
         planned = now
         for k in w.nodes:
             node = self.platform.nodes[k]
-            est = now + (info.size / node.bandwidth if info.file is not None else 0.0)
-            case, _evicted = self.caches[k].start_job(info.file, info.size, now, load_end=est)
-            staging = None
-            if case == "miss":
-                staging = staging_job_id(job_id, node.name)
-                self.stagings.begin(staging, k, info.file, info.size, now, est, job_id)
-                out += self._stage_events(staging, node, info.size)
+            missed = info.missing(self.caches[k], now)
+            total = sum(s for _, s in missed)
+            est = now + total / node.bandwidth
+            cases, _evicted = self.caches[k].start_files(info.files, now, load_end=est)
+            stagings = [None] * len(cases)
+            if missed:
+                sid = staging_job_id(job_id, node.name)
+                self.stagings.begin(sid, k, missed[0][0], total, now, est, job_id, tuple(f for f, _ in missed))
+                out += self._stage_events(sid, node, total)
                 self.nb_stagings += 1
-            elif case == "wait":
-                st = self.stagings.join(k, info.file, job_id)
-                staging, est = st.id, st.est_end
-            if staging is not None:
-                pending.add(staging)
+                pending.add(sid)
                 planned = max(planned, est)
+            for i, ((f, _), case) in enumerate(zip(info.files, cases)):
+                if case == "miss":
+                    stagings[i] = sid
+                elif case == "wait":
+                    st = self.stagings.find(k, f)
+                    if job_id not in st.waiters:
+                        st.waiters.append(job_id)
+                    stagings[i] = st.id
+                    pending.add(st.id)
+                    planned = max(planned, st.est_end)
             cores = sum(1 for r in alloc if node_of.get(r) == k)
+            case = ";".join(cases) if cases else "none"
+            staging = ";".join(s or "" for s in stagings) if len(stagings) > 1 else stagings[0] if stagings else None
             rows.append((case, node.name, cores, staging))
         self.running_nodes[job_id] = w.nodes
         if self.log is not None:
@@ -205,7 +247,7 @@ class StagingState:
                                info.file, info.size, "full", None, None)
         if not rows:
             rows.append(("none", "", 0, None))
-        for case, name, n_cores, staging in sorted(rows, key=lambda r: _ROW_ORDER[r[0]]):
+        for case, name, n_cores, staging in sorted(rows, key=lambda r: _row_order(r[0])):
             self.log.write(now, w.job_id, POLICY, name, alloc, n_cores, planned, info.file, info.size, case,
                            staging, None)
 
@@ -228,7 +270,8 @@ class StagingState:
         if staging_id not in self.stagings.by_id:
             return []
         st = self.stagings.complete(staging_id)
-        self.caches[st.node].load_done(st.file, now)
+        for f in st.files:
+            self.caches[st.node].load_done(f, now)
         ready = []
         for job_id in st.waiters:
             held = self.held.get(job_id)
@@ -240,14 +283,18 @@ class StagingState:
                 ready.append(held.event)
         return ready
 
-    def ended(self, job_id, now):
-        """A job completed, was killed or rejected: it no longer uses its file."""
+    def ended(self, job_id, now, succeeded=False):
+        """A job completed, was killed or rejected: it no longer uses its files; if it completed,
+        its outputs are in the memory of the nodes it ran on."""
         info = self.info.pop(job_id, None)
         nodes = self.running_nodes.pop(job_id, ())
         if info is None:
             return
         for k in nodes:
-            self.caches[k].end_job(info.file, now)
+            self.caches[k].end_files([f for f, _ in info.files], now)
+            if succeeded:
+                for f, size in info.outputs:
+                    self.caches[k].add_output(f, size, now)
         self.waiting = [w for w in self.waiting if w.job_id != job_id]
         held = self.held.pop(job_id, None)
         if held is not None:

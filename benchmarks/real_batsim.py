@@ -93,12 +93,15 @@ def real_batsim(prefix):
 
 
 def run(engine, env, platform, workload, prefix, scheduler, dynamic):
-    """One run: `scheduler` (argv without -s) bound on a free port, then `engine` (argv without
-    -p/-w/-e/-s). Returns (ok, note, wall seconds, engine peak RSS in MB, jobs.csv rows)."""
+    """One run: `scheduler` (argv without -s, or a function of the endpoint giving the whole argv)
+    bound on a free port, then `engine` (argv without -p/-w/-e/-s). Returns (ok, note, wall seconds,
+    engine peak RSS in MB, jobs.csv rows)."""
     port = free_port()
     started = time.monotonic()
+    endpoint = f"tcp://127.0.0.1:{port}"
+    argv = scheduler(endpoint) if callable(scheduler) else scheduler + ["-s", endpoint]
     with open(prefix + "_sched.log", "w") as slog, open(prefix + "_engine.log", "w") as elog:
-        sched = subprocess.Popen(scheduler + ["-s", f"tcp://127.0.0.1:{port}"], stdout=slog,
+        sched = subprocess.Popen(argv, stdout=slog,
                                  stderr=subprocess.STDOUT, start_new_session=True, preexec_fn=_niced)
         argv = engine + ["-p", platform, "-w", workload, "-e", prefix, "-s", f"tcp://localhost:{port}"]
         eng = subprocess.Popen(argv + (["--enable-dynamic-jobs"] if dynamic else []), stdout=elog,

@@ -1,7 +1,11 @@
 """Concurrent WfCommons workflows on Rackham under a synthetic background load: FCFS against LEA (± BF).
 
 Builds the input, then runs each variant on the embedded engine (scheduler in
-process) and `batloc validate`s it; prints per variant: workflow makespan
+process) and `batloc validate`s it. A variant is any batloc policy of
+`schedulers/` (the planning family: fcfs, lea_bf, ...; file-sharing: met, mct,
+sa, jdp_dll, online_hps; plain: cons_tabu), or `proxy:NAME`: NAME (a pybatsim
+stock scheduler such as easyBackfill or schedFcfs, or a batloc policy run with
+ignore_files) behind the staging proxy. Prints per variant: workflow makespan
 (mean and max over the workflows), critical-path stretch (mean), output
 reuse (share of output reads served from memory, over every workflow), data
 moved by the workflows (from Lustre, from other nodes' memories, written
@@ -26,14 +30,18 @@ import subprocess
 import sys
 import tempfile
 
-from engine_run import run_pair
+from engine_run import run_pair, run_proxied
 
 from batloc.analysis.load import read_decisions, read_jobs
+from batloc.analysis.memory_model import memory_model
+from batloc.analysis.validate import verdict
 from batloc.analysis.workflows import WorkflowJobs, gantt, per_workflow
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PLATFORM = os.path.join(ROOT, "platforms", "rackham.xml")
 RECIPES = ("1000genome", "montage", "epigenomics")
+PLANNING = {"fcfs", "eft", "lea", "leo", "lem"}
+PLAIN = {"cons_tabu", "io_list", "io_pack", "io_pack_char", "io_pack_max", "io_pack_random"}   # no option stats
 
 
 def generate_instances(folder, tasks, seed):
@@ -75,38 +83,81 @@ def build(folder, args):
     return wl
 
 
-def measure(variant, wl, out, options):
-    prefix = os.path.join(out, variant)
-    r = run_pair(variant, PLATFORM, wl, prefix, options, in_process=True)
+def on_real_batsim(variant, wl, prefix, options):
+    """`variant` on real Batsim 4.2.1 ($BATLOC_REF_BATSIM, a build prefix), over ZeroMQ: run_pair's dict."""
+    from batloc.processes import pybatsim_command
+    from real_batsim import real_batsim, run
+
+    engine, env = real_batsim(os.environ["BATLOC_REF_BATSIM"])
+    name = variant.split(":", 1)[-1]
+    path = os.path.join(ROOT, "schedulers", name + ".py")
+    sched = pybatsim_command() + [path if os.path.exists(path) else name, "-v", "warning", "--timeout=3600000"]
+    if variant.startswith("proxy:"):
+        if name.split("_")[0] in PLANNING:
+            sched += ["-o", json.dumps({"ignore_files": True})]
+
+        def argv(endpoint):
+            return [sys.executable, "-m", "batloc.adapters.cli", "-q", "--bind", endpoint, "--export-prefix", prefix,
+                    "--cache", options.get("cache", "paper"), "--", *sched]
+    else:
+        opts = {**options, "export_prefix": prefix}
+
+        def argv(endpoint):
+            return sched + ["-o", json.dumps(opts), "-s", endpoint]
+    t0 = os.times()
+    ok, note, wall, _, _ = run(engine, env, PLATFORM, wl, prefix, argv, True)
+    t1 = os.times()
+    cpu = (t1.children_user - t0.children_user) + (t1.children_system - t0.children_system)
+    return dict(ok=ok, note=note, engine_cpu=cpu, sched_cpu=0.0)
+
+
+def measure(variant, wl, out, options, real=False):
+    prefix = os.path.join(out, ("batsim-" if real else "") + variant.replace(":", "-"))
+    if real:
+        r = on_real_batsim(variant, wl, prefix, options)
+        cache = options.get("cache", "paper") if variant.startswith("proxy:") else \
+            memory_model({"policy": variant, "options": options})
+    elif variant.startswith("proxy:"):
+        inner = variant.split(":", 1)[1]
+        # a planning policy behind the proxy knows no files (the proxy loads them)
+        inner_options = {"ignore_files": True} if inner.split("_")[0] in PLANNING else None
+        cache = options.get("cache", "paper")
+        r = run_proxied(inner, PLATFORM, wl, prefix, ["--cache", cache], inner_options)
+    else:
+        r = run_pair(variant, PLATFORM, wl, prefix, options, in_process=True, stats=variant not in PLAIN)
+        cache = memory_model({"policy": variant, "options": options})
     if not r["ok"]:
         return dict(variant=variant, ok=False, note=r["note"])
-    check = subprocess.run([sys.executable, "-m", "batloc.cli.main", "validate", prefix, "--workload", wl,
-                            "--platform", PLATFORM, "--cache", options.get("cache", "paper")],
-                           capture_output=True, text=True)
+    valid, lines = verdict(prefix, wl, PLATFORM, cache)
     jobs, decisions = read_jobs(prefix + "_jobs.csv"), read_decisions(prefix + "_decisions.csv")
     wf = WorkflowJobs.read(wl)
     table = per_workflow(jobs, decisions, wf)
     wf_ids = set(wf.jobs)
     own = jobs[(jobs["workload_name"] == "w0") & ~jobs["job_id"].isin(wf_ids)]
-    return dict(variant=variant, ok=check.returncode == 0, table=table, prefix=prefix, wf=wf,
+    return dict(variant=variant, ok=valid["valid"], table=table, prefix=prefix, wf=wf,
                 bg_wait=float((own["starting_time"] - own["submission_time"]).mean()),
-                cpu=r["engine_cpu"] + r["sched_cpu"], note=check.stdout.strip().splitlines()[-1])
+                cpu=r["engine_cpu"] + (r["sched_cpu"] or 0.0), note="; ".join(lines[:3]),
+                violations=valid["violations"], replayed=cache)
 
 
 def row(m):
     if not m["ok"] and "table" not in m:
         return f"{m['variant']:<9} failed: {m['note']}"
+    if m["table"].empty:
+        return f"{m['variant']:<9} no workflow ran: {m['note']}"
     t = m["table"]
     reads, hits = t["output_reads"].sum(), t["output_hits"].sum()
     gb = 1e9
-    return (f"{m['variant']:<9} {t['makespan'].mean() / 3600:>9.2f} {t['makespan'].max() / 3600:>8.2f} "
+    return (f"{m['variant']:<18} {t['makespan'].mean() / 3600:>9.2f} {t['makespan'].max() / 3600:>8.2f} "
             f"{t['cp_stretch'].mean():>8.2f} {hits / reads if reads else float('nan'):>7.1%} "
             f"{t['bytes_from_lustre'].sum() / gb:>9.1f} {t['bytes_from_nodes'].sum() / gb:>8.1f} "
             f"{t['bytes_written_back'].sum() / gb:>8.1f} {m['bg_wait'] / 3600:>8.2f} {m['cpu']:>7.0f} "
-            f"{'yes' if m['ok'] else 'NO':>5}  {int(t['completed'].sum())}/{int(t['tasks'].sum())} tasks")
+            f"{'yes' if m['ok'] else 'NO':>5}  {int(t['completed'].sum())}/{int(t['tasks'].sum())} tasks"
+            + ("" if m["ok"] else f"  {m['violations']}")
+            + ("" if m["replayed"] else "  (memory not replayed: value model)"))
 
 
-HEADER = (f"{'variant':<9} {'makespan':>9} {'max':>8} {'CP str.':>8} {'reuse':>7} {'Lustre':>9} {'nodes':>8} "
+HEADER = (f"{'variant':<18} {'makespan':>9} {'max':>8} {'CP str.':>8} {'reuse':>7} {'Lustre':>9} {'nodes':>8} "
           f"{'back':>8} {'bg wait':>8} {'CPU s':>7} {'valid':>5}")
 LEGEND = ("makespan: mean over the workflows, and max (h); CP str.: mean makespan / critical path; reuse: output\n"
           "reads served from memory; Lustre, nodes, back: GB the workflows loaded from Lustre, from other nodes'\n"
@@ -130,6 +181,9 @@ def main():
                                        "from `batloc platform generate --node-routes`)")
     ap.add_argument("--keep", help="folder to keep the inputs and runs in (default: a temporary one)")
     ap.add_argument("--gantt", help="draw the first workflow of each variant into this folder")
+    ap.add_argument("--real-batsim", action="store_true",
+                    help="run on real Batsim 4.2.1 (the build prefix in $BATLOC_REF_BATSIM) over ZeroMQ, not the "
+                         "embedded engine")
     args = ap.parse_args()
     folder = args.keep or tempfile.mkdtemp(prefix="batloc-workflows-")
     os.makedirs(folder, exist_ok=True)
@@ -142,7 +196,7 @@ def main():
     print(HEADER)
     options = json.loads(args.options)
     for v in args.variants:
-        m = measure(v, wl, folder, options)
+        m = measure(v, wl, folder, options, args.real_batsim)
         print(row(m), flush=True)
         if args.gantt and "table" in m:
             os.makedirs(args.gantt, exist_ok=True)

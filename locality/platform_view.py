@@ -49,9 +49,12 @@ class NodeInfo:
 
 
 class PlatformView:
-    def __init__(self, nodes, lustre_id):
+    def __init__(self, nodes, lustre_id, backbone=math.inf):
         self.nodes = list(nodes)
         self.lustre_id = lustre_id
+        # bytes/s that every load from Lustre shares (`lustre`'s property `bandwidth`: the backbone's,
+        # contract §6); +inf without one: each load then takes its node link alone
+        self.backbone = backbone
         self.memoryless = lustre_id is None      # no node memory, no file system: jobs without files only
         self.by_name = {n.name: n for n in self.nodes}
         self.node_of_core = {cid: n.index for n in self.nodes for cid in n.core_ids}
@@ -83,11 +86,14 @@ class PlatformView:
         if not cores_by_node:
             raise PlatformError("the platform has no compute host (every host is the master or a storage)")
 
-        mems, lustre_id = {}, None
+        mems, lustre_id, backbone = {}, None, math.inf
         for res in storage:
             name = res.get("name", "")
             if name == "lustre":
                 lustre_id = int(res["id"])
+                shared = (res.get("properties") or {}).get("bandwidth")
+                if shared is not None:
+                    backbone = _positive(res, "bandwidth", shared)
             elif name.endswith("_mem"):
                 props = res.get("properties") or {}
                 mems[str(props.get("node", name[:-4]))] = res
@@ -117,7 +123,7 @@ class PlatformView:
                     f"storage {mem.get('name')!r} lacks a numeric 'bandwidth' property and no "
                     f"'bandwidth' option was given; {CONTRACT_HINT}")
             nodes.append(NodeInfo(index, name, tuple(sorted(cores_by_node[name])), int(mem["id"]), memory, bw))
-        return cls(nodes, lustre_id)
+        return cls(nodes, lustre_id, backbone)
 
 
 def _positive(host, prop, text):

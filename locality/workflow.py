@@ -196,6 +196,13 @@ def topological(jobs):
 
 # ---- at run time: which dependent jobs are due ------------------------------------
 
+def dependent_profile_name(profile, job_id):
+    """The name a dependent job's profile is registered under: its own, never shared (Batsim 4.2.1
+    keeps no profile that no static job uses, and deletes a dynamic one after its first job
+    without profile reuse)."""
+    return f"{profile}@{job_id.split('!', 1)[1]}"
+
+
 @dataclass
 class Dependent:
     """A dependent job waiting for its parents: its full id, its description, the parents left."""

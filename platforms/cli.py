@@ -42,8 +42,8 @@ def _parser():
                      help="node-link policy: FATPIPE = the paper's model, SHARED = concurrent loads share")
     gen.add_argument("--name", default="cluster", help="top-level zone id (default cluster)")
     gen.add_argument("--io-routes", action="store_true",
-                     help="for jobs doing I/O phases: lustre carries the backbone bandwidth the I/O-aware "
-                          "schedulers share out (docs/contract.md §7; lustre reaches every core in any case)")
+                     help="kept for older command lines: lustre carries the backbone's bandwidth whenever there "
+                          "is a backbone (docs/contract.md §6, §7), and reaches every core in any case")
     gen.add_argument("--node-routes", action="store_true",
                      help="routes between nodes' memories, over both nodes' links (workflows' outputs read from "
                           "their producer's node, write_back: staged); nodes^2/2 routes")

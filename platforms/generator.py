@@ -193,11 +193,12 @@ def render(spec: PlatformSpec) -> str:
 
 
 def _lustre_properties(spec: PlatformSpec):
-    # Schedulers see host properties, not links: on a platform made for I/O
-    # phases lustre carries the backbone's bandwidth (as node memories carry
-    # their link's), and the access mode.
+    # Schedulers see host properties, not links: lustre carries the backbone's
+    # bandwidth (as node memories carry their link's), which every load and I/O
+    # phase shares (the planning family's load_model "shared", the I/O-aware
+    # policies), and the access mode.
     props = [("role", "storage")]
-    if spec.io_routes and spec.backbone_bandwidth:
+    if spec.backbone_bandwidth:
         props.append(("bandwidth", _num(spec.backbone_bandwidth)))
     if spec.pfs_access != "shared":
         props.append(("pfs_access", spec.pfs_access))

@@ -152,9 +152,13 @@ class HeldJobs:
         """A job ended (completed or killed): its Held, gone from the staging it waited for; None if unknown."""
         held = self.held.pop(job_id, None)
         if held is not None and not held.computing:
-            for sid in stagings_waited(held):
-                self.stagings.leave(sid, job_id)
+            self.leave_stagings(held)
         return held
+
+    def leave_stagings(self, held):
+        """`held` no longer waits for its loads (it ended, or its window ended, before they did)."""
+        for sid in stagings_waited(held):
+            self.stagings.leave(sid, held.job.id)
 
 
 class SchedulerBase(BatlocScheduler):
@@ -173,6 +177,11 @@ class SchedulerBase(BatlocScheduler):
     def unstarted(self):
         """Number of submitted jobs not started yet."""
         raise NotImplementedError
+
+    def dependents_waiting(self):
+        """Dependent jobs whose parents still run (``workflows.WorkflowSubmissions``): registration
+        must stay open for them."""
+        return 0
 
     def may_schedule(self):
         """Whether a pass may run now (a periodic scheduler waits for its next instant)."""
@@ -258,7 +267,7 @@ class SchedulerBase(BatlocScheduler):
             if self.first_pass_seconds is None:
                 self.first_pass_seconds = done - self.born
         if (not self.finished_registration and self.bs.no_more_static_jobs
-                and self.unstarted() == 0 and not self.due):
+                and self.unstarted() == 0 and not self.due and not self.dependents_waiting()):
             self.finished_registration = True
             self.bs.notify_registration_finished()
 
@@ -331,7 +340,7 @@ class SchedulerBase(BatlocScheduler):
         family may call it earlier in ``onNoMoreEvents``; a second call finds nothing due), so that a
         job whose completion came in the same message as its timer is not killed."""
         now = self.bs.time()
-        held_jobs, stagings = (self.state.held, self.state.stagings) if self.kill_times else (None, None)
+        held_jobs = self.state.held if self.kill_times else None
         while self.kill_times and self.kill_times[0] <= now + TICK:
             victims = []
             for jid in self.kill_at.pop(heapq.heappop(self.kill_times)):
@@ -341,8 +350,7 @@ class SchedulerBase(BatlocScheduler):
                 if not held.computing:
                     # Its load outlasted its window: it leaves the staging's waiters
                     # and ends now, executed and killed, so that it has a final state.
-                    for sid in stagings_waited(held):
-                        stagings.leave(sid, jid)
+                    self.state.leave_stagings(held)
                     held.computing = True
                     self.execute(held)
                 self.state.killed(jid, now)

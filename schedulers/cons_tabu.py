@@ -92,6 +92,12 @@ class Cons_tabu(PlainScheduler):
     # ---- planning -------------------------------------------------------------
     def schedule(self, now):
         plan = self.plan
+        # A job still running at its walltime's end (its kill on its way: behind the staging proxy, which
+        # kills at the window's end, its completion comes in a later message) keeps its cores: the plan
+        # must not start the next job there now.
+        for r in self.running.values():
+            if r.end <= now:
+                self.changed_nodes.add(self.node_index[r.core_ids[0]])
         for k in sorted(self.changed_nodes):
             plan.set_available(k, self._availability(k, now), now)
         self.changed_nodes.clear()

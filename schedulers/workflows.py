@@ -13,13 +13,8 @@ at once, and so are its descendants: every job of the workload ends in
 jobs.csv with a final state.
 """
 
-from batloc.locality.workflow import DependencyBook, WorkflowError, read_dependents
+from batloc.locality.workflow import DependencyBook, WorkflowError, dependent_profile_name, read_dependents
 from batloc.schedulers.boundary import PREFIX
-
-
-def dependent_profile_name(profile, job_id):
-    """The name a dependent job's profile is registered under: its own, never shared."""
-    return f"{profile}@{job_id.split('!', 1)[1]}"
 
 
 class WorkflowSubmissions:
@@ -29,10 +24,15 @@ class WorkflowSubmissions:
     dependencies = None
 
     def read_workflows(self):
-        """The dependent jobs of every workload; False (the run stopping, one line) when one is unreadable."""
+        """The dependent jobs of every workload; False (the run stopping, one line) when one is unreadable.
+
+        None without dynamic jobs: the scheduler cannot register them, and behind the staging proxy
+        (which shows it no dynamic jobs) the proxy does."""
         self.dependencies = DependencyBook()
         self.dependent_profiles = {}
         self.registered_dependents = set()
+        if not getattr(self.bs, "dynamic_job_registration_enabled", True):
+            return True
         for name, source in sorted((getattr(self.bs, "workloads", None) or {}).items()):
             try:
                 jobs, profiles = read_dependents(source, f"workload {name}")

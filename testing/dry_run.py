@@ -17,11 +17,13 @@ from procset import ProcSet
 from batloc.outputs import JOBS_HEADER, open_for_writing, row
 
 
-def make_resources(nodes, memory_bytes=128e9, bandwidth=1e8):
+def make_resources(nodes, memory_bytes=128e9, bandwidth=1e8, backbone=None):
     """SIMULATION_BEGINS-like resources for nodes given as {name: cores}.
 
     Ids follow the contract's host order (sorted names): cores first, then
-    storages (lustre, then the node memories)."""
+    storages (lustre, then the node memories). `backbone`: the bandwidth lustre
+    carries (a platform with a backbone, contract §6); the dry run itself still
+    gives every load its node link alone."""
     compute, storage = [], []
     rid = 0
     for name in sorted(nodes):
@@ -29,7 +31,8 @@ def make_resources(nodes, memory_bytes=128e9, bandwidth=1e8):
             compute.append({"id": rid, "name": f"{name}_c{c:02d}", "state": "idle",
                             "properties": {"node": name}})
             rid += 1
-    storage.append({"id": rid, "name": "lustre", "state": "idle", "properties": {}})
+    storage.append({"id": rid, "name": "lustre", "state": "idle",
+                    "properties": {"bandwidth": str(backbone)} if backbone else {}})
     rid += 1
     for name in sorted(nodes):
         mem = memory_bytes[name] if isinstance(memory_bytes, dict) else memory_bytes

@@ -22,9 +22,10 @@ from batloc.schedulers.admission import Admission
 from batloc.schedulers.base import SchedulerBase
 from batloc.schedulers.filesharing.options import FileSharingOptions
 from batloc.schedulers.filesharing.state import FileSharingState, Job
+from batloc.schedulers.workflows import WorkflowSubmissions
 
 
-class FileSharingScheduler(SchedulerBase):
+class FileSharingScheduler(WorkflowSubmissions, SchedulerBase):
     policy_name = "?"
     accepted_options = ()          # beyond options.COMMON
     default_options = {}
@@ -59,16 +60,29 @@ class FileSharingScheduler(SchedulerBase):
         self.state = FileSharingState(self.platform, self.opts)
         self.open_decision_log()
         self.setup()
+        if not self.read_workflows():
+            return
         self.ready = True
 
     # ---- events -------------------------------------------------------------
     def onJobSubmission(self, job):
+        if not self.is_registered_dependent(job.id):     # else the engine's acknowledgement of one we queued
+            self.submit(job)
+
+    def submit_dependent(self, job):
+        """A dependent job whose parents completed, registered now: a submission of this instant."""
+        job.submit_time = self.bs.time()
+        self.submit(job)
+
+    def submit(self, job):
         sub = self.admitted(job)
         if sub is None:
+            if not is_staging_job(job.id) and self.fatal is None:
+                self.parent_ended(job.id, False)      # rejected: its dependents cannot run
             return
         self.seq += 1
-        self.submitted(Job(job.id, sub.cores, sub.walltime, sub.file, sub.size, float(job.submit_time), self.seq),
-                       self.bs.time())
+        self.submitted(Job(job.id, sub.cores, sub.walltime, sub.file, sub.size, float(job.submit_time), self.seq,
+                           sub.files, sub.outputs), self.bs.time())
 
     def onJobCompletion(self, job):
         now = self.bs.time()
@@ -76,19 +90,24 @@ class FileSharingScheduler(SchedulerBase):
             for held in self.state.staging_done(job.id, now):
                 self.execute(held)
         else:
-            self._finish(job.id, now)
+            self._finish(job.id, now, job.job_state == job.State.COMPLETED_SUCCESSFULLY)
         self.dirty = True
 
     def onJobsKilled(self, jobs):
         now = self.bs.time()
         for job in jobs:
-            self._finish(job.id, now)
+            self._finish(job.id, now, False)
         self.dirty = True
 
-    def _finish(self, job_id, now):
+    def _finish(self, job_id, now, succeeded):
+        """A job ended: its cores and files freed, its outputs (if it completed) in its node's memory,
+        its dependents due submitted."""
         held = self.state.finish(job_id, now)
         if held is not None:
+            if succeeded and held.job.outputs:
+                self.state.place_outputs(held, now)
             self.node_changed(held.node)
+        self.parent_ended(job_id, succeeded)
 
     # ---- what policies read -----------------------------------------------
     def file_state(self, file, node):
@@ -101,11 +120,13 @@ class FileSharingScheduler(SchedulerBase):
     # ---- actions ------------------------------------------------------------
     def start(self, job, node, now, score=None):
         """Hold `job`'s cores on `node` now; load its file or wait for it; log the decision."""
-        case, held, new_staging, planned = self.state.start(job, node, now)
+        case, held, new_staging, planned, staging = self.state.start(job, node, now)
         if new_staging is not None:
             self.issue_staging_at(new_staging, now)
+        files = job.reads
         self.decision_log.write(now, job.id, self.label, self.platform.nodes[node].name, str(held.alloc),
-                                job.cores, planned, job.file, job.size, case, held.staging, score)
+                                job.cores, planned, ";".join(f for f, _ in files) if job.files else job.file,
+                                sum(s for _, s in files) if job.files else job.size, case, staging, score)
         if held.computing:
             self.execute(held)
         self.watch_window(held)

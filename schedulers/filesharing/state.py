@@ -6,6 +6,13 @@ census of which nodes hold which file, the transfer Gantt chart, the stagings
 in flight and the replications. Only real events change it: a start
 committed, a replication booked, a job or staging completed. The protocol
 around it is ``base.py``.
+
+Workflows (contract §2b): a job reading several files is placed by the policy
+as a job of its largest file (its ``file``), as the planning pass does; its
+start is exact per file: each file a hit, a wait for a load in flight or a
+miss, its misses one staging of their summed size in one slot of the transfer
+chart. A completed job's outputs enter its node's memory (written back at
+once: the family has no staged write-back).
 """
 
 from dataclasses import dataclass
@@ -29,6 +36,16 @@ class Job:
     size: float
     subtime: float
     seq: int               # submission order
+    # a job reading several files: all of them (``file`` is the largest, the one policies see); its outputs
+    files: tuple = ()
+    outputs: tuple = ()
+
+    @property
+    def reads(self):
+        """(file, size) of every file it reads."""
+        if self.files:
+            return self.files
+        return ((self.file, self.size),) if self.file is not None else ()
 
 
 class FileSharingState(HeldJobs):
@@ -60,13 +77,12 @@ class FileSharingState(HeldJobs):
     def start(self, job, node, now):
         """Hold `job`'s cores on `node` now; book its load or join one.
 
-        Returns (case, Held, new Staging or None, planned start of computing)."""
-        positions = np.flatnonzero(self.free[node])[:job.cores]
-        if len(positions) < job.cores:
-            raise RuntimeError(f"{job.id}: {self.platform.nodes[node].name} has "
-                               f"{len(positions)} free cores, {job.cores} needed")
-        self.free[node][positions] = False
-        self.n_free[node] -= len(positions)
+        Returns (case, Held, new Staging or None, planned start of computing, the staging it loads or
+        waits for); for a job of several files the case and the staging are ';'-joined lists, one
+        entry per file (the decision log's, contract §2b)."""
+        positions = self._take_cores(job, node)
+        if job.files:
+            return self._start_files(job, node, now, positions)
         memory = self.memories[node]
         absent = job.file is not None and memory.status(job.file, now) == "absent"
         slot = self.chart.reserve(node, job.size, now) if absent else None
@@ -84,12 +100,69 @@ class FileSharingState(HeldJobs):
             st = self.stagings.join(node, job.file, job.id)
             # A load booked for later (behind other transfers) opens the window as its own would.
             staging, window_start, planned = st.id, max(now, st.start), max(now, st.est_end)
+        held = self._hold(job, node, positions, now, window_start, staging, case in ("hit", "none"))
+        return case, held, new_staging, planned, staging
+
+    def _take_cores(self, job, node):
+        positions = np.flatnonzero(self.free[node])[:job.cores]
+        if len(positions) < job.cores:
+            raise RuntimeError(f"{job.id}: {self.platform.nodes[node].name} has "
+                               f"{len(positions)} free cores, {job.cores} needed")
+        self.free[node][positions] = False
+        self.n_free[node] -= len(positions)
+        return positions
+
+    def _hold(self, job, node, positions, now, window_start, staging, computing, waits=None):
         core_ids = self.platform.nodes[node].core_ids
-        held = Held(job, node, positions, now, window_start + job.walltime, staging,
-                    computing=case in ("hit", "none"), alloc=procset_of([core_ids[p] for p in positions.tolist()]))
+        held = Held(job, node, positions, now, window_start + job.walltime, staging, computing=computing,
+                    alloc=procset_of([core_ids[p] for p in positions.tolist()]), waits=waits)
         self.held[job.id] = held
         self.on_node[node][job.id] = held
-        return case, held, new_staging, planned
+        return held
+
+    def _start_files(self, job, node, now, positions):
+        """``start`` for a job of several files: its misses loaded by one staging of their summed size,
+        booked in the transfer chart; it waits for that and for the loads in flight of its other files."""
+        memory = self.memories[node]
+        absent = [f for f, _ in job.files if memory.status(f, now) == "absent"]
+        total = sum(s for f, s in job.files if f in absent)
+        slot = self.chart.reserve(node, total, now) if absent else None
+        for f, _ in job.files:
+            self.census.accessed(f)
+        cases, evicted = memory.start_files(job.files, now, load_end=slot[1] if slot else None)
+        self.census.drop(evicted, node)
+        for f, _ in job.files:
+            self.census.add(f, node)
+        waits, stagings, window_start, planned, new_staging = set(), [], now, now, None
+        if absent:
+            sid = staging_job_id(job.id, self.platform.nodes[node].name)
+            missed = tuple(f for (f, _), c in zip(job.files, cases) if c == "miss")
+            new_staging = self.stagings.begin(sid, node, missed[0], total, slot[0], slot[1], job.id, missed)
+            waits.add(sid)
+            window_start, planned = slot[0], slot[1]
+        for (f, _), case in zip(job.files, cases):
+            if case == "miss":
+                stagings.append(new_staging.id)
+            elif case == "wait":
+                st = self.stagings.find(node, f)
+                if job.id not in st.waiters:
+                    st.waiters.append(job.id)
+                waits.add(st.id)
+                stagings.append(st.id)
+                window_start, planned = max(window_start, st.start), max(planned, st.est_end)
+            else:
+                stagings.append("")
+        first = next((sid for sid in stagings if sid), None)
+        held = self._hold(job, node, positions, now, window_start, first, not waits, waits)
+        return ";".join(cases), held, new_staging, planned, ";".join(stagings)
+
+    def place_outputs(self, held, now):
+        """`held`'s job completed: its outputs are in its node's memory (and on Lustre)."""
+        memory = self.memories[held.node]
+        for f, size in held.job.outputs:
+            self.census.drop(memory.add_output(f, size, now), held.node)
+            if memory.status(f) != "absent":
+                self.census.add(f, held.node)
 
     def replicate(self, file, size, node, now):
         """DLL: book a load of `file` into `node`'s memory that serves no job; returns its Staging."""
@@ -109,7 +182,8 @@ class FileSharingState(HeldJobs):
         st, ready = self.loaded(staging_id)
         self.chart.released(st.node, st.est_end, now)
         memory = self.memories[st.node]
-        memory.load_done(st.file, now)
+        for f in st.files:
+            memory.load_done(f, now)
         if staging_id in self.replicas:
             self.replicas.discard(staging_id)
             self.census.drop(memory.end_job(st.file, now), st.node)
@@ -130,4 +204,4 @@ class FileSharingState(HeldJobs):
 
     def files_left(self, held, now):
         """The job's use of its file ends now (its cores are the caller's)."""
-        self.census.drop(self.memories[held.node].end_job(held.job.file, now), held.node)
+        self.census.drop(self.memories[held.node].end_files([f for f, _ in held.job.reads], now), held.node)

@@ -12,7 +12,9 @@ run meaningless (a workload without the fields the policy needs, a platform
 without what it needs) stops the scheduler deciding: it rejects every job
 from then on, so that the simulation ends on both engines, and exits with
 status 2 after it (``boundary.stop_deciding``). Passes, wake-ups and the end of
-registration are the shared ``batloc.schedulers.base``.
+registration are the shared ``batloc.schedulers.base``; a workflow's dependent
+jobs are registered when their parents complete (``batloc.schedulers.workflows``,
+contract §2b), and queued as submissions of that instant.
 """
 
 import math
@@ -22,6 +24,7 @@ from dataclasses import dataclass, field
 from batloc.schedulers.base import SchedulerBase, procset_of
 from batloc.schedulers.boundary import OptionsError, with_forced
 from batloc.schedulers.plain.options import parse_options
+from batloc.schedulers.workflows import WorkflowSubmissions
 
 
 class InputError(ValueError):
@@ -62,7 +65,7 @@ def planned_end(running, now):
     return end if end > now else math.nextafter(now, math.inf)
 
 
-class PlainScheduler(SchedulerBase):
+class PlainScheduler(WorkflowSubmissions, SchedulerBase):
     policy = "?"
     options_spec = {}
     forced_options = {}
@@ -105,6 +108,8 @@ class PlainScheduler(SchedulerBase):
         except InputError as e:
             self.fail(str(e))
             return
+        if not self.read_workflows():
+            return
         self.ready = True
 
     def lustre_property(self, name):
@@ -113,6 +118,15 @@ class PlainScheduler(SchedulerBase):
 
     # ---- events -------------------------------------------------------------
     def onJobSubmission(self, job):
+        if not self.is_registered_dependent(job.id):     # else the engine's acknowledgement of one we queued
+            self.submit(job)
+
+    def submit_dependent(self, job):
+        """A dependent job whose parents completed, registered now: a submission of this instant."""
+        job.submit_time = self.bs.time()
+        self.submit(job)
+
+    def submit(self, job):
         if self.fatal is not None:
             return
         data = job.json_dict or {}
@@ -129,6 +143,7 @@ class PlainScheduler(SchedulerBase):
         except Rejected as e:
             print(f"batloc {self.policy}: {e}: rejected", file=sys.stderr)
             self.bs.reject_jobs([job])
+            self.parent_ended(job.id, False)          # its dependents cannot run
             return
         except InputError as e:
             self.fail(str(e))
@@ -137,16 +152,20 @@ class PlainScheduler(SchedulerBase):
         self.dirty = True
 
     def onJobCompletion(self, job):
+        self._ended(job, job.job_state == job.State.COMPLETED_SUCCESSFULLY)
+
+    def onJobsKilled(self, jobs):
+        for job in jobs:
+            self._ended(job, False)
+
+    def _ended(self, job, succeeded):
         running = self.running.pop(job.id, None)
         if running is None:
             return
         self.free.update(running.core_ids)
         self.completed(running, self.bs.time())
         self.dirty = True
-
-    def onJobsKilled(self, jobs):
-        for job in jobs:
-            self.onJobCompletion(job)
+        self.parent_ended(job.id, succeeded)
 
     def onRequestedCall(self):
         super().onRequestedCall()

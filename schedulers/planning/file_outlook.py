@@ -20,11 +20,12 @@ seen only by a start in the very instant that user ends (t = its end).
 
 import numpy as np
 
-from batloc.schedulers.planning.flat_state import (AVAIL, BW, END, FILE, LOADING, M_FILE, M_LAST, M_LOADED, M_SEQ,
-                                               M_SIZE, M_USERS, MEM, N_HELD, N_MEM, SIZE, START)
+from batloc.schedulers.planning.flat_state import (AVAIL, BACKBONE, BW, END, FILE, LOADING, M_FILE, M_LAST,
+                                               M_LOADED, M_SEQ, M_SIZE, M_USERS, MEM, N_HELD, N_MEM, OWN_LOAD,
+                                               SIZE, START)
 from batloc.schedulers.planning.jit import inline, njit
 from batloc.schedulers.planning.scratch import (B_ALIVE, B_FILE, B_LAST, B_ORDER, B_SEQ, B_SIZE, B_VICTIM, HEAD,
-                                            HIDDEN, P_NEXT)
+                                            HIDDEN, P_CASE, P_NEXT)
 
 PAPER, STRICT, LRU = range(3)
 # ``authors`` plans as ``strict`` does; it differs in what execution keeps (locality/cache.py).
@@ -350,8 +351,94 @@ def evaluate(k, fid, size, t, now, model, penalty, node_f, held, mem, node_i, pl
         return HIT, t, 0.0, pen
     if have_load:
         return WAIT, load_end, load_end - t, pen
+    if node_f[k, BACKBONE] < INF:       # load_model "shared"
+        end = shared_load_end(k, t, size, now, node_f, held, node_i, plan)
+        return MISS, end, end - t, pen
     overhead = size / node_f[k, BW]
     return MISS, t + overhead, overhead, pen
+
+
+@njit
+def shared_load_end(k, t, size, now, node_f, held, node_i, plan):
+    """When a load of ``size`` bytes on k from t ends under ``load_model: "shared"``
+    (``batloc.locality.backbone.load_end``, the model's reference): at its share
+    of the backbone beside the loads from Lustre in flight (their rows, to their
+    projected ends) and the misses planned before it in the pass (from scratch:
+    the chains hold exactly those)."""
+    cap = node_f[k, BW]
+    backbone = node_f[k, BACKBONE]
+    if size <= 0.0:
+        return t
+    n_nodes = node_f.shape[0]
+    count = 0
+    for j in range(n_nodes):
+        for i in range(int(node_f[j, N_HELD])):
+            if held[j, i, LOADING] == OWN_LOAD:
+                count += 1
+        r = node_i[j, HEAD]
+        while r >= 0:
+            if plan[r, P_CASE] == MISS:
+                count += 1
+            r = int(plan[r, P_NEXT])
+    starts = np.empty(count)
+    ends = np.empty(count)
+    caps = np.empty(count)
+    c = 0
+    for j in range(n_nodes):
+        for i in range(int(node_f[j, N_HELD])):
+            if held[j, i, LOADING] == OWN_LOAD:
+                starts[c], ends[c], caps[c] = now, held[j, i, AVAIL], node_f[j, BW]
+                c += 1
+        r = node_i[j, HEAD]
+        while r >= 0:
+            if plan[r, P_CASE] == MISS:
+                starts[c], ends[c], caps[c] = plan[r, START], plan[r, AVAIL], node_f[j, BW]
+                c += 1
+            r = int(plan[r, P_NEXT])
+    # the breakpoints after t: starts of later loads, ends of loads that end after t
+    active = 0
+    load = 0.0
+    times = np.empty(2 * count)
+    nt = 0
+    for x in range(count):
+        s, e = starts[x], ends[x]
+        if e <= t or e <= s:
+            continue
+        if s <= t:
+            active += 1
+            load += caps[x]
+        else:
+            times[nt] = s
+            nt += 1
+        times[nt] = e
+        nt += 1
+    times = np.sort(times[:nt])
+    done = 0.0
+    tau = t
+    at_cap = True
+    i = 0
+    while True:
+        r = min(cap, max(backbone / (active + 1), backbone - load))
+        at_cap = at_cap and r == cap
+        nxt = times[i] if i < nt else INF
+        if done + r * (nxt - tau) >= size:
+            if at_cap:
+                return t + size / cap
+            return tau + (size - done) / r
+        done += r * (nxt - tau)
+        tau = nxt
+        while i < nt and times[i] == nxt:
+            i += 1
+        # the loads beside it over [nxt, next breakpoint)
+        active = 0
+        load = 0.0
+        for x in range(count):
+            s, e = starts[x], ends[x]
+            if e <= t or e <= s:
+                continue
+            if s <= nxt < e:
+                active += 1
+                load += caps[x]
 
 
 @njit

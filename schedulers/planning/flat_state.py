@@ -7,14 +7,16 @@ cores, ``mirror`` for the node's windows and memory). Per node k:
 
 - ``node_f[k]``: bandwidth, memory, earliest planned end of a held core,
   earliest estimated end of a load in flight, number of windows, number of
-  files in memory, number of free cores (columns ``BW, MEM, MIN_END,
-  MIN_LOADING, N_HELD, N_MEM, N_FREE``);
+  files in memory, number of free cores, and the backbone every load from
+  Lustre shares under ``load_model: "shared"`` (+inf otherwise) (columns
+  ``BW, MEM, MIN_END, MIN_LOADING, N_HELD, N_MEM, N_FREE, BACKBONE``);
 - cores: ``core_end`` the planned end of the job holding each core (-inf: free;
   +inf: padding past the node's core count), ``core_held``;
 - ``held[k, i]``: the windows of the jobs holding cores, in start order:
   start, file available, end, size, file id, file still loading (``START,
-  AVAIL, END, SIZE, FILE, LOADING``); a job reading several files has one
-  row per file (the array grows past one row per core then);
+  AVAIL, END, SIZE, FILE, LOADING``: 0, or ``OWN_LOAD`` on the one row of the
+  job that began the load from Lustre, 1 on the others); a job reading several
+  files has one row per file (the array grows past one row per core then);
 - ``mem[k, i]``: the files in memory, in the cache's insertion order: size,
   last use, file id, loaded, users, LRU sequence (``M_SIZE, M_LAST, M_FILE,
   M_LOADED, M_USERS, M_SEQ``);
@@ -34,8 +36,9 @@ from array import array
 import numpy as np
 
 # Columns of node_f, held, mem.
-BW, MEM, MIN_END, MIN_LOADING, N_HELD, N_MEM, N_FREE = range(7)
+BW, MEM, MIN_END, MIN_LOADING, N_HELD, N_MEM, N_FREE, BACKBONE = range(8)
 START, AVAIL, END, SIZE, FILE, LOADING = range(6)
+OWN_LOAD = 2.0     # held[k, i, LOADING] of the row whose job began the load (one row per load from Lustre)
 M_SIZE, M_LAST, M_FILE, M_LOADED, M_USERS, M_SEQ = range(6)
 
 
@@ -65,11 +68,12 @@ class FlatState:
         self.n, self.m = n, m
         self.words = (n + 63) // 64
         self.files = FileIds()
-        self.node_f = np.zeros((n, 7))
+        self.node_f = np.zeros((n, 8))
         self.node_f[:, BW] = platform.bandwidth
         self.node_f[:, MEM] = platform.memory
         self.node_f[:, MIN_END] = np.inf
         self.node_f[:, MIN_LOADING] = np.inf
+        self.node_f[:, BACKBONE] = np.inf
         self.bw_max = float(np.max(platform.bandwidth))
         ncores = np.array([len(nd.core_ids) for nd in platform.nodes], dtype=np.int64)
         self.node_f[:, N_FREE] = ncores
@@ -91,6 +95,10 @@ class FlatState:
             mem[:, :self.mem_cap] = self.mem
         self.mem, self.mem_cap = mem, cap
         self._views = None
+
+    def set_backbone(self, bandwidth):
+        """The bandwidth every load from Lustre shares in planning (+inf: each its own node link)."""
+        self.node_f[:, BACKBONE] = bandwidth
 
     def ensure_files(self, count):
         """Room in the file bitmaps for ids below ``count``."""
@@ -154,7 +162,8 @@ class FlatState:
                 r = files.get(f) if f is not None else None
                 loading = r is not None and not r.loaded
                 end = file_ends.get(f, w.end) if file_ends is not None else w.end
-                held += (w.start, w.avail, end, w.size, fid(f), loading)
+                held += (w.start, w.avail, end, w.size, fid(f),
+                         (OWN_LOAD if w.own_load and f in w.own_load else 1.0) if loading else 0.0)
                 rows += 1
                 if loading and w.avail < loading_end:
                     loading_end = w.avail
@@ -165,7 +174,8 @@ class FlatState:
                 r = files.get(f) if f is not None else None
                 loading = r is not None and not r.loaded
                 end = file_ends.get(f, w.end) if file_ends is not None else w.end
-                held += (w.start, avail, end, size, fid(f), loading)
+                held += (w.start, avail, end, size, fid(f),
+                         (OWN_LOAD if w.own_load and f in w.own_load else 1.0) if loading else 0.0)
                 rows += 1
                 if loading and avail < loading_end:
                     loading_end = avail

@@ -75,26 +75,36 @@ def lem_gradual_score(t_k, overhead, penalty, weight, W):
 
 LINEAR, SMOOTH, CONVEX, CONCAVE = range(4)
 SHAPES = {"linear": LINEAR, "smooth": SMOOTH, "convex": CONVEX, "concave": CONCAVE}
+# The ramp's scale (option ``ramp_scale``), added to the shape's code: ``W_SCALE + shape``.
+W_SCALE = 4
+RAMP_SCALES = {"linear": 0, "W": W_SCALE}
 
 
 @inline
-def locality_weight(share, low, high, shape):
+def locality_weight(share, low, high, shape, W):
     """The gradual LEM's weight of locality at a share of busy nodes: 0 up to
     `low`, 1 from `high`, and between them a ramp of x = (share - low) /
     (high - low): x (linear), 3x^2 - 2x^3 (smooth), x^2 (convex: late),
-    sqrt(x) (concave: early)."""
+    sqrt(x) (concave: early). On W's scale (``shape >= W_SCALE``) the ramp's w
+    gives the weight (W^w - 1) / (W - 1), with which the load weighs W^w in
+    ``lem_gradual_score``: 1 (EFT) to W (LEA) geometrically, where the linear w
+    reaches LEA's choices within its first percents."""
     if share <= low:
         return 0.0
     if share >= high:
         return 1.0
     x = (share - low) / (high - low)
-    if shape == SMOOTH:
-        return x * x * (3.0 - 2.0 * x)
-    if shape == CONVEX:
-        return x * x
-    if shape == CONCAVE:
-        return math.sqrt(x)
-    return x
+    curve = shape % W_SCALE
+    w = x
+    if curve == SMOOTH:
+        w = x * x * (3.0 - 2.0 * x)
+    elif curve == CONVEX:
+        w = x * x
+    elif curve == CONCAVE:
+        w = math.sqrt(x)
+    if shape >= W_SCALE and W != 1.0:
+        return (W ** w - 1.0) / (W - 1.0)
+    return w
 
 
 FCFS, EFT, LEA, LEO, LEM, LEMG = range(6)

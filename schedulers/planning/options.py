@@ -48,6 +48,8 @@ CORE_CHOICES = ("lowest_index", "earliest")
 LOAD_ROUNDINGS = ("exact", "float32_floor")
 FILE_WINDOWS = ("per_job", "per_file")
 WRITE_BACKS = ("instant", "staged")
+RAMP_SCALES = ("linear", "W")
+LOAD_MODELS = ("node", "shared")
 
 
 # The largest W: with overheads up to 1e290 s the scores stay finite; the paper's W is 500
@@ -64,6 +66,13 @@ class SchedulerOptions(FileOutputs):
     # (linear, smooth, convex, concave; formulas.locality_weight). None: LEM's switch.
     ramp: Optional[list] = None
     ramp_shape: str = "linear"
+    # The ramp's weight w as the mix of LEA in the score (``linear``: the load weighs 1 + w (W - 1)) or
+    # on W's scale (``W``: it weighs W^w; scheduler-semantics.md, "Shared storage", 5).
+    ramp_scale: str = "linear"
+    # How long a planned load lasts: ``node``, size / BW_k (the paper's); ``shared``, its max-min share of
+    # the backbone beside the loads in flight and those planned before it (scheduler-semantics.md,
+    # "Shared storage", 1; the backbone is lustre's property ``bandwidth``).
+    load_model: str = "node"
     cache: str = "paper"
     scheduling_period: float = 0.0
     # Plan only the first N queued jobs per pass (0 = all, the paper). Like
@@ -227,6 +236,17 @@ class SchedulerOptions(FileOutputs):
                                    f"got {r!r}")
         if self.ramp_shape not in SHAPES:
             raise OptionsError(f"option 'ramp_shape' must be one of {', '.join(SHAPES)}, got {self.ramp_shape!r}")
+        if self.ramp_scale not in RAMP_SCALES:
+            raise OptionsError(f"option 'ramp_scale' must be one of {', '.join(RAMP_SCALES)}, got "
+                               f"{self.ramp_scale!r}")
+        if self.load_model not in LOAD_MODELS:
+            raise OptionsError(f"option 'load_model' must be one of {', '.join(LOAD_MODELS)}, got "
+                               f"{self.load_model!r}")
+        if self.load_model == "shared" and (self.ticks or self.load_time_rounding != "exact"
+                                            or self.file_window != "per_job"):
+            raise OptionsError("option 'load_model' \"shared\" plans loads by their share of the backbone: it "
+                               "does not go with the authors' clock, load_time_rounding or file_window (the "
+                               "authors' profile)")
         if not 0 < self.saturation <= 1:
             raise OptionsError(f"option 'saturation' is a share of nodes in (0, 1], got {self.saturation!r}")
         if self.bandwidth is not None and (not finite_number(self.bandwidth) or self.bandwidth < 1):

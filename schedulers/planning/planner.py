@@ -32,7 +32,7 @@ from batloc.schedulers.planning.file_outlook import (CASE_NAMES, MISS, MODEL_COD
                                                      evaluate, evaluate_per_file, float32_load, unused_bytes)
 from batloc.schedulers.planning.flat_state import (AVAIL, BW, END, FILE, MEM, MIN_END, MIN_LOADING, N_FREE, SIZE,
                                                    START)
-from batloc.schedulers.planning.formulas import (CODES, LEA, LEM, LEMG, SHAPES, bound, locality_weight, needs_penalty,
+from batloc.schedulers.planning.formulas import (CODES, LEA, LEM, LEMG, RAMP_SCALES, SHAPES, bound, locality_weight, needs_penalty,
                                                  reads_overhead, score)
 from batloc.schedulers.planning import jit
 from batloc.schedulers.planning.jit import inline, inline_late, njit
@@ -165,7 +165,7 @@ def _saturation(policy, busy_count, n, saturation, cfg):
     """LEM's flag (1.0: enough nodes busy now, else 0.0), or the gradual LEM's weight of locality."""
     share = busy_count / n
     if policy == LEMG:
-        return locality_weight(share, cfg[C_RAMP_LOW], cfg[C_RAMP_HIGH], int(cfg[C_RAMP_SHAPE]))
+        return locality_weight(share, cfg[C_RAMP_LOW], cfg[C_RAMP_HIGH], int(cfg[C_RAMP_SHAPE]), cfg[C_W])
     return 1.0 if share >= saturation else 0.0
 
 
@@ -967,7 +967,7 @@ class Planner:
         self.policy = CODES[policy_name]
         # LEM with a ramp: the gradual LEM
         self.ramp = (0.0, 0.0, 0) if opts.ramp is None else (float(opts.ramp[0]), float(opts.ramp[1]),
-                                                             SHAPES[opts.ramp_shape])
+                                                             SHAPES[opts.ramp_shape] + RAMP_SCALES[opts.ramp_scale])
         if policy_name == "LEM" and opts.ramp is not None:
             self.policy = LEMG
         self.model = MODEL_CODES[opts.cache]
@@ -990,8 +990,10 @@ class Planner:
         # Those rules read now in scores the walk assumes time-free (waits
         # counted from now, files whose last user ended now) or end a pass at
         # a job: every pass plans from scratch.
+        # load_model "shared": a load that ends early changes every later miss's duration on every node
+        # (semantics note, "Shared storage"): every pass plans from scratch too.
         self.standing = not (self.inflight_from_now or self.ended_windows or self.pass_stop != STOP_NEVER
-                             or self.ticks)
+                             or self.ticks or opts.load_model == "shared")
         self._scratch = None
         self._room = (0, 0, 0, 0)
         self._last_now = -np.inf

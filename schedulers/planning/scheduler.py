@@ -130,7 +130,8 @@ class PlanningScheduler(WorkflowSubmissions, SchedulerBase):
         self.events += 1
         now = self.bs.time()
         if is_writeback(job.id):
-            self.state.written_back(job.id, now)
+            node = self.state.written_back(job.id, now)
+            self.admit_waiting(node, now)
         elif is_staging_job(job.id):
             for held in self.state.staging_done(job.id, now):
                 self.execute(held)
@@ -158,6 +159,8 @@ class PlanningScheduler(WorkflowSubmissions, SchedulerBase):
             writeback = self.state.place_outputs(held, now, self.opts.write_back == "staged")
             if writeback is not None:
                 self.issue_staging(writeback)
+        if held is not None:
+            self.admit_waiting(held.node, now)
         self.parent_ended(job.id, succeeded)
 
     def onNoMoreEvents(self):
@@ -205,31 +208,54 @@ class PlanningScheduler(WorkflowSubmissions, SchedulerBase):
         self.queue.remove([d.index for d in decisions])
 
     def commit(self, d, now):
-        """Start ``d.job`` on its node and cores now: its load or wait, its execution, its window's end."""
+        """Start ``d.job`` on its node and cores now: its load or wait, its execution, its window's end;
+        or, where its files do not fit in the node's memory yet, its wait for room."""
         node = self.platform.nodes[d.node]
-        if d.job.files:
-            # several files: one decision-log entry per file, ';'-separated (contract §2b)
-            cases, stagings, held, new = self.state.start_files(d.job, d.node, d.positions, now)
+        if self.state.lacks_room(d.job, d.node, now):
+            held = self.state.wait_for_room(d.job, d.node, d.positions, now)
             held.alloc = procset_of([node.core_ids[p] for p in d.positions.tolist()])
-            self.decision_log.write(now, d.job.id, self.label, node.name, str(held.alloc), d.job.cores,
-                                    self.state.windows[d.node][d.job.id].avail,
-                                    ";".join(f for f, _ in d.job.files), sum(s for _, s in d.job.files),
-                                    ";".join(cases), ";".join(s or "" for s in stagings), d.score)
+            files = d.job.reads
+            self.decision_log.write(now, d.job.id, self.label, node.name, str(held.alloc), d.job.cores, d.t_file,
+                                    ";".join(f for f, _ in files), sum(s for _, s in files), "full", None,
+                                    d.score)
         else:
-            case, held, staging = self.state.start(d.job, d.node, d.positions, now, d.t_file)
-            new = [staging] if staging is not None else []
-            held.alloc = procset_of([node.core_ids[p] for p in d.positions.tolist()])
-            self.decision_log.write(now, d.job.id, self.label, node.name, str(held.alloc), d.job.cores,
-                                    self.state.windows[d.node][d.job.id].avail,
-                                    d.job.file, d.job.size, case, held.staging, d.score)
+            held = self.claim(d.job, d.node, d.positions, now, d.t_file, d.score)
         self.predictions.write(d.job.id, d.job.subtime, d.predicted, now)
+        self.watch_window(held)
+        if self.clock is not None:
+            self.clock.started(held)
+
+    def claim(self, job, k, positions, now, t_file, score, since=None):
+        """``job`` takes its files on node k now (its cores held from ``since``, default now): its
+        load or wait, its execution once every file is there, its decision-log row. Its Held."""
+        node = self.platform.nodes[k]
+        if job.files:
+            # several files: one decision-log entry per file, ';'-separated (contract §2b)
+            cases, stagings, held, new = self.state.start_files(job, k, positions, now, since)
+            held.alloc = procset_of([node.core_ids[p] for p in positions.tolist()])
+            self.decision_log.write(now, job.id, self.label, node.name, str(held.alloc), job.cores,
+                                    self.state.windows[k][job.id].avail,
+                                    ";".join(f for f, _ in job.files), sum(s for _, s in job.files),
+                                    ";".join(cases), ";".join(s or "" for s in stagings), score)
+        else:
+            case, held, staging = self.state.start(job, k, positions, now, t_file, since)
+            new = [staging] if staging is not None else []
+            held.alloc = procset_of([node.core_ids[p] for p in positions.tolist()])
+            self.decision_log.write(now, job.id, self.label, node.name, str(held.alloc), job.cores,
+                                    self.state.windows[k][job.id].avail,
+                                    job.file, job.size, case, held.staging, score)
         for new_staging in new:
             self.issue_staging(new_staging)
         if held.computing:
             self.execute(held)
-        self.watch_window(held)
-        if self.clock is not None:
-            self.clock.started(held)
+        return held
+
+    def admit_waiting(self, k, now):
+        """Room freed on node k (a write-back or a job ended): the jobs waiting for it claim their files."""
+        for waiting in self.state.admit_waiting(k, now):
+            job = waiting.job
+            t_file = now + (self.load_time(self.state.missing_bytes(job, k, now), k))
+            self.claim(job, k, waiting.positions, now, t_file, None, since=waiting.start)
 
     # ---- the end ----------------------------------------------------------------
     def onSimulationEnds(self):

@@ -12,6 +12,12 @@ its file from ``avail`` (load end, or start on a hit) to ``end`` (start +
 walltime). Under ``paper`` a file also survives its last user's end until
 another job starts on the node (a job planned earlier in the pass at the same
 instant counts as starting first); under ``lru`` it stays until evicted for room.
+
+A job of several files (issue 39; semantics note, "Shared storage") holds one
+window per file, all of them its ``reads``: a start evicts (``paper``) only the
+files the starting job does not read. ``evaluate_files`` gives its case per
+file, t'_k = max(t + the load of its misses together, the ends of the loads it
+waits for), and the penalty of the files other than its own.
 """
 
 from dataclasses import dataclass
@@ -29,6 +35,11 @@ class Window:
     file: Optional[str]
     size: float
     staging: Optional[str] = None    # staging job this window loads or waits for
+    reads: Optional[frozenset] = None   # every file of a job of several files (one window each)
+
+    def read(self, file):
+        """Whether the window's job reads `file` (a start evicts only the files its job does not read)."""
+        return file in self.reads if self.reads is not None else file == self.file
 
 
 @dataclass
@@ -38,6 +49,7 @@ class Outlook:
     overhead: float      # t'_k - t_k, computed so it equals size/BW exactly on a miss
     penalty_bytes: float # bytes of unused files in memory at t (LEA's eviction penalty numerator)
     staging: Optional[str] = None
+    files: tuple = ()    # a job of several files: (file, case, when it is there) for each
 
 
 class FileOutlook:
@@ -46,7 +58,7 @@ class FileOutlook:
     what depends on the planned windows (the LRU replay, the unused files at t)
     is cached and dropped on ``add``."""
 
-    def __init__(self, cache, actual, planned, now, ended_windows=False, per_file=False):
+    def __init__(self, cache, actual, planned, now, ended_windows=False, per_file=False, projected=None):
         self.cache = cache
         self.ended_windows = ended_windows      # the authors' penalty (R11)
         self.per_file = per_file                # the authors' windows (R10, file_window "per_file")
@@ -55,9 +67,13 @@ class FileOutlook:
         self.planned = list(planned)
         soon = math.nextafter(now, math.inf)
         files = cache.files
-        # A load slower than its estimate is still in flight: push its end past now.
+        # A load slower than its estimate is still in flight: push its end past now. Under the load
+        # model "shared" (`projected`: staging -> its end, replayed) a load in flight ends when its replay
+        # says.
+        projected = projected or {}
         self.actual = [
-            Window(w.start, max(w.avail, soon), w.end, w.file, w.size, w.staging)
+            Window(w.start, max(projected.get(w.staging, w.avail), soon), w.end, w.file, w.size, w.staging,
+                   w.reads)
             if w.file is not None and w.file in files and not files[w.file].loaded else w
             for w in actual]
         self.windows = self.actual + self.planned
@@ -77,7 +93,7 @@ class FileOutlook:
             return t == since        # kept through its last user's end instant only
         if self.model == "paper":
             for w in self.planned:
-                if since <= w.start <= t and w.file != file:
+                if since <= w.start <= t and not w.read(file):
                     return False
             return True
         return file in self._lru_resident(t)
@@ -108,9 +124,10 @@ class FileOutlook:
         return files
 
     # ---- the three cases ---------------------------------------------
-    def evaluate(self, file, size, t, bandwidth, penalty=True) -> Outlook:
+    def evaluate(self, file, size, t, bandwidth, penalty=True, load_time=None) -> Outlook:
         """The case at t; ``penalty=False`` skips the eviction penalty (0.0) for
-        policies that do not use it."""
+        policies that do not use it; ``load_time(size, t)``: a miss's end under the
+        load model "shared" (None: size / bandwidth, the paper's)."""
         if file is None:
             return Outlook("none", t, 0.0, self.penalty_bytes(None, t) if penalty else 0.0)
         if self.per_file:
@@ -119,6 +136,45 @@ class FileOutlook:
             if case == "miss":
                 return Outlook("miss", t + size / bandwidth, size / bandwidth, pen)
             return Outlook(case, t_file, t_file - t, pen)
+        present, load_end, staging = self._case(file, t)
+        pen = self.penalty_bytes(file, t) if penalty else 0.0
+        if present:
+            return Outlook("hit", t, 0.0, pen)
+        if load_end is not None:
+            return Outlook("wait", load_end, load_end - t, pen, staging)
+        if load_time is not None:             # load_model "shared"
+            end = load_time(size, t)
+            return Outlook("miss", end, end - t, pen)
+        overhead = size / bandwidth
+        return Outlook("miss", t + overhead, overhead, pen)
+
+    def evaluate_files(self, files, t, penalty, load_time):
+        """A job of several files ((file, size), ...) at t: its misses are one load of their summed
+        size, ending at ``load_time(bytes, t)``; t'_k is when its last file is there."""
+        cases, missing, t_file, staging = [], 0.0, t, None
+        for f, size in files:
+            present, end, stg = self._case(f, t)
+            if present:
+                cases.append([f, "hit", t])
+            elif end is not None:
+                cases.append([f, "wait", end])
+                t_file = max(t_file, end)
+                staging = staging or stg
+            else:
+                cases.append([f, "miss", None])
+                missing += size
+        if missing:
+            miss_end = load_time(missing, t)
+            t_file = max(t_file, miss_end)
+            for c in cases:
+                if c[1] == "miss":
+                    c[2] = miss_end
+        pen = self.penalty_bytes({f for f, _ in files}, t) if penalty else 0.0
+        case = "miss" if missing else "wait" if t_file > t else "hit"
+        return Outlook(case, t_file, t_file - t, pen, staging, tuple(tuple(c) for c in cases))
+
+    def _case(self, file, t):
+        """(present at t, else the end of the load in flight it would wait for or None, that load's staging)."""
         present, load_end, staging = False, None, None
         for w in self.windows:
             if w.file != file or w.start > t:
@@ -135,13 +191,7 @@ class FileOutlook:
             since = r.last_use if r is not None and strict else self.now
             if r is not None and (r.loaded or strict) and r.users == 0 and self._survives(file, since, t):
                 present = True
-        pen = self.penalty_bytes(file, t) if penalty else 0.0
-        if present:
-            return Outlook("hit", t, 0.0, pen)
-        if load_end is not None:
-            return Outlook("wait", load_end, load_end - t, pen, staging)
-        overhead = size / bandwidth
-        return Outlook("miss", t + overhead, overhead, pen)
+        return present, load_end, staging
 
     def _first_window(self, file, t):
         """R10 as the authors' simulator plans: (case, t'_k) from the first of the
@@ -164,8 +214,8 @@ class FileOutlook:
         return "miss", None
 
     def penalty_bytes(self, file, t):
-        """Bytes of files held in memory at t, other than `file`, that no job holding
-        cores over t uses: what starting a job there may cost (LEA)."""
+        """Bytes of files held in memory at t, other than `file` (a file, or a job's set of
+        files), that no job holding cores over t uses: what starting a job there may cost (LEA)."""
         if self.ended_windows:
             return self._ended_window_bytes(file, t)
         if self.model in UNTIL_LAST_END:
@@ -173,6 +223,8 @@ class FileOutlook:
         unused = self._unused.get(t)
         if unused is None:
             unused = self._unused[t] = self._unused_at(t)
+        if isinstance(file, (set, frozenset)):
+            return float(sum(s for f, s in unused if f not in file))
         return float(sum(s for f, s in unused if f != file))
 
     def _ended_window_bytes(self, file, t):
@@ -220,7 +272,7 @@ class FileOutlook:
                 unused[f] = v[0]
         else:
             # _survives under `paper`, with the planned starts after t set aside once.
-            early = [(w.start, w.file) for w in self.planned if w.start <= t]
+            early = [w for w in self.planned if w.start <= t]
             now = self.now
             for f, r in self.cache.files.items():      # cache.orphans(), in its order
                 if r.users == 0 and r.loaded and _survives_early(early, f, now):
@@ -232,8 +284,8 @@ class FileOutlook:
 
 
 def _survives_early(early, file, since):
-    """FileOutlook._survives under `paper`, given the planned (start, file) with start <= t."""
-    for s, g in early:
-        if since <= s and g != file:
+    """FileOutlook._survives under `paper`, given the planned windows that start by t."""
+    for w in early:
+        if since <= w.start and not w.read(file):
             return False
     return True

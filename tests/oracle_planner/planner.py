@@ -17,14 +17,22 @@ smallest job left in the queue needs: later reservations cannot start anything
 now, and the next pass rebuilds them anyway. With the option ``queue_depth``
 it plans only the head of the queue (a production scheduler's bound, not the
 paper's rule).
+
+Issue 39 (semantics note, "Shared storage"): a job of several files is
+scored, planned (one window per file) and held by all of them; with
+``load_model`` "shared" a miss lasts as long as its share of the backbone
+gives it (``batloc.locality.backbone``) beside the loads in flight and the
+loads planned earlier in the pass.
 """
 
+import math
 from dataclasses import dataclass
 from typing import Optional
 
 import numpy as np
 
 from oracle_planner.file_outlook import FileOutlook, Window
+from batloc.locality.backbone import load_end
 from batloc.locality.staging import staging_job_id
 from batloc.schedulers.planning.file_outlook import float32_load
 
@@ -47,7 +55,8 @@ class Decision:
     staging: Optional[str]
     score: Optional[float]
     index: int = -1
-    predicted: tuple = (None, None, None)   # the oracle makes no predictions
+    predicted: tuple = (None, None, None)   # set by the scheduler's wrapper (scheduler.py)
+    t_load: Optional[float] = None          # the end of its own load (several files: of its misses)
 
 
 class Planner:
@@ -77,6 +86,36 @@ class Planner:
             ov = self._ov_by_size[size] = size / self.bandwidth
             ov.flags.writeable = False
         return ov
+
+    def _room(self, k, files, t, positions, c, w, o, pins):
+        """The first (t, positions) from t at which the job's missing files fit in node k's memory
+        beside the files of the windows over t and the outputs still pinned then (semantics note,
+        "Shared storage", 3); (inf, None) if never."""
+        avail = self.state.availability
+        while True:
+            need = 0.0
+            for f, size in files:
+                present, load_end, _ = o._case(f, t)
+                if not present and load_end is None:
+                    need += size
+            if need <= 0:
+                return t, positions
+            held = {x.file: x.size for x in o.windows if x.file is not None and x.start <= t < x.end}
+            held.update({f: size for f, size, until in pins if until > t})
+            if sum(held.values()) + need <= self.memory[k]:
+                return t, positions
+            later = [x.end for x in o.windows if x.file is not None and x.start <= t < x.end]
+            later += [until for _, _, until in pins if until > t]
+            if not later:
+                return math.inf, None
+            lower = min(later)
+            if avail.backfilling:
+                t, positions = avail.t_exact(k, c, w, lower)
+            else:       # cores free at their availability stay free: the lowest ids free by then
+                t = max(t, lower)
+                positions = (avail.avail[k] <= t).nonzero()[0][:c]
+            if positions is None:
+                return math.inf, None
 
     def plan(self, now, queue, first=0, resume=False):
         """A pass: the whole queue from the actual state; with ``resume`` (the
@@ -125,19 +164,42 @@ class Planner:
         float32_loads = st.options.load_time_rounding == "float32_floor"
         per_file = st.options.file_window == "per_file"
         free_total = int(avail.free_now.sum())
+        shared = st.load_model == "shared"
+        backbone = self.platform.backbone
+        # the loads that share the backbone: in flight (replayed) and planned in this pass
+        projected = st.projected if shared else {}
+        loads = st.carried_loads(now) if shared else None
+        # outputs pinned by their write-back: node -> [(file, size, until)] (item 3, planning part)
+        pinned = {}
+        for sid, wb in st.writebacks.items():
+            until = projected.get(sid, wb.est_end)
+            for f in wb.files:
+                r = caches[wb.node].files.get(f)
+                if r is not None and r.pins:
+                    pinned.setdefault(wb.node, []).append((f, r.size, max(until, math.nextafter(now, math.inf))))
 
         for i, job in enumerate(queue):
             if i < first:
                 continue
-            if not ticks and max_free_now() < smallest_left[i]:
+            if not ticks and not st.options.predictions and max_free_now() < smallest_left[i]:
                 break
             if (stop == "job_exceeds_free_cores" and job.cores > free_total) or (
                     stop == "no_free_core" and free_total <= 0):
                 break
             self.stats_jobs_scanned += 1
             c, w, file, size = job.cores, job.walltime, job.file, job.size
+            files = getattr(job, "files", ())
             t_lb = avail.t_lower(c, w)
-            if file is not None:
+            if files:
+                # a bound: the files known nowhere near a node are certainly loaded there
+                ov_lb = np.zeros(n)
+                for f, s in files:
+                    ov_f = self._load_overheads(s).copy()
+                    for nodes in (file_nodes.get(f, ()), planned_nodes.get(f, ())):
+                        if nodes:
+                            ov_f[list(nodes)] = 0.0
+                    ov_lb += ov_f
+            elif file is not None:
                 ov_lb = self._load_overheads(size)
                 known = file_nodes.get(file, ())
                 more = planned_nodes.get(file, ())
@@ -170,18 +232,41 @@ class Planner:
                             continue
                         if earliest_cores:      # R7: the cores available first (ties: lowest position)
                             positions = np.sort(np.argsort(avail.avail[k], kind="stable")[:c])
+                        pins = pinned.get(k)
+                        if pins and (file is not None or files):
+                            o = outlooks.get(k)
+                            if o is None:
+                                o = outlooks[k] = FileOutlook(caches[k], st.actual_windows(k),
+                                                              planned.get(k, ()), now, ended_windows, per_file,
+                                                              projected)
+                            t, positions = self._room(k, files or ((file, size),), t, positions, c, w, o, pins)
+                            if positions is None:
+                                continue
                         self.stats_nodes_scored += 1
-                        if file is None:
+                        per_files, t_load = (), None
+                        load_time = (lambda nb, t0, k=k: load_end(t0, nb, bw[k], loads, backbone)) if shared \
+                            else (lambda nb, t0, k=k: t0 + nb / bw[k])
+                        if file is None and not files:
                             ov, case, t_file, stg, pen = 0.0, "none", t, None, 0.0
                         else:
                             o = outlooks.get(k)
                             if o is None:
                                 o = outlooks[k] = FileOutlook(caches[k], st.actual_windows(k),
-                                                              planned.get(k, ()), now, ended_windows, per_file)
+                                                              planned.get(k, ()), now, ended_windows, per_file,
+                                                              projected)
                             # The eviction penalty is the costly part; skip it where the
                             # policy's score at this t_k ignores it (LEO, LEM).
                             need_pen = uses_penalty and (penalty_counts is None or penalty_counts(ctx, t))
-                            res = o.evaluate(file, size, t, bw[k], need_pen)
+                            if files:
+                                res = o.evaluate_files(files, t, need_pen, load_time)
+                                per_files = res.files
+                                t_load = next((a for _, cs, a in per_files if cs == "miss"), None)
+                                pen_size = sum(s for _, s in files)
+                            else:
+                                res = o.evaluate(file, size, t, bw[k], need_pen, load_time if shared else None)
+                                pen_size = size
+                                if res.case == "miss":
+                                    t_load = res.t_file
                             ov, case, t_file, stg = res.overhead, res.case, res.t_file, res.staging
                             if case == "wait" and from_now:
                                 ov = t_file - now
@@ -191,11 +276,11 @@ class Planner:
                             pen_bytes = res.penalty_bytes
                             pen = 0.0
                             if need_pen and pen_bytes:
-                                pen = pen_bytes * size / mem[k] / bw[k]
+                                pen = pen_bytes * pen_size / mem[k] / bw[k]
                         score = float(score_of(ctx, t, ov, pen))
                         if (score, k) < (best_score, best_k):
                             best_score, best_k = score, k
-                            best = (t, positions, case, t_file, stg)
+                            best = (t, positions, case, t_file, stg, per_files, t_load)
                     if not first:
                         break
                     first = False
@@ -209,22 +294,29 @@ class Planner:
             if best is None:
                 continue            # no node can ever hold it (rejected on submission)
             score, k = best_score, best_k
-            t, positions, case, t_file, stg = best
+            t, positions, case, t_file, stg, per_files, t_load = best
             free_k = int(avail.free_now[k])
             avail.reserve(k, positions, t, w)
             free_total -= free_k - int(avail.free_now[k])
             if t == now and case == "miss":
                 stg = staging_job_id(job.id, self.platform.nodes[k].name)
-            win = Window(t, t_file, t + w, file, size, stg)
-            planned.setdefault(k, []).append(win)
+            if files:       # one window per file, each there when its case says
+                reads = frozenset(f for f, _ in files)
+                wins = [Window(t, a, t + w, f, s, stg, reads) for (f, s), (_, _, a) in zip(files, per_files)]
+            else:
+                wins = [Window(t, t_file, t + w, file, size, stg)]
             o = outlooks.get(k)
-            if o is not None:
-                o.add(win)
-            if file is not None:
-                nodes = planned_nodes.get(file)
-                if nodes is None:
-                    nodes = planned_nodes[file] = set()
-                nodes.add(k)
+            for win in wins:
+                planned.setdefault(k, []).append(win)
+                if o is not None:
+                    o.add(win)
+                if win.file is not None:
+                    nodes = planned_nodes.get(win.file)
+                    if nodes is None:
+                        nodes = planned_nodes[win.file] = set()
+                    nodes.add(k)
+            if shared and t_load is not None:
+                loads.append((t, t_load, bw[k]))     # its load shares the backbone with the next ones
             self.reservations[job.id] = (k, t, positions, case, t_file, score)
             if t == now:
                 if not busy[k]:
@@ -232,5 +324,5 @@ class Planner:
                     busy_count += 1
                     ctx.busy_share = float(busy_count) / n
                 decisions.append(Decision(job, k, positions, t, t_file, case, stg,
-                                          score))
+                                          score, t_load=t_load))
         return decisions

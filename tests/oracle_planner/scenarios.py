@@ -58,7 +58,7 @@ def clocked(wl, period=60, bandwidth=1 * GB, keep_alive=300.0):
     return {**wl, "jobs": jobs, "profiles": profiles}
 
 
-def platform(nodes=8, cores=4, memory=64 * GB, bandwidth=1 * GB, hetero=False):
+def platform(nodes=8, cores=4, memory=64 * GB, bandwidth=1 * GB, hetero=False, backbone=None):
     names = [f"n{i:03d}" for i in range(nodes)]
     if hetero:
         # Half the nodes with twice the memory and half the bandwidth, one wider node
@@ -66,8 +66,8 @@ def platform(nodes=8, cores=4, memory=64 * GB, bandwidth=1 * GB, hetero=False):
         mem = {n: (memory * 2 if i % 2 or i == 0 else memory) for i, n in enumerate(names)}
         bw = {n: (bandwidth / 2 if i % 2 else bandwidth) for i, n in enumerate(names)}
         shape = {n: (cores + 2 if i == 0 else cores) for i, n in enumerate(names)}
-        return make_resources(shape, memory_bytes=mem, bandwidth=bw)
-    return make_resources({n: cores for n in names}, memory_bytes=memory, bandwidth=bandwidth)
+        return make_resources(shape, memory_bytes=mem, bandwidth=bw, backbone=backbone)
+    return make_resources({n: cores for n in names}, memory_bytes=memory, bandwidth=bandwidth, backbone=backbone)
 
 
 def decisions(scheduler_cls, options, resources, wl):

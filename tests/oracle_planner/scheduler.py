@@ -4,6 +4,10 @@
 pybatsim side (events, stagings, decision log) is the shipped one; only the
 state and the pass are the oracle's, with the policies' scores as they were
 written for it (numpy, vectorised over nodes).
+
+Issue 39's rules, before the compiled pass has them, are the oracle's own
+options (``oracle_class(..., load_model="shared", ramp_scale="W")``): the load
+model, and the gradual LEM's weight on W's scale.
 """
 
 import importlib
@@ -17,8 +21,9 @@ from oracle_planner.state import ClusterState
 class Policy:
     """The five scores as the Python pass called them."""
 
-    def __init__(self, name, opts):
+    def __init__(self, name, opts, ramp_scale=None):
         self.name, self.W, self.saturation = name, opts.W, opts.saturation
+        self.ramp_scale = ramp_scale or getattr(opts, "ramp_scale", "linear")
         self.truncate = opts.score_rounding == "truncate"
         self.uses_penalty = name in ("LEA", "LEO", "LEM")
         if name == "LEO":
@@ -61,7 +66,12 @@ class Policy:
                 return np.where(t_k == ctx.now, t_k + overhead, self._lea(t_k, overhead, penalty))
             return t_k + overhead if t_k == ctx.now else self._lea(t_k, overhead, penalty)
         if self.ramp is not None:
-            return t_k + overhead + self.weight(ctx) * ((self.W - 1.0) * overhead + penalty)
+            w = self.weight(ctx)
+            if self.ramp_scale == "W" and self.W != 1.0:
+                # on W's scale: the load weighs W^w (1: EFT, W: LEA); the score is EFT's and LEA's
+                # mixed in the proportion that gives it that weight
+                w = (self.W ** w - 1.0) / (self.W - 1.0)
+            return t_k + overhead + w * ((self.W - 1.0) * overhead + penalty)
         if ctx.busy_share >= self.saturation:
             return self._lea(t_k, overhead, penalty)
         return t_k + overhead
@@ -72,6 +82,8 @@ class Policy:
 class _OraclePlanner:
     def __init__(self, state, policy):
         self.inner = Planner(state, policy)
+        self.first = {}        # job id -> (its first planned start, when), the predictions file's
+        self.last = {}         # job id -> its planned start in the last pass that placed it
 
     @property
     def stats_jobs_scanned(self):
@@ -84,8 +96,22 @@ class _OraclePlanner:
     def plan(self, now, queue, first=0, resume=False):
         decisions = self.inner.plan(now, list(queue.jobs), first, resume)
         where = {j.id: i for i, j in enumerate(queue.jobs)}
+        # predictions as the standing plan keeps them: the first placement's start and pass, and the
+        # start planned by the last pass before (the first one's on a first placement)
+        previous = {}
+        for jid, r in self.inner.reservations.items():
+            if jid not in self.first:
+                self.first[jid] = (r[1], now)
+            previous[jid] = self.last.get(jid, r[1])
+            self.last[jid] = r[1]
         for d in decisions:
-            d.index = where[d.job.id]
+            jid = d.job.id
+            d.predicted = (self.first[jid][0], self.first[jid][1], previous[jid])
+            self.first.pop(jid, None)
+            self.last.pop(jid, None)
+            d.index = where[jid]
+            if d.t_load is not None and getattr(d.job, "files", ()):
+                self.inner.state.planned_loads[d.job.id] = d.t_load      # its staging's planned end
         if not resume:
             queue.release_parked()
         return decisions
@@ -114,16 +140,17 @@ class _OracleState(ClusterState):
         return -1
 
 
-def oracle_class(variant, bf):
+def oracle_class(variant, bf, load_model=None, ramp_scale=None):
+    """The oracle of a shipped policy class; `load_model`, `ramp_scale` override the options'."""
     name = variant + ("_bf" if bf else "")
     shipped = getattr(importlib.import_module(f"batloc.schedulers.{name}"), name.capitalize())
 
     class Oracle(shipped):
         def make_state(self):
-            return _OracleState(self.platform, self.opts)
+            return _OracleState(self.platform, self.opts, load_model or self.opts.load_model)
 
         def make_planner(self):
-            return _OraclePlanner(self.state, Policy(self.policy_name, self.opts))
+            return _OraclePlanner(self.state, Policy(self.policy_name, self.opts, ramp_scale))
 
     Oracle.__name__ = "Oracle" + shipped.__name__
     return Oracle

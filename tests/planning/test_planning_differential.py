@@ -82,6 +82,8 @@ GRADUAL = {
     "ramp-linear": (dict(seed=19, hours=12.0, load=1.4), {}, {"ramp": [0.3, 0.9]}),
     "ramp-smooth-lru": (dict(seed=20, hours=12.0, load=1.8), dict(hetero=True),
                         {"ramp": [0.5, 1.0], "ramp_shape": "smooth", "cache": "lru"}),
+    # on W's scale (issue 39, item 5): the load weighs W^w
+    "ramp-W": (dict(seed=21, hours=12.0, load=1.4), {}, {"ramp": [0.3, 0.9], "ramp_scale": "W"}),
 }
 
 
@@ -97,3 +99,33 @@ def test_the_gradual_lem_decides_as_the_python_pass(name, bf):
     assert log.splitlines() == ref_log.splitlines()
     assert len(log.splitlines()) > 100
     assert ",LEMG" in log.splitlines()[1]
+
+
+# load_model "shared" (issue 39, item 1): a miss lasts its share of the backbone beside the loads in flight
+# and those planned before it (8 node links of 1 GB/s over a 2 GB/s backbone; heterogeneous: links of 0.5
+# and 1 GB/s, where the share is a bound of max-min's).
+SHARED = {
+    "shared": (dict(seed=22, hours=12.0), dict(backbone=2 * scenarios.GB), {"load_model": "shared"}),
+    "shared-hetero-lru": (dict(seed=23, hours=12.0, load=1.8), dict(hetero=True, backbone=2 * scenarios.GB),
+                          {"load_model": "shared", "cache": "lru"}),
+}
+SHARED_VARIANTS = [(v, bf) for v in ("eft", "lea", "lem") for bf in (False, True)]
+
+
+@pytest.mark.parametrize("name", list(SHARED))
+@pytest.mark.parametrize("variant,bf", SHARED_VARIANTS, ids=[v + ("-bf" if bf else "") for v, bf in SHARED_VARIANTS])
+def test_the_shared_load_model_decides_as_the_python_pass(name, variant, bf):
+    wl_kw, pf_kw, options = SHARED[name]
+    wl = scenarios.workload(**wl_kw)
+    resources = scenarios.platform(**pf_kw)
+    log, queues = _run(policy_class(variant, bf), wl, resources, options)
+    ref_log, ref_queues = _run(oracle_class(variant, bf), wl, resources, options)
+    assert queues == ref_queues
+    rows, ref_rows = log.splitlines(), ref_log.splitlines()
+    first = next((i for i, (a, b) in enumerate(zip(rows, ref_rows)) if a != b), None)
+    assert first is None and len(rows) == len(ref_rows), \
+        f"decision {first}: compiled {rows[first] if first is not None else len(rows)} " \
+        f"vs python {ref_rows[first] if first is not None else len(ref_rows)}"
+    # the model matters on this input: the node model decides otherwise
+    node_log, _ = _run(policy_class(variant, bf), wl, resources, {k: v for k, v in options.items() if k != "load_model"})
+    assert node_log != log

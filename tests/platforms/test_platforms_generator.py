@@ -31,7 +31,8 @@ def test_layout_of_a_tiny_platform():
         ["n002_c00", "n002_c01", "n002_mem"]]
     hosts = {h.get("id"): h for h in root.iter("host")}
     assert _props(hosts["master"]) == {"role": "master"}
-    assert _props(hosts["lustre"]) == {"role": "storage"}
+    # the backbone's bandwidth, which every load shares (schedulers see properties, not links)
+    assert _props(hosts["lustre"]) == {"role": "storage", "bandwidth": "50000000"}
     assert _props(hosts["n001_c01"]) == {"node": "n001"} and hosts["n001_c01"].get("core") == "1"
     assert hosts["n001_c01"].get("speed") == "1Gf"
     assert _props(hosts["n002_mem"]) == {"role": "storage", "node": "n002", "memory_bytes": "256000000000",

@@ -175,7 +175,7 @@ def test_cpu_leases_are_shared_out_between_processes(tmp_path):
 
 
 def test_both_processes_of_a_run_share_one_cpu(tmp_path):
-    from batloc.robin.process import CPUS, Timeouts, run_simulation
+    from batloc.robin.process import CPUS, Stop, Timeouts, run_simulation
 
     if not CPUS.enabled:
         pytest.skip("no CPU affinity on this system")
@@ -183,6 +183,7 @@ def test_both_processes_of_a_run_share_one_cpu(tmp_path):
     # not a Batsim endpoint: robin then starts both at once, without waiting for a port
     batcmd = f"python3 -c '{show}' -s ipc:///nowhere"
     out = run_simulation(tmp_path, batcmd, f"python3 -c '{show}'",
-                         Timeouts(simulation=20, ready=5, success=5, failure=5))
+                         Timeouts(simulation=20, ready=5, success=5, failure=5),
+                         stop=Stop())   # robin's global STOP may be left set by a test of a stopped sweep before it
     seen = [(tmp_path / "log" / f"{name}.stdout").read_text().strip() for name in ("batsim", "sched")]
     assert seen[0] == seen[1] and len(eval(seen[0])) == 1, (seen, out.reason)

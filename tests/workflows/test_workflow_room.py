@@ -1,0 +1,64 @@
+"""Outputs pinned by their write-back hold memory: a start that does not fit waits for room (issue 39, item 3).
+
+Dry run, one node of two cores, 10 GB of memory, 1 GB/s; ``write_back: staged``.
+"""
+
+import csv
+import os
+
+import pytest
+
+from oracle_planner.scheduler import oracle_class
+
+from batloc.schedulers.fcfs import Fcfs
+from batloc.schedulers.lea import Lea
+from batloc.testing.dry_run import DryRun, make_resources
+
+GB = 1e9
+
+# A reads X (2 GB), writes oA (6 GB); B reads Y (2 GB) and runs long; C comes at 14 and reads Z (4 GB).
+JOBS = [{"id": 1, "subtime": 1, "res": 1, "walltime": 100, "profile": "d10", "user": "u",
+         "inputs": [{"file": "X", "size": 2 * GB}], "outputs": [{"file": "oA", "size": 6 * GB}]},
+        {"id": 2, "subtime": 1, "res": 1, "walltime": 100, "profile": "d20", "user": "u",
+         "input_file": "Y", "input_size": 2 * GB},
+        {"id": 3, "subtime": 14, "res": 1, "walltime": 100, "profile": "d5", "user": "u",
+         "input_file": "Z", "input_size": 4 * GB}]
+
+
+def run(cls, tmp_path, options):
+    path = os.path.join(tmp_path, "decisions.csv")
+    profiles = {j["profile"]: {"type": "delay", "delay": float(j["profile"][1:])} for j in JOBS}
+    sched = cls({"decisions": path, **options})
+    dry = DryRun(sched, *make_resources({"n000": 2}, memory_bytes=10 * GB, bandwidth=1 * GB),
+                 {"jobs": JOBS, "profiles": profiles})
+    res = dry.run()
+    with open(path) as fh:
+        rows = [(r["time"], r["job_id"], r["cache"]) for r in csv.DictReader(fh)]
+    return res, rows
+
+
+@pytest.mark.parametrize("cls", [Fcfs, Lea])
+def test_a_start_waits_for_a_pinned_output_to_be_written_back(cls, tmp_path):
+    # A loads X [1, 3), computes [3, 13); oA (6 GB) is pinned from 13 while written back [13, 19).
+    # B loads Y [1, 3), computes [3, 23). At 14 C takes the free core, but Y (2, in use) + oA (6, pinned)
+    # + Z (4) = 12 GB > 10: it waits for room (a `full` row), claims it when oA is written back at 19,
+    # loads Z [19, 23) and computes [23, 28): its window [14, 114) counts from 14.
+    res, rows = run(cls, tmp_path, {"write_back": "staged"})
+    assert (res["w0!3"]["start"], res["w0!3"]["finish"]) == (23.0, 28.0)
+    assert ("14.000000", "w0!3", "full") in rows and ("19.000000", "w0!3", "miss") in rows
+    assert res["batloc-stage!stage-w0-3-n000"]["start"] == 19.0
+
+
+def test_the_python_pass_plans_the_start_for_when_the_pin_goes(tmp_path):
+    # The pass itself (the oracle, ahead of the compiled one) sees oA pinned until its write-back's planned
+    # end, 19: C is reserved from 19, not started at 14 to wait; it starts then with its load, no `full` row.
+    res, rows = run(oracle_class("fcfs", False), tmp_path, {"write_back": "staged"})
+    assert (res["w0!3"]["start"], res["w0!3"]["finish"]) == (23.0, 28.0)
+    assert [r for r in rows if r[1] == "w0!3"] == [("19.000000", "w0!3", "miss")]
+
+
+def test_without_pins_nothing_waits(tmp_path):
+    # written back at once, oA is an unused file C's start evicts: C loads Z [14, 18) at once
+    res, rows = run(Fcfs, tmp_path, {})
+    assert (res["w0!3"]["start"], res["w0!3"]["finish"]) == (18.0, 23.0)
+    assert not any(case == "full" for _, _, case in rows)
