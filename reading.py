@@ -4,8 +4,9 @@ An input can be anything a path names: `/dev/zero`, a FIFO nobody writes, a
 2 GB file without a newline, a `<cluster>` of two billion hosts. A reader that
 trusts it reads for ever or fills the memory, silently, and only SIGKILL ends
 it. So every reader of a user's file (the engine's workloads, profiles and
-usage traces, platform files, the trace converters, robin's descriptions,
-scheduler options) goes through here:
+usage traces, the workload and run.json `batloc validate` and the report read,
+platform files, the trace converters, robin's descriptions, scheduler options)
+goes through here:
 
 - `read_bytes` opens without blocking (a FIFO is not waited on), refuses what
   is not a regular file, refuses a file over its bound before reading it, and
@@ -39,7 +40,7 @@ INSTANCE_BYTES = 1 * GiB
 # The engine's crash journal (`--recover`): written by batloc, a few records a job and one checkpoint a message, yet
 # found by a name any file may have (a FIFO there hung every later run with that prefix)
 JOURNAL_BYTES = 4 * GiB
-# Small files written by hand: robin's and a study's descriptions, scheduler options.
+# Small files written by hand: robin's and a study's descriptions, scheduler options; and robin's run.json.
 DESCRIPTION_BYTES = 16 * MiB
 # What an error quotes of an input
 EXCERPT = 60

@@ -284,8 +284,10 @@ class Relay:
             out += self._execute(ev, now)
         self._released = self._due = []
         out += self._end_windows(now)
+        events = (reply or {}).get("events", []) if reply is not None else []
+        self._killed_now(events, now)
         out += self._admit(now)            # room freed by the ends the engine just reported
-        for e in (reply or {}).get("events", []) if reply is not None else []:
+        for e in events:
             etype, data = e.get("type"), e.get("data") or {}
             if etype == "EXECUTE_JOB":
                 self._executed_once(data.get("job_id"), now)
@@ -396,8 +398,21 @@ class Relay:
             if event is not None:
                 self.state.given_up(job_id, now)   # its room and its wait for a load are given up now
                 out.append(dict(event, timestamp=now))
+            else:
+                self.state.ended(job_id, now)      # computing: it ends now for its node's memory
             out.append({"timestamp": now, "type": "KILL_JOB", "data": {"job_ids": [job_id]}})
         return out
+
+    def _killed_now(self, events, now):
+        """The running jobs the scheduler kills in this reply end now for their nodes' memory, before any
+        start of this instant is claimed, whatever the order of its events (contract §5, *one instant*;
+        their cores are the engine's to free)."""
+        for e in events:
+            data = e.get("data") or {}
+            if e.get("type") == "KILL_JOB" and _names_jobs(data):
+                for job_id in data["job_ids"]:
+                    if job_id in self.state.running_nodes and not self.state.is_held(job_id):
+                        self.state.ended(job_id, now)
 
     def _reject(self, job_id, reason):
         print(f"batloc-stage-proxy: {reason}", file=sys.stderr, flush=True)

@@ -6,7 +6,9 @@ write cut short), or lacks rows for some of its workload's jobs (a run,
 even one that failed, writes one row per job, contract §5); or when robin's
 validator found its schedule impossible (run.json's `validation`). Taking
 such a run's numbers would compare schedules that never happened, or count
-missing rows as jobs that never completed.
+missing rows as jobs that never completed. A verdict is robin's on the files
+it validated: outputs or inputs changed since (run.json's digests,
+``run_folder``) leave the run out too.
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ from pathlib import Path
 import pandas as pd
 
 from batloc.locality.staging import STAGE_WORKLOAD
+
+from . import run_folder
 
 
 class RunLeftOut(Exception):
@@ -54,9 +58,18 @@ def check_rows(path, jobs_csv: pd.DataFrame, workload_ids) -> None:
                          "the file is truncated or the run lost jobs")
 
 
-def check_validation(meta: dict, run_json) -> None:
-    """robin's verdict in run.json: a run with violations is left out, with their counts."""
+def check_validation(meta: dict, run_json, prefix=None) -> None:
+    """robin's verdict in run.json: a run with violations is left out, with their counts; so is a run whose
+    outputs at `prefix` (the files the report reads) are not the ones robin validated, or whose inputs
+    changed since it read them (run.json's digests): the verdict is not theirs."""
     verdict = meta.get("validation")
+    if prefix is not None and isinstance(verdict, dict) and verdict.get("valid") is True:
+        changed = run_folder.changed_outputs(prefix, verdict.get("outputs"))
+        changed += run_folder.changed_config(meta)
+        changed += run_folder.changed_inputs(Path(run_json).parent, meta)
+        if changed:
+            raise RunLeftOut(f"{changed[0]}{f' (and {len(changed) - 1} more)' if len(changed) > 1 else ''}: "
+                             f"run.json's verdict is not this run's (batloc validate {Path(run_json).parent})")
     if not isinstance(verdict, dict) or verdict.get("valid") is not False:
         return
     counts = verdict.get("violations") or {}

@@ -16,13 +16,16 @@ from pathlib import Path
 from .tables import number
 
 
-def platform_text(path) -> str:
-    """'32 nodes × 20 cores, 128 GB and 0.1 GB/s each (640 cores)', from the platform file."""
+def platform_text(path, meta=None) -> str:
+    """'32 nodes × 20 cores, 128 GB and 0.1 GB/s each (640 cores)', from the platform file read with the run's
+    -m/-r (run.json's `platform_options`, `meta`)."""
     from batloc.platforms.reader import read_platform
 
+    from .run_folder import FolderError, platform_roles
+
     try:
-        summary = read_platform(path)
-    except (OSError, ValueError) as exc:
+        summary = read_platform(path, **platform_roles(meta or {}))
+    except (OSError, ValueError, FolderError) as exc:
         return f"unreadable ({str(exc).splitlines()[0] if str(exc) else type(exc).__name__})"
     mix = {}
     for n in summary.nodes:
@@ -73,7 +76,8 @@ def group_html(runs) -> str:
     evaluated = int(jobs["evaluated"].sum()) if jobs is not None else 0
     lines = []
     if plat:
-        lines.append(f"Platform <code>{html.escape(Path(plat).name)}</code>: {html.escape(platform_text(plat))}.")
+        lines.append(f"Platform <code>{html.escape(Path(plat).name)}</code>: "
+                     f"{html.escape(platform_text(plat, meta))}.")
     if wl:
         text = workload_text(meta.get("workload_provenance") or {}, len(jobs) if jobs is not None else 0, evaluated)
         lines.append(f"Workload <code>{html.escape(Path(wl).name)}</code>: {html.escape(text)}.")

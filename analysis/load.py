@@ -18,6 +18,11 @@ import pandas as pd
 from batloc.locality.workflow import DEPENDENT_KEY, job_files
 from batloc.outputs import ENCODING, JOBS_COLUMNS
 from batloc.platforms.reader import read_resources
+from batloc.reading import DESCRIPTION_BYTES, WORKLOAD_BYTES, read_bytes
+from batloc.workloads.errors import WorkloadError
+from batloc.workloads.source import read_json
+
+from . import run_folder
 
 JOB_COLUMNS = list(JOBS_COLUMNS)
 
@@ -89,9 +94,12 @@ class Workload:
 
 
 def read_workload(path) -> Workload:
-    """Batsim JSON workload with batloc's custom job fields (contract §2, §6)."""
-    with open(path, encoding=ENCODING) as f:
-        data = json.load(f)
+    """Batsim JSON workload with batloc's custom job fields (contract §2, §6), read within the workload's bound
+    (``batloc.reading``); ValueError names a file refused or unreadable."""
+    try:
+        data = read_json(path, WORKLOAD_BYTES, "workload")
+    except WorkloadError as exc:
+        raise ValueError(str(exc)) from None
     records = data.get("jobs", [])
     dependent = data.get(DEPENDENT_KEY) or []
     if dependent or any("inputs" in j for j in records):
@@ -121,22 +129,23 @@ def _with_files(job):
     return {**job, "input_file": ";".join(f for f, _ in files), "input_size": sum(s for _, s in files)}
 
 
-def read_platform_bandwidths(path) -> dict[str, float]:
-    """Node name → bandwidth (bytes/s) from the `bandwidth` property of `<node>_mem` hosts (contract §6)."""
+def read_platform_bandwidths(path, roles=None) -> dict[str, float]:
+    """Node name → bandwidth (bytes/s) from the `bandwidth` property of `<node>_mem` hosts (contract §6).
+    `roles`: the run's -m/-r as `read_resources`' keywords (run_folder.platform_roles), here and below."""
     bandwidths = {}
-    for res in read_resources(path).storage:
+    for res in read_resources(path, **(roles or {})).storage:
         props = res["properties"]
         if "bandwidth" in props and "node" in props:
             bandwidths[props["node"]] = float(props["bandwidth"])
     return bandwidths
 
 
-def read_platform_cores(path) -> int:
+def read_platform_cores(path, roles=None) -> int:
     """Number of compute cores: the platform's compute resources, as Batsim counts them (contract §1)."""
-    return len(read_resources(path).compute)
+    return len(read_resources(path, **(roles or {})).compute)
 
 
-def reference_bandwidth(platform=None, bandwidth=None) -> float:
+def reference_bandwidth(platform=None, bandwidth=None, roles=None) -> float:
     """The bandwidth used in every job's ReferenceFlow on this platform.
 
     ReferenceFlow is the flow on an empty cluster, so it depends on the job
@@ -147,7 +156,7 @@ def reference_bandwidth(platform=None, bandwidth=None) -> float:
     if bandwidth is not None:
         return float(bandwidth)
     if platform is not None:
-        bws = read_platform_bandwidths(platform)
+        bws = read_platform_bandwidths(platform, roles)
         if bws:
             return max(bws.values())
     return math.inf  # no information: the load term drops out of the reference
@@ -194,12 +203,8 @@ class RunFiles:
         return Path(f"{self.prefix}_predictions.csv")
 
     def input_path(self, key: str) -> Path | None:
-        value = self.meta.get(key)
-        if not value:
-            return None
-        p = Path(value)
         # robin records absolute paths; a hand-written run.json may be relative to its run
-        return p if p.is_absolute() else self.directory / p
+        return run_folder.input_path(self.directory, self.meta, key)
 
     @property
     def scheduler(self) -> str:
@@ -276,7 +281,7 @@ def read_run_json(path) -> tuple[dict, str | None]:
     if not path.exists():
         return {}, None
     try:
-        meta = json.loads(path.read_bytes().decode("utf-8"))
+        meta = json.loads(read_bytes(path, DESCRIPTION_BYTES, "run.json").decode("utf-8"))   # a FIFO is not waited on
     except (OSError, UnicodeDecodeError, ValueError) as exc:
         return {}, f"{path}: unreadable run.json ({str(exc).splitlines()[0] if str(exc) else type(exc).__name__})"
     if not isinstance(meta, dict):
@@ -284,20 +289,21 @@ def read_run_json(path) -> tuple[dict, str | None]:
     return meta, None
 
 
-def read_compute_nodes(path) -> dict[int, str]:
+def read_compute_nodes(path, roles=None) -> dict[int, str]:
     """Compute resource id → its node's name: the `node` property (contract §6), else the host's own name
     (a plain Batsim platform: one host, one node; `locality.platform_view`)."""
-    return {int(res["id"]): str(res["properties"].get("node", res["name"])) for res in read_resources(path).compute}
+    return {int(res["id"]): str(res["properties"].get("node", res["name"]))
+            for res in read_resources(path, **(roles or {})).compute}
 
 
 def _jobs_csv_of(run) -> tuple[Path, dict]:
     """A run folder, an export prefix or a jobs.csv → (its jobs.csv, its run.json or {})."""
     run = Path(run)
     if run.is_dir():
-        found = sorted(run.glob("*_jobs.csv"))
-        if len(found) != 1:
-            raise FileNotFoundError(f"{run}: expected one *_jobs.csv in the folder, found {len(found)}")
-        jobs = found[0]
+        try:    # the folder's own outputs, as `batloc validate` and the report read them
+            jobs = Path(f"{run_folder.own_prefix(run, read_run_json(run / 'run.json')[0])}_jobs.csv")
+        except run_folder.FolderError as exc:
+            raise FileNotFoundError(str(exc)) from None
     else:
         jobs = run if run.name.endswith("_jobs.csv") else Path(f"{run}_jobs.csv")
     meta, _ = read_run_json(jobs.parent / "run.json")
@@ -336,15 +342,16 @@ def jobset(run, platform=None, workload=None):
             value = value if value.is_absolute() else jobs_path.parent / value
         return value
 
+    roles = run_folder.platform_roles(meta) if platform is None else None   # the run's own -m/-r with its platform
     platform, workload = recorded(platform, "platform"), recorded(workload, "workload")
     raw = read_jobs(jobs_path)
     df = raw[(raw["workload_name"] != STAGE_WORKLOAD) & (raw["allocated_resources"].str.len() > 0)]
     df = df.dropna(subset=["starting_time", "finish_time"]).drop(columns="full_id").reset_index(drop=True)
     if workload is not None:
-        df = _with_report_stretch(df, raw, jobs_path, Path(workload), platform)
+        df = _with_report_stretch(df, raw, jobs_path, Path(workload), platform, roles)
     df["allocated_resources"] = df["allocated_resources"].map(ProcSet.from_str)
     if platform is not None:
-        cores = read_platform_cores(platform)
+        cores = read_platform_cores(platform, roles)
     else:
         cores = max((p.max + 1 for p in df["allocated_resources"] if len(p)), default=1)
     with warnings.catch_warnings():   # evalys 4.0 renames a column in place, which pandas 3 deprecates
@@ -352,14 +359,14 @@ def jobset(run, platform=None, workload=None):
         return JobSet(df, resource_bounds=(0, cores - 1))
 
 
-def _with_report_stretch(df, raw, jobs_path: Path, workload: Path, platform) -> pd.DataFrame:
+def _with_report_stretch(df, raw, jobs_path: Path, workload: Path, platform, roles=None) -> pd.DataFrame:
     """df with the report's per-job stretch and evaluated flag (metrics.per_job), jobs.csv's as batsim_stretch."""
     from . import metrics
 
     wl = read_workload(workload)
     require_platform(wl, raw, platform, run=str(jobs_path))
     decisions = read_decisions(Path(str(jobs_path)[: -len("_jobs.csv")] + "_decisions.csv"))
-    table = metrics.per_job(raw, wl, decisions, reference_bandwidth(platform)).set_index("job_id")
+    table = metrics.per_job(raw, wl, decisions, reference_bandwidth(platform, roles=roles)).set_index("job_id")
     df = df.rename(columns={"stretch": "batsim_stretch"})
     df["stretch"] = df["job_id"].map(table["stretch"])
     df["evaluated"] = df["job_id"].map(table["evaluated"]).fillna(False).astype(bool)

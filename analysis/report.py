@@ -112,7 +112,7 @@ def gather(output_dir: Path, inputs: Inputs | None, log):
 
 def _analyse(run: load.RunFiles, inputs: Inputs | None, workload_cache: dict):
     # the validator's counts say more than the failure they made robin record
-    check_validation(run.meta, run.directory / "run.json")
+    check_validation(run.meta, run.directory / "run.json", run.prefix)
     if run.meta.get("status") == "failure":   # robin's record: its outputs may be partial
         raise RunLeftOut(f"{run.directory / 'run.json'}: robin: {run.meta.get('reason', 'failed')}")
     result, jobs_csv = analyse_run(run, inputs, workload_cache)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from . import load, metrics, sessions
+from . import load, metrics, run_folder, sessions
 from .checks import RunLeftOut, check_rows, check_text, check_validation
 from .compare import RunResult
 
@@ -32,7 +32,7 @@ def analyse_run(run: load.RunFiles, inputs: Inputs | None = None, workload_cache
     platform_path = run.input_path("platform") or inputs.platform
     if run.problem:
         raise RunLeftOut(run.problem)
-    check_validation(run.meta, run.directory / "run.json")
+    check_validation(run.meta, run.directory / "run.json", run.prefix)
     if workload_path is None:
         raise RunLeftOut(f"run {run.name}: no workload known (robin's run.json or --workload)")
     cache = workload_cache if workload_cache is not None else {}
@@ -45,7 +45,11 @@ def analyse_run(run: load.RunFiles, inputs: Inputs | None = None, workload_cache
             raise RunLeftOut(f"{workload_path}: cannot read the workload: {_first_line(exc)}") from None
         cache[key] = (wl, sessions.assign_sessions(wl.jobs))
     wl, session_of = cache[key]
-    bandwidth, cores, core_nodes = _platform(platform_path, inputs.bandwidth, wl.nb_res, cache)
+    try:    # the platform as the run's engine read it: its -m/-r, from run.json
+        roles = run_folder.platform_roles(run.meta) if run.input_path("platform") else None
+    except run_folder.FolderError as exc:
+        raise RunLeftOut(f"{run.directory}/{exc}") from None
+    bandwidth, cores, core_nodes = _platform(platform_path, inputs.bandwidth, wl.nb_res, cache, roles)
     check_text(run.jobs_csv)
     try:
         jobs_csv = load.read_jobs(run.jobs_csv)
@@ -84,14 +88,14 @@ def analyse_run(run: load.RunFiles, inputs: Inputs | None = None, workload_cache
     return result, jobs_csv
 
 
-def _platform(path, bandwidth, nb_res, cache: dict):
-    """(reference bandwidth, compute cores, core id → node) of a platform, read once per report."""
-    key = ("platform", str(Path(path).resolve()) if path else None, bandwidth, nb_res)
+def _platform(path, bandwidth, nb_res, cache: dict, roles=None):
+    """(reference bandwidth, compute cores, core id → node) of a platform, read once per report and -m/-r."""
+    key = ("platform", str(Path(path).resolve()) if path else None, bandwidth, nb_res, repr(roles))
     if key not in cache:
         try:
-            cache[key] = (load.reference_bandwidth(path, bandwidth),
-                          load.read_platform_cores(path) if path else nb_res,
-                          load.read_compute_nodes(path) if path else {})
+            cache[key] = (load.reference_bandwidth(path, bandwidth, roles),
+                          load.read_platform_cores(path, roles) if path else nb_res,
+                          load.read_compute_nodes(path, roles) if path else {})
         except (OSError, ValueError) as exc:   # PlatformError names the file
             raise RunLeftOut(_first_line(exc)) from None
     return cache[key]

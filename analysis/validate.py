@@ -10,16 +10,22 @@ read as the schedulers read them):
 - no core used by two jobs at once;
 - no job started before its submission;
 - no job started before its file was in memory: a job that missed or waited
-  starts after its staging job finished (unless it was killed the instant it
-  started: its window ended while its file loaded, contract §6, and it
-  computed nothing); a hit finds the file in memory when the node's memory is
-  replayed under the memory model;
+  starts after its staging job finished (unless its window ended while its
+  file loaded: executed and killed in one answer at its window's end,
+  contract §6, it starts at that end at the earliest); a hit finds the file
+  in memory when the node's memory is replayed under the memory model;
 - no node memory over capacity under that model (``--cache``, default paper);
 - workflows (contract §2b): every dependent job present too; none started or
   submitted before each of its parents ended, nor when one did not complete;
   no job reads an output before its producer completed; outputs enter their
   producer's node's memory at its end in the replay (pinned until their
   write-back staging ends), a job of several files is replayed file by file.
+- the records agree with each other and with the inputs (``records``): rows
+  with their workload jobs, decisions with their jobs' rows, loads with their
+  links.
+A run folder is judged by its own outputs (``run_folder``), never by those at
+run.json's `export_prefix`; with robin's digests in run.json, an output or an
+input that is not the file robin validated or the run read is a violation too.
 Exit status 1 with one line per violation and a count per kind; 2 when an
 input cannot be read (one line naming it).
 """
@@ -27,6 +33,7 @@ input cannot be read (one line naming it).
 import argparse
 import csv
 import json
+import math
 import os
 import sys
 from collections import Counter
@@ -35,12 +42,17 @@ from pathlib import Path
 import numpy as np
 from procset import ProcSet
 
-from batloc.locality.cache import MODELS, NodeCache
+from batloc.locality.cache import MODELS, SAME_INSTANT, NodeCache
 from batloc.locality.staging import STAGE_WORKLOAD, writeback_job_id
 from batloc.locality.workflow import WorkflowError, check as check_workflows, job_files, job_outputs, parents
 from batloc.locality.platform_view import PlatformView
 from batloc.outputs import DECISIONS_COLUMNS, read_rows
 from batloc.platforms.reader import PlatformError, read_resources
+from batloc.reading import DESCRIPTION_BYTES, WORKLOAD_BYTES, read_bytes
+from batloc.workloads.errors import WorkloadError
+from batloc.workloads.source import read_json
+
+from . import records, run_folder
 
 EPS = 1e-6
 # The execution time Batsim 4.2.1 (and the engine) write for a job that ran in no time, its finish_time that much
@@ -56,6 +68,7 @@ OUTSIDE, STAGING_OUTSIDE, CORE_COUNT = "outside compute ids", "staging outside s
 FINISH_FIRST, OVERLAP, EARLY = "finish before start", "core used twice", "start before submission"
 FILE_LATE, FALSE_HIT, OVER_CAPACITY = "start before file in memory", "hit not in memory", "memory over capacity"
 DECISION = "decision without its job"
+CHANGED = "file changed since its run"
 PARENT_LATE, UNWRITTEN = "start before a parent's end", "read of an output not yet written"
 # Decision-log `cache` of a row saying that the job held its cores from `time` waiting for room in the
 # node's memory (the staging proxy, contract §6); its later rows say how it got its file.
@@ -74,9 +87,20 @@ def started(r):
     return r["starting_time"] not in ("", "-1")
 
 
-def cut_at_start(r):
-    """Killed the instant it started: it never computed (a window that ended during its load)."""
-    return r["final_state"] == "COMPLETED_KILLED" and r["_finish"] <= r["_start"] + EPS
+# A kill timer is due at a call within one protocol tick (1 µs) of the window's end, and the decision log and
+# jobs.csv print times to the microsecond: a job executed at its window's end starts no earlier than this before it.
+WINDOW_END_SLACK = 2e-6
+
+
+def executed_at_window_end(r, window_start, walltime):
+    """Executed and killed in one answer at its window's end [t_k, t_k + walltime) (contract §6): its load
+    outlasted its window. On Batsim and in the engine's timed mode the kill reaches the server a few link
+    latencies after the execution, which sets its start (1e-5 s of run time when both come at once): the
+    job starts at or after its window's end, where no job computing within its window can start."""
+    if r["final_state"] != "COMPLETED_KILLED" or window_start is None or walltime is None or walltime < 0:
+        return False
+    end = window_start + walltime
+    return r["_start"] >= end - WINDOW_END_SLACK - 4 * math.ulp(end)
 
 
 def is_staging(r):
@@ -207,10 +231,15 @@ def check_files_and_memory(rows, decisions, memories, model, jobs=None):
     # (time, order, kind, payload). At equal times loads complete, then jobs end, then jobs start: a
     # file whose load completes in the very instant its last user ends is loaded then, in any model.
     events = []
+    windows = {}        # job -> its reservation's start (t_k): its first row, a `full` one included
+    for d in decisions:
+        windows[d["job_id"]] = min(windows.get(d["job_id"], math.inf), float(d["time"]))
     for i, d in enumerate(decisions):
         jid = d["job_id"]
         if d["cache"] == WAITED_FOR_ROOM:
             continue        # cores held, nothing claimed in memory: the job's next rows claim it
+        job = jobs.get(jid.split("!", 1)[-1])
+        walltime = _walltime(job)
         r = by_id.get(jid)
         if r is None:
             out.append((DECISION, f"{jid}: in decisions.csv but not in jobs.csv"))
@@ -224,7 +253,7 @@ def check_files_and_memory(rows, decisions, memories, model, jobs=None):
             st = by_id.get(staging)
             if st is None:
                 out.append((DECISION, f"{jid}: its staging job {staging} is not in jobs.csv"))
-            elif start < st["_finish"] - EPS and not cut_at_start(r):
+            elif start < st["_finish"] - EPS and not executed_at_window_end(r, windows.get(jid), walltime):
                 out.append((FILE_LATE, f"{jid} starts at {start:.6f} before its file {file} is in "
                                        f"memory ({staging} ends at {st['_finish']:.6f})"))
             if case == "miss" and st is not None:
@@ -232,7 +261,6 @@ def check_files_and_memory(rows, decisions, memories, model, jobs=None):
                 load_ends[file] = st["_finish"]
         events.append((float(d["time"]), 2, "start", (i, jid, d["node"], entries, load_ends)))
         events.append((r["_finish"], 1, "end", (d["node"], [e[0] for e in entries])))
-        job = jobs.get(d["job_id"].split("!", 1)[-1])
         outputs = job_outputs(job) if job else []
         if outputs and r["final_state"] == "COMPLETED_SUCCESSFULLY":
             wb = by_id.get(writeback_job_id(jid, d["node"]))
@@ -243,6 +271,10 @@ def check_files_and_memory(rows, decisions, memories, model, jobs=None):
         return out      # a memory model the replay does not know (e.g. file-sharing's `value`)
     events.sort(key=lambda e: (e[0], e[1], e[3][0] if e[2] == "start" else -1))
     caches = {}
+    # node -> (t, {file: Resident}): loaded files dropped at instant t once their last user ended at t. Under
+    # Batsim's message timing that end may reach the scheduler after starts of its instant (they print alike),
+    # and the scheduler then still held the file for them: a hit at t on such a file is no false hit.
+    ended_now = {}
     for t, _, kind, p in events:
         node = p[2] if kind == "start" else p[0]
         cache = caches.get(node)
@@ -251,7 +283,13 @@ def check_files_and_memory(rows, decisions, memories, model, jobs=None):
         if kind == "loaded":
             cache.load_done(p[1], t)
         elif kind == "end":
-            cache.end_files(p[1], t)
+            kept = {f: cache.files[f] for f in p[1] if f in cache.files and cache.files[f].loaded}
+            for f in cache.end_files(p[1], t):
+                _dropped_at(ended_now, node, t)[f] = kept.get(f)
+            for f in p[1]:   # paper: the next start of the instant drops it, whichever file that start reads
+                r = cache.files.get(f)
+                if r is not None and r.users == 0 and r.loaded:
+                    _dropped_at(ended_now, node, t)[f] = r
         elif kind == "output":
             for f, size in p[1]:
                 cache.add_output(f, size, t, pinned=p[2])
@@ -260,6 +298,11 @@ def check_files_and_memory(rows, decisions, memories, model, jobs=None):
                 cache.unpin(f, t)
         else:
             _, jid, _, entries, load_ends = p
+            dropped = ended_now.get(node, (None, {}))
+            for f, _, logged, _ in entries:
+                if (logged == "hit" and f not in cache.files and dropped[0] is not None
+                        and abs(t - dropped[0]) < SAME_INSTANT and dropped[1].get(f) is not None):
+                    cache.files[f] = dropped[1][f]   # its last user's end had not reached the scheduler yet
             before = [cache.status(f, t) for f, _, _, _ in entries]
             cache.start_files([(f, size) for f, size, _, _ in entries], t, load_end=load_ends)
             for (file, _, logged, _), was in zip(entries, before):
@@ -271,6 +314,23 @@ def check_files_and_memory(rows, decisions, memories, model, jobs=None):
                 out.append((OVER_CAPACITY, f"{node}: memory holds {used:.0f} bytes > capacity "
                                            f"{cache.capacity:.0f} at {t:.6f} (after {jid} starts)"))
     return out
+
+
+def _dropped_at(ended_now, node, t):
+    """The files dropped on `node` at instant t (a new instant forgets the last one's)."""
+    at, files = ended_now.get(node, (None, None))
+    if at is None or abs(t - at) >= SAME_INSTANT:
+        at, files = ended_now[node] = (t, {})
+    return files
+
+
+def _walltime(job):
+    """A workload job's walltime in seconds, None without one (-1 or absent: no window to end)."""
+    try:
+        w = float(job.get("walltime")) if job else None
+    except (TypeError, ValueError):
+        return None
+    return w if w is not None and math.isfinite(w) and w >= 0 else None
 
 
 _JOB_FIELDS = ("job_id", "workload_name", "submission_time", "requested_number_of_resources", "final_state",
@@ -340,20 +400,23 @@ def read_decisions(path, quiet=False):
 
 def read_workload_jobs(path):
     """{job id: job} of a workload, its dependent jobs (contract §2b) included, in order."""
+    return read_workload(path)[0]
+
+
+def read_workload(path):
+    """({job id: job}, dependent jobs included, in order; {profile name: profile}) of a workload, read within
+    the workload's bound as the engine reads it (``batloc.reading``: a FIFO, a device or an over-sized file is
+    refused in one line, never read for ever)."""
     try:
-        with open(path, encoding="utf-8") as fh:
-            doc = json.load(fh)
+        doc = read_json(path, WORKLOAD_BYTES, "workload")
         doc["jobs"]
-        return check_workflows(doc, path)
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read: {exc.strerror}") from None
-    except UnicodeDecodeError as exc:
-        raise InputError(f"{path}: not UTF-8 text (byte {exc.start})") from None
-    except json.JSONDecodeError as exc:
-        raise InputError(f"{path}:{exc.lineno}: not valid JSON: {exc.msg}") from None
+        profiles = doc.get("profiles")
+        return check_workflows(doc, path), profiles if isinstance(profiles, dict) else {}
+    except WorkloadError as exc:   # names the file: unreadable, refused, not UTF-8, not JSON
+        raise InputError(str(exc)) from None
     except WorkflowError as exc:
         raise InputError(str(exc)) from None
-    except (KeyError, TypeError):
+    except (KeyError, TypeError, AttributeError):
         raise InputError(f"{path}: not a Batsim workload (a 'jobs' list of jobs with an 'id')") from None
 
 
@@ -361,43 +424,62 @@ def read_workload_ids(path):
     return list(read_workload_jobs(path))
 
 
-def validate(prefix, workload, platform, cache="paper", quiet=False):
+def validate(prefix, workload, platform, cache="paper", quiet=False, roles=None):
     """(violations as (kind, message), jobs checked, stagings, decisions); InputError on unreadable input.
 
     `cache` None: the run's memory model is not one the replay knows; hits and capacity go unchecked.
+    `roles`: the engine's -m/-r as `read_resources`' keywords (master_host, roles), None for Batsim's defaults.
     """
     rows = read_jobs_csv(f"{prefix}_jobs.csv")
-    jobs = read_workload_jobs(workload)
+    jobs, profiles = read_workload(workload)
     workload_ids = list(jobs)
     try:
-        resources = read_resources(platform)
+        resources = read_resources(platform, **(roles or {}))
         # a plain Batsim platform: one node per host, no memory to overflow (locality.platform_view)
         view = PlatformView.from_resources(resources.compute, resources.storage)
     except PlatformError as exc:
         raise InputError(exc if str(exc).startswith(str(platform)) else f"{platform}: {exc}") from None
-    decisions = read_decisions(f"{prefix}_decisions.csv", quiet)
+    decisions_path = f"{prefix}_decisions.csv"
+    decisions = read_decisions(decisions_path, quiet)
     compute_ids = ProcSet(*(r["id"] for r in resources.compute))
     storage_ids = ProcSet(*(r["id"] for r in resources.storage))
     memories = {n.name: n.memory_bytes for n in view.nodes}
     violations = check_presence(rows, workload_ids)
     violations += check_allocations(rows, compute_ids, storage_ids)
     violations += check_cores(rows) + check_submission(rows)
+    violations += records.check_rows_against_workload(rows, jobs, profiles)
     violations += check_dependencies(rows, jobs)
+    if os.path.exists(decisions_path):
+        violations += records.check_decisions_against_rows(rows, decisions, jobs, view,
+                                                           lambda d: _entries(d, jobs), WAITED_FOR_ROOM)
     violations += check_files_and_memory(rows, decisions, memories, cache, jobs)
     ran = [r for r in rows if started(r)]
     stagings = sum(1 for r in ran if is_staging(r))
     return violations, len(ran) - stagings, len(workload_ids), stagings, len(decisions)
 
 
-def verdict(prefix, workload, platform, cache="paper"):
+def verdict(prefix, workload, platform, cache="paper", roles=None):
     """A finished run's verdict as robin records it in run.json, and the violations' lines.
 
-    ({"valid": bool, "violations": {kind: count}}, [line, ...]); InputError on unreadable input.
+    ({"valid": bool, "violations": {kind: count}, "outputs": {file name: sha256}}, [line, ...]): `outputs`
+    are the files judged, so that a reader can tell them from files changed since; InputError on
+    unreadable input.
     """
-    violations = validate(prefix, workload, platform, cache, quiet=True)[0]
+    digests = run_folder.output_digests(prefix)
+    violations = validate(prefix, workload, platform, cache, quiet=True, roles=roles)[0]
     counts = Counter(kind for kind, _ in violations)
-    return ({"valid": not violations, "violations": dict(sorted(counts.items()))},
+    return ({"valid": not violations, "violations": dict(sorted(counts.items())), "outputs": digests},
             [f"{kind}: {message}" for kind, message in violations])
+
+
+def changed_since_run(prefix, folder, meta, given=()):
+    """Violations for a run folder's files that are not the run's: outputs changed since robin validated
+    them, inputs (those run.json names, not `given` on the command line) changed since the run read them."""
+    recorded = (meta.get("validation") or {}).get("outputs") if isinstance(meta.get("validation"), dict) else None
+    lines = run_folder.changed_outputs(prefix, recorded)
+    lines += run_folder.changed_config(meta)
+    lines += run_folder.changed_inputs(folder, meta, [k for k in ("platform", "workload") if k not in given])
+    return [(CHANGED, line) for line in lines]
 
 
 def one_line(message):
@@ -405,10 +487,23 @@ def one_line(message):
     return "".join(c if c.isprintable() else repr(c)[1:-1] for c in message)
 
 
+def _given_roles(args) -> dict:
+    """The command line's -m/-r as `read_resources`' keywords; InputError names a -r it cannot read."""
+    from batloc.platforms.numbering import RoleError, parse_role_maps
+
+    try:
+        return {"master_host": args.master_host, "roles": parse_role_maps(args.add_role_to_hosts) or None}
+    except RoleError as exc:
+        raise InputError(str(exc)) from None
+
+
 def _from_run_json(args) -> None:
-    """A run folder: its prefix, inputs and memory model from robin's run.json (what is given wins)."""
+    """A run folder: its own outputs (the folder's `*_jobs.csv`, as `batloc report` reads them, never
+    run.json's `export_prefix`, which names where the run wrote them first), its inputs and memory model
+    from robin's run.json (what is given wins)."""
     folder = Path(args.prefix)
     meta_path = folder / "run.json"
+    args.folder, args.meta = None, {}
     if not folder.is_dir():
         args.cache = args.cache or "paper"
         return
@@ -416,21 +511,28 @@ def _from_run_json(args) -> None:
         raise InputError(f"{folder} is a folder without run.json: give the run's output prefix "
                          f"(e.g. {folder / 'out'}) with --workload and --platform")
     try:
-        meta = json.loads(meta_path.read_text(encoding="utf-8"))
+        meta = json.loads(read_bytes(meta_path, DESCRIPTION_BYTES, "run.json").decode("utf-8"))
         if not isinstance(meta, dict):
             raise ValueError("not a JSON object")
     except (OSError, ValueError, UnicodeDecodeError) as exc:
         raise InputError(f"{meta_path}: unreadable run.json ({str(exc).splitlines()[0] if str(exc) else exc})") from None
-    prefix = Path(meta.get("export_prefix") or folder / "out")
-    if not Path(f"{prefix}_jobs.csv").exists():    # a folder moved since: its outputs are beside run.json
-        prefix = folder / prefix.name
-    args.prefix = str(prefix)
-    args.workload = args.workload or meta.get("workload")
-    args.platform = args.platform or meta.get("platform")
+    try:
+        args.prefix = str(run_folder.own_prefix(folder, meta))
+    except run_folder.FolderError as exc:
+        raise InputError(str(exc)) from None
+    args.folder, args.meta = folder, meta
+    args.given = [k for k in ("workload", "platform") if getattr(args, k)]
+    args.workload = args.workload or run_folder.input_path(folder, meta, "workload")
+    args.platform = args.platform or run_folder.input_path(folder, meta, "platform")
+    if args.master_host is None and not args.add_role_to_hosts:   # the engine's -m/-r, as the run read its platform
+        try:
+            args.roles = run_folder.platform_roles(meta)
+        except run_folder.FolderError as exc:
+            raise InputError(f"{folder}/{exc}") from None
     if args.cache is None:
         from .memory_model import memory_model
 
-        args.cache = memory_model(meta.get("scheduler") or {})
+        args.cache = memory_model(meta.get("scheduler") if isinstance(meta.get("scheduler"), dict) else {})
 
 
 def main(argv=None) -> int:
@@ -441,11 +543,17 @@ def main(argv=None) -> int:
     ap.add_argument("--workload", help="the run's workload (default: run.json's)")
     ap.add_argument("--platform", help="the run's platform (default: run.json's)")
     ap.add_argument("--cache", choices=MODELS, help="memory model of the run (default: run.json's scheduler's, else paper)")
+    ap.add_argument("-m", "--master-host", metavar="NAME",
+                    help="the engine's -m: the host that runs no job when none has role=master (default: run.json's, "
+                         "else master_host)")
+    ap.add_argument("-r", "--add-role-to-hosts", action="append", default=[], metavar="HOSTS:ROLE",
+                    help="the engine's -r, repeatable (default: run.json's)")
     try:
         args = ap.parse_args(argv)
     except SystemExit as exc:  # argparse printed the usage and the error
         return int(exc.code or 0)
     try:
+        args.roles = _given_roles(args)
         _from_run_json(args)
     except InputError as exc:
         print(f"batloc validate: {exc}", file=sys.stderr)
@@ -456,7 +564,9 @@ def main(argv=None) -> int:
         return 2
     try:
         violations, done, n_jobs, stagings, n_decisions = validate(args.prefix, args.workload, args.platform,
-                                                                   args.cache)
+                                                                   args.cache, roles=args.roles)
+        if args.folder is not None:
+            violations += changed_since_run(args.prefix, args.folder, args.meta, args.given)
     except InputError as exc:
         print(f"batloc validate: error: {one_line(str(exc))}", file=sys.stderr)
         return 2

@@ -41,6 +41,10 @@ UNTIL_LAST_END = ("strict", "authors")
 # authors: a load completing this much before the file's current load end is an
 # earlier, stale one (a reload starts in a later second than the load it replaces).
 STALE = 0.5
+# One instant, as the outputs print it (six decimals) and `batloc validate` replays it: when the engine times
+# Batsim's messages (contract §4), the events of one instant reach a scheduler a few link latencies apart, so a job's
+# end can arrive 0.2 µs after a start of "its" instant; both are the same instant for the memory model.
+SAME_INSTANT = 1e-6
 
 
 @dataclass
@@ -130,7 +134,7 @@ class NodeCache:
                 if not r.held and f not in own:
                     del self.files[f]
                     evicted.append(f)
-            if self._started_at != now:
+            if self._started_at is None or abs(now - self._started_at) >= SAME_INSTANT:
                 self._started_at, self._started_files = now, set()
             # a job without file is remembered as None: it evicts every file at its instant
             self._started_files.update(own or (None,))
@@ -183,7 +187,8 @@ class NodeCache:
         """paper: a file whose last user ends at e survives until a job starts in [e, t]; one
         that started at e itself, with another file, before this end arrived, counts.
         (strict keeps a loaded file through the instant e: ``_drop_ended``.)"""
-        return (self.model == "paper" and self._started_at == now
+        return (self.model == "paper" and self._started_at is not None
+                and abs(now - self._started_at) < SAME_INSTANT
                 and any(f != file for f in self._started_files))
 
     def add_output(self, file, size, now, pinned=False):

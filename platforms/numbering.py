@@ -49,6 +49,53 @@ def parse_role_maps(texts):
     return roles
 
 
+# Batsim's command-line options that decide roles, and the keyword of `batsim_roles`/`read_resources` each feeds
+_ROLE_FLAGS = {"-m": "master_host", "--master-host": "master_host",
+               "-r": "roles", "--add-role-to-hosts": "roles"}
+
+
+def role_options(argv):
+    """The ``-m``/``--master-host`` and ``-r``/``--add-role-to-hosts`` an engine's command line gives (a list
+    of words, a whole Batsim command or only its extra arguments), as robin records them in run.json's
+    ``platform_options``: ``{"master_host": NAME, "roles": ["HOSTS:ROLE", …]}``, keys only when given (the
+    last -m wins, as argparse and Batsim's docopt read it). ``python -m MODULE`` is the interpreter's own -m."""
+    found = {}
+    words = list(argv)
+    i = 0
+    while i < len(words):
+        word, value = words[i], None
+        flag = word.split("=", 1)[0] if word.startswith("--") else word[:2] if word.startswith("-") else word
+        if flag in _ROLE_FLAGS and not (flag == "-m" and i and words[i - 1].rsplit("/", 1)[-1].startswith("python")):
+            if word.startswith("--") and "=" in word:
+                value = word.split("=", 1)[1]
+            elif not word.startswith("--") and len(word) > 2:
+                value = word[2:]
+            elif i + 1 < len(words):
+                i += 1
+                value = words[i]
+            if value is not None:
+                if _ROLE_FLAGS[flag] == "master_host":
+                    found["master_host"] = value
+                else:
+                    found.setdefault("roles", []).append(value)
+        i += 1
+    return found
+
+
+def role_arguments(options):
+    """run.json's ``platform_options`` (``role_options``) as `read_resources`' keywords (master_host, roles);
+    RoleError names what cannot be read."""
+    options = options or {}
+    if not isinstance(options, dict):
+        raise RoleError("platform_options is not an object ({'master_host': NAME, 'roles': ['HOSTS:ROLE', ...]})")
+    master, roles = options.get("master_host"), options.get("roles") or []
+    if master is not None and not isinstance(master, str) or not isinstance(roles, list) \
+            or not all(isinstance(r, str) for r in roles):
+        raise RoleError("platform_options holds a master_host that is not a name or roles that are not "
+                        "'HOSTS:ROLE' strings")
+    return {"master_host": master, "roles": parse_role_maps(roles) or None}
+
+
 def batsim_roles(hosts, master_host=None, roles=None):
     """``hosts``: iterable of (name, role property or None). Returns {name: role} with the command line's roles
     applied as Batsim does, and the name of the master; RoleError names the host Batsim would abort on, and a

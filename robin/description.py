@@ -60,6 +60,7 @@ from pathlib import Path
 
 import yaml
 
+from batloc.platforms.numbering import role_options
 from batloc.processes import LOOPBACK, scheduler_command
 from batloc.reading import DESCRIPTION_BYTES, Refused, excerpt, read_bytes
 from batloc.shipped import options_of, package_root, packaged, policy_of
@@ -525,7 +526,8 @@ def is_embedded(engine: list[str]) -> bool:
 
 
 def batcmd_inputs(batcmd: str) -> dict:
-    """Platform, workload and export prefix named in a Batsim-style command (for run.json)."""
+    """Platform, workload, export prefix and role options (-m, -r) named in a Batsim-style command (for
+    run.json)."""
     args = shlex.split(batcmd)
     found = {}
     flags = {"-p": "platform", "--platform": "platform", "-w": "workload", "--workload": "workload",
@@ -541,4 +543,7 @@ def batcmd_inputs(batcmd: str) -> dict:
     for key in ("platform", "workload"):
         if key in found:
             found[key] = str(Path(found[key]).resolve())
+    roles = role_options(args)   # -m/-r: which hosts compute, as the validator and the report must read them
+    if roles:
+        found["platform_options"] = roles
     return found

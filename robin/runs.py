@@ -10,7 +10,6 @@ valid, with the same configuration and the same input contents
 
 from __future__ import annotations
 
-import hashlib
 import itertools
 import json
 import os
@@ -21,7 +20,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import batloc
+from batloc.analysis import run_folder
 
+from batloc.platforms.numbering import role_options
 from batloc.processes import free_port, pybatsim_missing
 
 from . import description as rd
@@ -66,9 +67,8 @@ class RunSpec:
         return self.output_dir / "log" / PROGRESS
 
     def config_hash(self) -> str:
-        # ports differ between invocations; everything else defines the run
-        stable = {k: v for k, v in self.meta.items() if k in ("platform", "workload", "scheduler", "engine", "engine_args")}
-        return hashlib.sha256(json.dumps(stable, sort_keys=True).encode()).hexdigest()[:16]
+        # ports differ between invocations; everything else defines the run (the validator checks it too)
+        return run_folder.config_hash(self.meta)
 
     def input_files(self) -> dict:
         """{role: [paths]} of the files the run's results depend on (robin.identity)."""
@@ -235,6 +235,7 @@ def sweep_runs(desc: dict, timeout_defaults: Timeouts | None = None) -> tuple[Pa
         raise rd.DescriptionError("instant is a mode of the embedded engine (engine: embedded): real Batsim has "
                                   "only its own messages")
     plat_labels, wl_labels = _labels(platforms), _labels(workloads)
+    roles = role_options(extra)   # the engine's -m/-r: the validator and the report read the platforms so too
     runs_dir = out / "runs"
     specs = []
     for (pl, pl_label), (wl, wl_label), sched in itertools.product(
@@ -247,6 +248,8 @@ def sweep_runs(desc: dict, timeout_defaults: Timeouts | None = None) -> tuple[Pa
                 # for the report, outside the configuration hash: which rule, which comparison
                 "walltime_includes_load": rule, "backfilling": sched.uses_backfilling,
                 "baseline": str(desc.get("baseline", "fcfs"))}
+        if roles:
+            meta["platform_options"] = roles
         if sched.against:
             meta["against"] = sched.against
         if local and sched.in_process_args(run_dir / PREFIX) is not None:
@@ -348,7 +351,8 @@ def _validate(spec: RunSpec) -> dict | None:
         return None
     # relative to robin's directory, where the engine ran; a trailing '/' is part of Batsim's prefix
     prefix = prefix if os.path.isabs(prefix) else os.path.join(os.getcwd(), prefix)
-    validation, lines = validate_run(prefix, workload, platform, spec.meta.get("scheduler") or {})
+    validation, lines = validate_run(prefix, workload, platform, spec.meta.get("scheduler") or {},
+                                     spec.meta.get("platform_options"))
     (spec.output_dir / "log").mkdir(exist_ok=True)
     (spec.output_dir / "log" / "validate.txt").write_text("".join(f"{line}\n" for line in lines))
     return validation

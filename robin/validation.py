@@ -6,24 +6,28 @@ run.json gets ``"validation": {"valid": true|false, "violations": {"<kind>": cou
 model the validator replays is the run's own: the scheduler's `cache` option,
 `authors` under the authors' profile, the proxy's `--cache`, `paper` otherwise;
 for the file-sharing family's `value` model, which the replay does not know,
-hits and capacity go unchecked (the other checks still run).
+hits and capacity go unchecked (the other checks still run). The platform is read with
+the engine's -m/-r as the run gave them (run.json's `platform_options`).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
+from batloc.analysis import run_folder
 from batloc.analysis.memory_model import VALUE_MODEL_POLICIES, command_model, memory_model  # noqa: F401
 from batloc.analysis.validate import InputError, verdict
 
 UNREADABLE = "unreadable outputs"
 
 
-def validate_run(prefix: Path, workload, platform, scheduler: dict) -> tuple[dict, list[str]]:
-    """The run's verdict for run.json, and the lines for log/validate.txt."""
+def validate_run(prefix: Path, workload, platform, scheduler: dict, platform_options=None) -> tuple[dict, list[str]]:
+    """The run's verdict for run.json, and the lines for log/validate.txt; `platform_options`: the engine's
+    -m/-r as run.json records them (the platform read as the engine read it)."""
     try:
-        return verdict(prefix, workload, platform, memory_model(scheduler))
-    except InputError as exc:
+        roles = run_folder.platform_roles({"platform_options": platform_options})
+        return verdict(prefix, workload, platform, memory_model(scheduler), roles)
+    except (InputError, run_folder.FolderError) as exc:
         return {"valid": False, "violations": {UNREADABLE: 1}}, [f"{UNREADABLE}: {exc}"]
     except Exception as exc:  # noqa: BLE001  (garbage a reader did not expect: the run, not robin, is at fault)
         return {"valid": False, "violations": {UNREADABLE: 1}}, [f"{UNREADABLE}: {prefix}: {type(exc).__name__}: {exc}"]

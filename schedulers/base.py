@@ -98,6 +98,9 @@ class Held:
     # A job reading several files may wait for several stagings (its own loads, others'):
     # those still in flight; None for a job of one file (``staging`` says which).
     waits: Optional[set] = None
+    # Killed at its window's end: its files left its node's memory model then (``HeldJobs.killed``),
+    # its cores stay held until its end is reported.
+    files_left: bool = False
 
 
 def stagings_waited(held):
@@ -130,6 +133,20 @@ class HeldJobs:
                 held.computing = True
                 ready.append(held)
         return st, ready
+
+    def killed(self, job_id, now):
+        """Its scheduler kills `job_id` now, at its window's end: the job ends now for its node's memory,
+        before any start of this instant (contract §5, *one instant*), as the validator replays it; its
+        cores stay held until the engine reports its end (they are offered from then on, at this instant
+        in the next pass)."""
+        held = self.held.get(job_id)
+        if held is not None and not held.files_left:
+            held.files_left = True
+            self.files_left(held, now)
+
+    def files_left(self, held, now):
+        """`held`'s job no longer uses its files (it ended, or was killed): the family's memory model."""
+        raise NotImplementedError
 
     def release(self, job_id):
         """A job ended (completed or killed): its Held, gone from the staging it waited for; None if unknown."""
@@ -336,6 +353,7 @@ class SchedulerBase(BatlocScheduler):
                     self.state.leave_stagings(held)
                     held.computing = True
                     self.execute(held)
+                self.state.killed(jid, now)
                 victims.append(self.jobs[jid])
             if victims:
                 self.bs.kill_jobs(victims)

@@ -198,5 +198,10 @@ class FileSharingState(HeldJobs):
         self.free[node][held.positions] = True
         self.n_free[node] += len(held.positions)
         self.on_node[node].pop(job_id, None)
-        self.census.drop(self.memories[node].end_files([f for f, _ in held.job.reads], now), node)
+        if not held.files_left:
+            self.files_left(held, now)
         return held
+
+    def files_left(self, held, now):
+        """The job's use of its file ends now (its cores are the caller's)."""
+        self.census.drop(self.memories[held.node].end_files([f for f, _ in held.job.reads], now), held.node)

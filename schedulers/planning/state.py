@@ -341,7 +341,7 @@ class ClusterState(HeldJobs):
         return st.node
 
     def finish(self, job_id, now):
-        """A job ended (completed or killed): free its cores and its file's use."""
+        """A job ended (completed or killed): free its cores and its file's use (unless its kill did)."""
         held = self.release(job_id)
         if held is None:
             return None
@@ -353,11 +353,19 @@ class ClusterState(HeldJobs):
             self._mirror(node)
             return held
         self.flat.release(node, held.positions)
-        self.windows[node].pop(job_id, None)
+        if held.files_left:
+            self._mirror(node)
+        else:
+            self.files_left(held, now)
+        return held
+
+    def files_left(self, held, now):
+        """The job's window and its use of its files end now (its cores are the caller's)."""
+        node = held.node
+        self.windows[node].pop(held.job.id, None)
         if held.job.files:
             self.caches[node].end_files([f for f, _ in held.job.files], now)
         else:
             self.caches[node].end_job(held.job.file, now)
             self._file_left(node, held.job.file)
         self._mirror(node)
-        return held

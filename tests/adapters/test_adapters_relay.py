@@ -183,3 +183,22 @@ def test_a_kill_of_an_execution_dated_later_rejects_the_job_in_the_engine():
     relay.to_engine(msg(2.000001))
     assert relay.from_engine(msg(5.0, ev(5.0, "REQUESTED_CALL"))) is None   # the proxy's own call: nothing due
     assert types(relay.to_engine(None)) == []
+
+
+@pytest.mark.parametrize("killer", ["scheduler", "window end"])
+def test_a_job_killed_at_an_instant_leaves_memory_before_the_starts_of_that_instant(killer):
+    # Contract §5, one instant: job 1 (file A) computes on n000 from 3; at t its kill and job 3's start
+    # (file C, on n000's other core) come in one answer, the start first. Job 1 ends at t before any
+    # start of t, so job 3's start (paper) evicts A, as the validator replays it.
+    relay = started(Relay(walltime_includes_load=killer == "window end"))
+    relay.from_engine(msg(1.0, submitted(1.0, 1), ev(1.0, "NOTIFY", type="no_more_static_job_to_submit")))
+    relay.to_engine(msg(1.0, execute(1.0, 1, "0")))
+    relay.from_engine(msg(3.0, ev(3.0, "JOB_COMPLETED", job_id="batloc-stage!stage-w0-1-n000",
+                                  job_state="COMPLETED_SUCCESSFULLY", return_code=0, alloc="0 3")))
+    assert types(relay.to_engine(None)) == [("EXECUTE_JOB", "w0!1")]
+    t = 101.0 if killer == "window end" else 5.0     # job 1's window [1, 101)
+    relay.from_engine(msg(t, submitted(t, 3, file="C"), *([ev(t, "REQUESTED_CALL")] * (killer == "window end"))))
+    kill = [ev(t, "KILL_JOB", job_ids=["w0!1"])] if killer == "scheduler" else []
+    reply = relay.to_engine(msg(t, execute(t, 3, "1"), *kill))
+    assert ("KILL_JOB", None) in types(reply)
+    assert relay.state.caches[0].status("A") == "absent" and relay.state.caches[0].status("C") == "loading"

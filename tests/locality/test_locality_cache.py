@@ -203,3 +203,24 @@ def test_a_pinned_output_stays_until_its_write_back_ends():
         assert c.status("out", 9.0) == "loaded", model
         c.start_job("C", 10, 10.0)
         assert c.status("out", 10.0) == ("loaded" if model == "lru" else "absent"), model
+
+
+def test_paper_an_end_arriving_latencies_after_a_start_of_its_instant_still_drops_the_file():
+    # The saturated day under Batsim's message timing (LEA, n091, t = 57 681): w0!21199, the last user of
+    # fu020, ends at 57 681; w0!21211 starts there with another file in a message 0.2 µs before that end
+    # reaches the scheduler. One instant as the outputs print it: the paper model drops fu020 at the end,
+    # as the validator's replay (ends, then starts) does, so a later start of the instant is a miss.
+    from batloc.locality.cache import NodeCache
+
+    c = NodeCache(100.0, "paper")
+    c.start_job("fu020", 10, 57000.0, load_end=57000.0)
+    c.load_done("fu020", 57000.0)
+    assert c.start_job("fu002", 20, 57681.0000001, load_end=57681.0000001)[0] == "miss"
+    assert c.end_job("fu020", 57681.0000003) == ["fu020"]
+    assert c.status("fu020") == "absent"
+    # a start a whole microsecond earlier is another instant: the file survives its last user's end
+    d = NodeCache(100.0, "paper")
+    d.start_job("fu020", 10, 57000.0, load_end=57000.0)
+    d.load_done("fu020", 57000.0)
+    d.start_job("fu002", 20, 57680.999998, load_end=57680.999998)
+    assert d.end_job("fu020", 57681.0000003) == [] and d.status("fu020") == "loaded"

@@ -46,6 +46,7 @@ class Held:
     deadline: float        # t_k + walltime: the window's end
     staging: Optional[str]
     computing: bool
+    files_left: bool = False   # killed at its window's end: out of its node's memory model from then on
     alloc: object = None
     waits: Optional[set] = None      # several files: the stagings it still waits for
 
@@ -338,30 +339,45 @@ class ClusterState:
                 del self.written_at[f]
         return st.node
 
-    def finish(self, job_id, now):
-        """A job ended (completed or killed): free its cores and its file's use."""
-        held = self.held.pop(job_id, None)
-        if held is None:
-            return None
+    def killed(self, job_id, now):
+        """Killed now at its window's end: it leaves its node's memory model now, its cores when it ends."""
+        held = self.held.get(job_id)
+        if held is not None and not held.files_left:
+            held.files_left = True
+            self._files_left(held, now)
+
+    def _files_left(self, held, now):
         node = held.node
-        self.availability.release(node, held.positions)
+        job_id = held.job.id
         self.windows[node].pop(job_id, None)
         if job_id in self.room_queue[node]:         # killed while waiting for room: it claimed nothing
             self.room_queue[node].remove(job_id)
-            return held
+            return
         if getattr(held.job, "files", ()):
             self._index_drop(self.caches[node].end_files([f for f, _ in held.job.files], now), node)
-            if not held.computing:
-                for sid in held.waits:
-                    st = self.stagings.by_id.get(sid)
-                    if st is not None and job_id in st.waiters:
-                        st.waiters.remove(job_id)
-            return held
+            return
         evicted = self.caches[node].end_job(held.job.file, now)
         r = self.caches[node].files.get(held.job.file)
         if self.file_ends is not None and (r is None or r.users == 0):
             self.file_ends[node].pop(held.job.file, None)
         self._index_drop(evicted, node)
+
+    def finish(self, job_id, now):
+        """A job ended (completed or killed): free its cores and its file's use (unless its kill did)."""
+        held = self.held.pop(job_id, None)
+        if held is None:
+            return None
+        node = held.node
+        self.availability.release(node, held.positions)
+        if not held.files_left:
+            self._files_left(held, now)
+        if getattr(held.job, "files", ()):
+            if not held.computing:
+                for sid in held.waits or ():
+                    st = self.stagings.by_id.get(sid)
+                    if st is not None and job_id in st.waiters:
+                        st.waiters.remove(job_id)
+            return held
         if held.staging is not None and not held.computing:
             st = self.stagings.by_id.get(held.staging)
             if st is not None and job_id in st.waiters:
