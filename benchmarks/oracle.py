@@ -32,6 +32,7 @@ from saturated_day import ROOT, run_variant  # noqa: E402  (sibling benchmark sc
 
 from batloc.analysis.authors import compare, per_job  # noqa: E402
 from batloc.analysis.validate import verdict  # noqa: E402
+from batloc.schedulers.engine_mode import wants_instant_engine  # noqa: E402
 from batloc.schedulers.planning.options import SchedulerOptions  # noqa: E402
 from batloc.workloads import pipeline  # noqa: E402
 
@@ -93,7 +94,9 @@ def run_one(variant, platform, workload, out, options, reuse, oracle_dir):
     if reuse and os.path.exists(prefix + "_jobs.csv"):
         result = dict(variant=variant, wall=0.0, ok=True, note="reused outputs")
     else:
-        result = run_variant(variant, platform, workload, out, options)
+        # the authors profile runs the engine's instant mode, as robin and --in-process give it
+        result = run_variant(variant, platform, workload, out, options,
+                             engine_args=["--instant"] if wants_instant_engine(options) else [])
     if not os.path.exists(prefix + "_jobs.csv") or not os.path.exists(prefix + "_decisions.csv"):
         return dict(variant=variant, wall=result["wall"], note=result.get("note", "no outputs"))
     # `batloc validate` under the memory model the run declared (a profile may set it)

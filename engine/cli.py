@@ -149,7 +149,21 @@ def checked(args):
     for attr, value in defaults.items():
         if getattr(args, attr) is None:
             setattr(args, attr, value)
+    if args.in_process and not args.instant:
+        args.instant = _authors_profile(args.scheduler_options)
     return args
+
+
+def _authors_profile(text: str) -> bool:
+    """The in-process scheduler's options ask for the instant mode (`wants_instant_engine`); options that
+    are not JSON are refused later, by the scheduler's loader, with their own line."""
+    import json
+
+    from batloc.schedulers.engine_mode import wants_instant_engine
+    try:
+        return wants_instant_engine(json.loads(text))
+    except ValueError:
+        return False
 
 
 def _needs_ptasks(docs):

@@ -61,6 +61,7 @@ from pathlib import Path
 import yaml
 
 from batloc.platforms.numbering import role_options
+from batloc.schedulers.engine_mode import wants_instant_engine
 from batloc.processes import LOOPBACK, scheduler_command
 from batloc.reading import DESCRIPTION_BYTES, Refused, excerpt, read_bytes
 from batloc.shipped import options_of, package_root, packaged, policy_of
@@ -490,10 +491,13 @@ def checked_policy(policy: str) -> str:
 
 
 
-def engine_args(desc: dict) -> list[str]:
+def engine_args(desc: dict, options: dict | None = None) -> list[str]:
+    """The embedded engine's extra flags: the description's, and --instant if it or the scheduler's `options`
+    ask for the instant mode (the authors profile: schedulers/engine_mode.py)."""
     extra = desc.get("engine-args") or []
     extra = shlex.split(extra) if isinstance(extra, str) else [str(a) for a in extra]
-    return extra + ["--instant"] if instant(desc) and "--instant" not in extra else extra
+    wanted = instant(desc) or wants_instant_engine(options or {})
+    return extra + ["--instant"] if wanted and "--instant" not in extra else extra
 
 
 def instant(desc: dict) -> bool:

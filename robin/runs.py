@@ -133,6 +133,7 @@ def single_run(desc: dict) -> RunSpec:
     schedcmd = desc.get("schedcmd")
     meta: dict = {}
     sched_cwd = None
+    options = None   # the batloc policy's, which may ask for the engine's instant mode
     for key in ("batcmd", "schedcmd"):
         if key in desc and not isinstance(desc[key], str):
             raise rd.DescriptionError(f"{key} must be a string")
@@ -154,6 +155,7 @@ def single_run(desc: dict) -> RunSpec:
         if not local:
             schedcmd = spec.command_line(port, out / PREFIX, rd.scheduler_address(desc), rd.pybatsim_verbosity(desc))
         meta["scheduler"] = spec.to_json()
+        options = spec.options
         dynamic = spec.dynamic_jobs
         sched_cwd = out
     else:
@@ -164,7 +166,7 @@ def single_run(desc: dict) -> RunSpec:
             raise rd.DescriptionError("without batcmd, platform and workload are required (embedded engine)")
         platform, workload = rd.resolve_input(desc["platform"]), rd.resolve_input(desc["workload"])
         batcmd = rd.embedded_batcmd(rd.engine_command(None), platform, workload, out / PREFIX, port,
-                                    dynamic, rd.engine_args(desc), rd.scheduler_address(desc),
+                                    dynamic, rd.engine_args(desc, options), rd.scheduler_address(desc),
                                     out / "log" / PROGRESS, local)
         meta["engine"] = "embedded"
         if local:
@@ -243,8 +245,9 @@ def sweep_runs(desc: dict, timeout_defaults: Timeouts | None = None) -> tuple[Pa
         run_dir = runs_dir / f"{pl_label}__{wl_label}__{sched.name}"
         if run_dir.parent != runs_dir or run_dir.name in (".", ".."):   # labels and names are plain names
             raise rd.DescriptionError(f"run folder {run_dir} would leave {runs_dir}")
+        run_extra = rd.engine_args(desc, sched.options) if rd.is_embedded(engine) else extra
         meta = {"platform": str(pl), "workload": str(wl), "scheduler": sched.to_json(),
-                "engine": desc.get("engine") or "embedded", "engine_args": extra,
+                "engine": desc.get("engine") or "embedded", "engine_args": run_extra,
                 # for the report, outside the configuration hash: which rule, which comparison
                 "walltime_includes_load": rule, "backfilling": sched.uses_backfilling,
                 "baseline": str(desc.get("baseline", "fcfs"))}
@@ -257,7 +260,7 @@ def sweep_runs(desc: dict, timeout_defaults: Timeouts | None = None) -> tuple[Pa
         # commands get their port when the run starts, see bind_commands()
         specs.append(RunSpec(name=run_dir.name, output_dir=run_dir, batcmd="", schedcmd=None,
                              timeouts=timeouts, meta=meta, sched_cwd=run_dir,
-                             build=SweepBuild(engine, pl, wl, sched, extra, address, verbosity, local)))
+                             build=SweepBuild(engine, pl, wl, sched, run_extra, address, verbosity, local)))
     return out, specs, str(desc.get("baseline", "fcfs"))
 
 

@@ -45,3 +45,27 @@ def test_instant_is_refused_with_real_batsim_and_as_anything_but_a_boolean(tmp_p
         runs.sweep_runs(sweep)
     with pytest.raises(rd.DescriptionError, match="instant must be true or false"):
         runs.single_run({**base, "instant": "yes"})
+
+
+def test_the_authors_profile_runs_the_embedded_engine_in_its_instant_mode(tmp_path):
+    # the C simulator's clock sees one second's events at once: robin and --in-process give it the instant mode
+    platform, wl = inputs(tmp_path)
+    authors = {"policy": "lea", "options": {"profile": "authors"}}
+    base = {"output-dir": str(tmp_path / "one"), "platform": platform, "workload": wl, "scheduler": authors}
+    assert shlex.split(runs.single_run(base).batcmd).count("--instant") == 1
+    assert "--instant" not in shlex.split(runs.single_run({**base, "scheduler": "lea"}).batcmd)
+    sweep = {"output-dir": str(tmp_path / "sweep"), "platforms": [platform], "workloads": [wl],
+             "schedulers": ["lea", {**authors, "name": "lea-authors"}]}
+    _, (paper, c_like), _ = runs.sweep_runs(sweep)
+    assert paper.meta["engine_args"] == [] and c_like.meta["engine_args"] == ["--instant"]
+    _, (_, on_batsim), _ = runs.sweep_runs({**sweep, "engine": "batsim"})
+    assert on_batsim.meta["engine_args"] == []              # real Batsim has only its own messages
+
+
+def test_the_in_process_engine_takes_the_instant_mode_for_the_authors_profile():
+    from batloc.engine.cli import parse_args
+
+    common = ["-p", "p.xml", "-w", "w.json", "--in-process", "lea"]
+    assert parse_args(common + ["--scheduler-options", '{"profile": "authors"}']).instant
+    assert not parse_args(common + ["--scheduler-options", '{"profile": "paper"}']).instant
+    assert not parse_args(common + ["--scheduler-options", "not json"]).instant   # refused later, by the loader
