@@ -76,6 +76,9 @@ def test_config_rewritten_unknown_events_passed_and_staging_only_instants_answer
     prof = reply["events"][1]["data"]
     assert prof == {"workload_name": "batloc-stage", "profile_name": "stage-w0-1-n000",
                     "profile": {"type": "data_staging", "nb_bytes": 2e9, "from": "pfs", "to": "mem"}}
+    # Batsim 4.2.1 aborts on a registered job without a subtime (jobs.cpp: "has no 'subtime' field")
+    assert reply["events"][2]["data"]["job"] == {"id": "batloc-stage!stage-w0-1-n000", "subtime": 1.0, "res": 2,
+                                                 "walltime": -1, "profile": "stage-w0-1-n000"}
     assert reply["events"][3]["data"]["storage_mapping"] == {"pfs": 0, "mem": 3}
     assert reply["events"][3]["data"]["alloc"] == "0 3"
 
