@@ -310,6 +310,9 @@ class Relay:
                     e = dict(e, data=dict(data, job_state="REJECTED"))
                 self._end(data["job_id"])
                 out.append(e)
+            elif etype == "CALL_ME_LATER":
+                self.calls.theirs(data.get("timestamp"))   # so that its call is told from the proxy's own
+                out.append(e)
             elif etype == "SET_RESOURCE_STATE":
                 what = f"SET_RESOURCE_STATE at t={now:.6f}"
                 out.append(dict(e, data=dict(data, resources=self.ids.to_outer(data.get("resources"), what))))

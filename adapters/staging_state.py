@@ -207,7 +207,7 @@ class StagingState:
             if missed:
                 sid = staging_job_id(job_id, node.name)
                 self.stagings.begin(sid, k, missed[0][0], total, now, est, job_id, tuple(f for f, _ in missed))
-                out += self._stage_events(sid, node, total)
+                out += self._stage_events(sid, node, total, now)
                 self.nb_stagings += 1
                 pending.add(sid)
                 planned = max(planned, est)
@@ -251,16 +251,18 @@ class StagingState:
             self.log.write(now, w.job_id, POLICY, name, alloc, n_cores, planned, info.file, info.size, case,
                            staging, None)
 
-    def _stage_events(self, staging_id, node, size):
+    def _stage_events(self, staging_id, node, size, now):
         # One profile per staging job, named like it: without --enable-profile-reuse
         # the engine deletes a dynamic profile once its first job ends (contract §3).
+        # The job's subtime is required: Batsim 4.2.1 aborts on a registered job without one (jobs.cpp).
         profile = staging_id.split("!", 1)[1]
         lustre = self.platform.lustre_id
         return [
             {"type": "REGISTER_PROFILE", "data": {"workload_name": STAGE_WORKLOAD, "profile_name": profile,
                                                   "profile": staging_profile(size)}},
             {"type": "REGISTER_JOB", "data": {"job_id": staging_id,
-                                              "job": {"id": staging_id, "res": 2, "profile": profile}}},
+                                              "job": {"id": staging_id, "subtime": now, "res": 2,
+                                                      "walltime": -1, "profile": profile}}},
             {"type": "EXECUTE_JOB", "data": {"job_id": staging_id, "alloc": _ids_text([lustre, node.mem_id]),
                                              "storage_mapping": storage_mapping(lustre, node.mem_id)}},
         ]

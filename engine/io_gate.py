@@ -8,8 +8,8 @@ middleware serialises the applications' I/O). Without the property, transfers
 share the links as SimGrid's max-min model computes.
 
 The engine asks ``admit`` before a phase starts; a job held back keeps that
-phase and is resumed through the engine's own ``next_phase`` when its turn
-comes. ``leave`` is called whenever a job moves past a phase, ``forget`` when
+phase and is resumed through the engine's ``io_granted`` when its turn comes;
+the wait is part of the phase, so its walltime runs on meanwhile. ``leave`` is called whenever a job moves past a phase, ``forget`` when
 a job ends (killed while waiting or holding).
 """
 

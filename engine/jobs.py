@@ -68,7 +68,10 @@ class JobLifecycle:
             self.walltime_timeout(job)
             return
         if self.io is not None and not self.io.admit(job, phase):
-            return  # waits for exclusive file-system access; the gate resumes it
+            # waits for exclusive file-system access; the gate resumes it (``io_granted``). Its walltime runs on
+            # meanwhile: the wait is part of the phase, whose timeout starts now
+            self.walltime_timeout(job)
+            return
         if not phase.execs and not phase.comms:
             if self.timed:   # an empty parallel task: SimGrid ends it at its next step, taking no time
                 token = job.token
@@ -98,6 +101,14 @@ class JobLifecycle:
         for a, end in zip(acts, earliest):
             self.track_activity(job, a, end)
         self.walltime_timeout(job)
+
+    def io_granted(self, job):
+        """The exclusive file system is `job`'s now: its phase starts, with what its wait left of its walltime."""
+        if job.sleep is not None:
+            self.clock.cancel(job.sleep)
+            job.sleep = None
+            job.remaining -= self.now - job.phase_start
+        self.next_phase(job)
 
     def track_activity(self, job, act, earliest):
         """`act` (a SimGrid activity of `job`) is in flight; it cannot end before `earliest`."""

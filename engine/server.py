@@ -91,7 +91,7 @@ class Simulation(DecisionHandlers, JobLifecycle, TimedMessages):
         self.warned = set()  # kinds of warnings already printed
         self.exact_until = MICROSECOND_EXACT   # INF once the warning that times are coarser was printed
         self.stall = (None, None, 0)  # (instant, jobs progress, answers in a row without progress)
-        self.io = exclusive_io(platform, self.next_phase)  # None unless a storage is pfs_access=exclusive
+        self.io = exclusive_io(platform, self.io_granted)  # None unless a storage is pfs_access=exclusive
         self.timed = False       # Batsim's message times (``mailbox``), decided when the run starts
         self.routes = {}         # (source host, destination host) -> (links, latency) for the L07 clock
         self.to_delete = []      # jobs Batsim deletes once the next message went out (their end is in it)

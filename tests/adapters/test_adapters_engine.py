@@ -127,10 +127,15 @@ def test_hits_start_at_once_and_misses_one_staging_later(tmp_path):
     assert all(r["final_state"] == "COMPLETED_SUCCESSFULLY" for r in out.values())
 
     # The wrapped scheduler never saw a staging job, nor an instant where only stagings ended
-    # (11, 13, 50, 70, 100); its clock never went back; its own call came at 7. At 105 job 8 ends,
-    # the proxy then ends the registration and SIMULATION_ENDS follows at the same instant.
+    # (11, 13, 50, 70, 100); its clock never went back; its own call came at 7. At 80 Batsim's submitter
+    # sends job 8, then its bye once the server took that message (job_submitter.cpp): the end of static
+    # submissions comes in a second message at 80. At 105 job 8 ends and the proxy ends the registration,
+    # but Batsim ends the simulation only when no waiter is left (server.cpp is_simulation_finished): the
+    # proxy's window-end calls, asked where a job waited for its file (executed at 1, 2, 3, 30, 60, 80 +
+    # walltime 100), come at 101, 102, 103, 130, 160, 180, unseen by the wrapped scheduler, and
+    # SIMULATION_ENDS with the last one. (Under --instant: one message at 80, SIMULATION_ENDS at 105.)
     nows = [m["now"] for m in sched.seen]
-    assert nows == [0, 1, 2, 3, 7, 16, 18, 20, 25, 30, 55, 60, 61, 66, 75, 80, 105, 105]
+    assert nows == [0, 1, 2, 3, 7, 16, 18, 20, 25, 30, 55, 60, 61, 66, 75, 80, 80, 105, 180]
     assert sched.seen[-1]["events"][0]["type"] == "SIMULATION_ENDS"
     seen = [e for m in sched.seen for e in m["events"]]
     assert not any("batloc-stage" in json.dumps(e) for e in seen)
@@ -310,11 +315,12 @@ def test_a_job_placed_on_a_node_too_small_for_its_file_is_rejected_and_its_cores
             "its file B (2e+09 bytes)") in err
     out = {r["job_id"]: r for r in rows(prefix + "_jobs.csv")}
     assert out["1"]["final_state"] == "REJECTED" and out["2"]["final_state"] == "REJECTED"
-    # the scheduler learnt 1 µs after t=1 (a call for now is refused, as by Batsim) that job 1 failed, so
-    # it could place job 2 on the same core at t=2
+    # the proxy tells the scheduler that job 1 failed on its own call, asked for 1 µs after t=1 (a call for
+    # now is refused, as by Batsim); Batsim's waiter sleeps 10 µs at least (jobs_execution.cpp), so it comes
+    # at 1.00001 (1.000001 under --instant), and the scheduler could place job 2 on the same core at t=2
     failed = [(m["now"], e["data"]["job_id"], e["data"]["job_state"]) for m in sched.seen for e in m["events"]
               if e["type"] == "JOB_COMPLETED"]
-    assert failed == [(1.000001, "w0!1", "COMPLETED_FAILED"), (2.000001, "w0!2", "COMPLETED_FAILED")]
+    assert failed == [(1.00001, "w0!1", "COMPLETED_FAILED"), (2.00001, "w0!2", "COMPLETED_FAILED")]
     assert not [r for r in out.values() if r["workload_name"] == "batloc-stage"]
 
 

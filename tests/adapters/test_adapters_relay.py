@@ -76,6 +76,9 @@ def test_config_rewritten_unknown_events_passed_and_staging_only_instants_answer
     prof = reply["events"][1]["data"]
     assert prof == {"workload_name": "batloc-stage", "profile_name": "stage-w0-1-n000",
                     "profile": {"type": "data_staging", "nb_bytes": 2e9, "from": "pfs", "to": "mem"}}
+    # Batsim 4.2.1 aborts on a registered job without a subtime (jobs.cpp: "has no 'subtime' field")
+    assert reply["events"][2]["data"]["job"] == {"id": "batloc-stage!stage-w0-1-n000", "subtime": 1.0, "res": 2,
+                                                 "walltime": -1, "profile": "stage-w0-1-n000"}
     assert reply["events"][3]["data"]["storage_mapping"] == {"pfs": 0, "mem": 3}
     assert reply["events"][3]["data"]["alloc"] == "0 3"
 
@@ -167,6 +170,25 @@ def test_a_kill_of_a_job_the_engine_reported_ended_is_answered_by_the_proxy():
     shown = relay.from_engine(msg(6.000001, ev(6.000001, "REQUESTED_CALL")))
     assert [(e["type"], e["data"]) for e in shown["events"]] == [("JOB_KILLED", {"job_ids": ["w0!1"],
                                                                                 "job_progress": {}})]
+
+
+def test_a_call_that_comes_later_than_asked_is_still_told_from_the_schedulers_own():
+    # Batsim's waiter sleeps 10 us at least (jobs_execution.cpp), so the proxy's call asked for 1 us ahead
+    # comes 10 us on; a call also comes late by Batsim's messages' time. Each REQUESTED_CALL answers the
+    # earliest call asked, the proxy's or the wrapped scheduler's.
+    relay = started(Relay())
+    relay.from_engine(msg(1.0, submitted(1.0, 1, file=None)))
+    relay.to_engine(msg(1.0, execute(1.0, 1, "0")))
+    relay.from_engine(msg(6.0, ev(6.0, "JOB_COMPLETED", job_id="w0!1", job_state="COMPLETED_SUCCESSFULLY",
+                                  return_code=0, alloc="1")))
+    reply = relay.to_engine(msg(6.0, ev(6.0, "KILL_JOB", job_ids=["w0!1"]), ev(6.0, "CALL_ME_LATER", timestamp=7.0)))
+    assert [e["data"] for e in reply["events"]] == [{"timestamp": 6.000001}, {"timestamp": 7.0}]
+    shown = relay.from_engine(msg(6.00001, ev(6.00001, "REQUESTED_CALL")))
+    assert [(e["type"], e["data"]) for e in shown["events"]] == [("JOB_KILLED", {"job_ids": ["w0!1"],
+                                                                                "job_progress": {}})]
+    relay.to_engine(msg(6.00001))
+    fwd = relay.from_engine(msg(7.0 + 1e-10, ev(7.0 + 1e-10, "REQUESTED_CALL")))
+    assert [e["type"] for e in fwd["events"]] == ["REQUESTED_CALL"]
 
 
 def test_a_kill_of_an_execution_dated_later_rejects_the_job_in_the_engine():

@@ -107,6 +107,21 @@ def test_a_job_killed_while_waiting_for_the_file_system_leaves_the_queue(tmp_pat
     assert times == {"1": (1.0, 26.0), "2": (1.0, 16.0), "3": (1.0, 31.0)}
 
 
+def test_a_job_granted_the_file_system_after_waiting_has_the_wait_counted_in_its_walltime(tmp_path):
+    # As above with J2's walltime 30: it waits [6, 26), is granted at 26 and reads 20 GB, which would end at
+    # 46, but its walltime ends at 1 + 30 = 31, the wait counted (not 26 + 25 left after its compute, 51).
+    # Killed there, it frees the file system: J3 (queued at 11) reads [31, 36).
+    profiles = {**io_profiles(5, 20), "io5": {"type": "parallel_homogeneous_pfs", "bytes_to_read": 5 * GB},
+                "job3": {"type": "composed", "seq": ["wait10", "io5"]}, "wait10": {"type": "delay", "delay": 10}}
+    jobs = [{"id": 1, "subtime": 1, "res": 1, "profile": "job", "walltime": -1},
+            {"id": 2, "subtime": 1, "res": 1, "profile": "job", "walltime": 30},
+            {"id": 3, "subtime": 1, "res": 1, "profile": "job3", "walltime": -1}]
+    plat = platform(tmp_path, access="exclusive", cores=2)
+    times = simulate(tmp_path, plat, jobs, profiles,
+                     {"w0!1": ["n000_c00"], "w0!2": ["n001_c00"], "w0!3": ["n000_c01"]})
+    assert times == {"1": (1.0, 26.0), "2": (1.0, 31.0), "3": (1.0, 36.0)}
+
+
 def test_an_unknown_access_mode_is_an_error_naming_the_platform(tmp_path):
     plat = write(tmp_path, "p.xml", render(PlatformSpec(memory_mix=((2, 128e9),), cores=1, io_routes=True))
                  .replace('<prop id="role" value="storage"/></host>',
