@@ -131,29 +131,40 @@ def prepare(study: Study, log=print) -> Prepared:
     write_platform(PlatformSpec(memory_mix=((nodes, rackham.NODE_MEMORY),), cores=rackham.CORES,
                                 node_bandwidth=rackham.NODE_BANDWIDTH, sharing="FATPIPE", name=f"rackham-{nodes}n",
                                 description=f"Rackham's node x {nodes}, scaled to {trace.name}"), platform)
-    total_cores = nodes * rackham.CORES
     weeks = []
     for start in starts:
         label = windows.label(start, epoch)
         week = pipeline.cut_window(table, pipeline.Window(start, study.length, study.before, study.after))
-        path = inputs / f"week-{label}.json"
-        pipeline.write(week, path, total_cores)
-        stats = workload_stats(week, total_cores)
-        weeks.append(Week(label=label, start=start, workload=path, jobs=len(week),
-                          evaluated=int(week["evaluated"].sum()), offered_load=float(stats.get("offered load", 0))))
-        log(f"batloc study: week {label}: {len(week)} jobs, {weeks[-1].evaluated} evaluated, "
-            f"offered load {weeks[-1].offered_load:.2f} on {nodes} nodes x {rackham.CORES} cores")
+        weeks.append(write_week(week, inputs / f"week-{label}.json", label, start, nodes, log))
 
-    sweep = {"output-dir": str(study.output_dir), "platforms": [str(platform)],
-             "workloads": [str(w.workload) for w in weeks], "schedulers": schedulers(study),
-             "baseline": study.baseline, **study.timeouts}
-    sweep_file = study.output_dir / "sweep.yaml"
-    sweep_file.write_text("# written by `batloc study paper`; re-run with robin (--jobs N, or --dask ADDRESS)\n"
-                          + yaml.safe_dump(sweep, sort_keys=False))
+    sweep, sweep_file = write_sweep(study, platform, weeks, "paper")
     prepared = Prepared(study=study, trace=trace, platform=platform, nodes=nodes, weeks=weeks, sweep=sweep,
                         sweep_file=sweep_file)
     (study.output_dir / "study.json").write_text(json.dumps(prepared.to_json(), indent=1) + "\n")
     return prepared
+
+
+def write_week(week, path: Path, label: str, start: float, nodes: int, log, shown: str | None = None) -> Week:
+    """One week's workload written for `nodes` Rackham nodes, its record, and its line on the log."""
+    total_cores = nodes * rackham.CORES
+    pipeline.write(week, path, total_cores)
+    stats = workload_stats(week, total_cores)
+    done = Week(label=label, start=start, workload=path, jobs=len(week), evaluated=int(week["evaluated"].sum()),
+                offered_load=float(stats.get("offered load", 0)))
+    log(f"batloc study: week {shown or label}: {done.jobs} jobs, {done.evaluated} evaluated, "
+        f"offered load {done.offered_load:.2f} on {nodes} nodes x {rackham.CORES} cores")
+    return done
+
+
+def write_sweep(study, platform: Path, weeks: list[Week], command: str) -> tuple[dict, Path]:
+    """The study's robin sweep (every week x every variant), written as sweep.yaml in its folder."""
+    sweep = {"output-dir": str(study.output_dir), "platforms": [str(platform)],
+             "workloads": [str(w.workload) for w in weeks], "schedulers": schedulers(study),
+             "baseline": study.baseline, **study.timeouts}
+    sweep_file = study.output_dir / "sweep.yaml"
+    sweep_file.write_text(f"# written by `batloc study {command}`; re-run with robin (--jobs N, or --dask ADDRESS)\n"
+                          + yaml.safe_dump(sweep, sort_keys=False))
+    return sweep, sweep_file
 
 
 def schedulers(study: Study) -> list:

@@ -21,17 +21,14 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import yaml
-
 from batloc.platforms import rackham
 from batloc.platforms.generator import PlatformSpec, write as write_platform
 from batloc.robin import description as rd
 from batloc.shipped import package_root, packaged
 from batloc.workloads import pipeline
-from batloc.workloads.stats import workload_stats
 
 from .description import StudyError, duration, integer
-from .prepare import Week, schedulers
+from .prepare import write_sweep, write_week
 
 KEYS = {"output-dir", "weeks", "seed", "nodes", "load", "jobs-per-file", "length", "before", "after",
         "schedulers", "options", "baseline", "full", *rd.TIMEOUT_KEYS}
@@ -156,19 +153,9 @@ def prepare(study: RackhamStudy, log=print) -> RackhamPrepared:
                                    seed=study.seed + i)
         week = pipeline.cut_window(pipeline.synthesize(spec),
                                    pipeline.Window(1.0 + study.before, study.length, study.before, study.after))
-        pipeline.write(week, path, sizes.total_cores)
-        stats = workload_stats(week, sizes.total_cores)
-        weeks.append(Week(label=label, start=study.before, workload=path, jobs=len(week),
-                          evaluated=int(week["evaluated"].sum()), offered_load=float(stats.get("offered load", 0))))
-        log(f"batloc study: week {i + 1}/{study.weeks}: {len(week)} jobs, {weeks[-1].evaluated} evaluated, "
-            f"offered load {weeks[-1].offered_load:.2f} on {study.nodes} nodes x {rackham.CORES} cores")
+        weeks.append(write_week(week, path, label, study.before, study.nodes, log, f"{i + 1}/{study.weeks}"))
 
-    sweep = {"output-dir": str(study.output_dir), "platforms": [str(platform)],
-             "workloads": [str(w.workload) for w in weeks], "schedulers": schedulers(study),
-             "baseline": study.baseline, **study.timeouts}
-    sweep_file = study.output_dir / "sweep.yaml"
-    sweep_file.write_text("# written by `batloc study rackham`; re-run with robin (--jobs N, or --dask ADDRESS)\n"
-                          + yaml.safe_dump(sweep, sort_keys=False))
+    sweep, sweep_file = write_sweep(study, platform, weeks, "rackham")
     prepared = RackhamPrepared(study=study, platform=platform, nodes=study.nodes, weeks=weeks, sweep=sweep,
                                sweep_file=sweep_file)
     (study.output_dir / "study.json").write_text(json.dumps(prepared.to_json(), indent=1) + "\n")
