@@ -54,6 +54,7 @@ from batloc.locality.decision_log import DecisionLog
 from batloc.locality.platform_view import PlatformError, PlatformView
 from batloc.locality.staging import STAGE_WORKLOAD, StagingBook, is_staging_job
 from batloc.schedulers.admission import NoMemory
+from batloc.schedulers.dispatch import quick_answers, register_and_execute
 from batloc.schedulers.boundary import PREFIX, TICK, BatlocScheduler, OptionsError, options_or_exit
 
 log = logging.getLogger("batloc.schedulers")
@@ -299,6 +300,10 @@ class SchedulerBase(BatlocScheduler):
         profile = st.id.split("!", 1)[1]
         # from Lustre (or another node's memory, or to Lustre: a workflow's output) to the node's memory
         description, mapping = st.endpoints(self.platform.lustre_id, self.platform.mem_ids)
+        if quick_answers(self.bs):
+            register_and_execute(self.bs, st.id, 2, -1, STAGE_WORKLOAD, profile, description,
+                                 procset_of(mapping.values()), mapping)
+            return
         self.bs.register_profiles(STAGE_WORKLOAD, {profile: description})
         job = self.bs.register_job(st.id, 2, -1, profile)
         job.allocation = procset_of(mapping.values())
