@@ -23,6 +23,7 @@ and users' own keep pybatsim's.
 import logging
 
 from batsim.batsim import Batsim, Job
+from procset import ProcSet
 
 # pybatsim's own logger, whose INFO lines its loop formats each message into
 PYBATSIM_LOG = logging.getLogger("batsim.batsim")
@@ -203,6 +204,29 @@ def register_and_execute(bs, job_id, res, walltime, workload, profile_name, prof
     job.state = Job.State.RUNNING
     job.storage_mapping = storage_mapping
     out.append({"timestamp": now, "type": "EXECUTE_JOB",
-                "data": {"job_id": job_id, "alloc": str(alloc), "storage_mapping": storage_mapping}})
+                "data": {"job_id": job_id, "alloc": alloc_text(alloc), "storage_mapping": storage_mapping}})
     bs.nb_jobs_scheduled += 1
     return job
+
+
+def execute_job(bs, job):
+    """pybatsim's ``execute_job(job)``: the same event, the same ``Job`` in ``bs.jobs`` updated."""
+    alloc = job.allocation
+    assert alloc is not None
+    data = {"job_id": job.id, "alloc": alloc_text(alloc)}
+    known = bs.jobs[job.id]
+    known.allocation = alloc
+    known.state = Job.State.RUNNING
+    if hasattr(job, "mapping"):
+        data["mapping"] = known.mapping = job.mapping
+    if hasattr(job, "storage_mapping"):
+        data["storage_mapping"] = known.storage_mapping = job.storage_mapping
+    bs._events_to_send.append({"timestamp": bs._current_time, "type": "EXECUTE_JOB", "data": data})
+    bs.nb_jobs_scheduled += 1
+
+
+def alloc_text(procset):
+    """``str(procset)`` ("3-5 9"), without procset's generators and format calls."""
+    if type(procset) is not ProcSet:
+        return str(procset)
+    return " ".join(str(lo) if lo == hi else f"{lo}-{hi}" for lo, hi in procset._itvs)
