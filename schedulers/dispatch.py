@@ -172,9 +172,10 @@ def submitted(bs, event, data, scheduler):
 
 
 def quick_answers(bs):
-    """Whether ``register_and_execute`` may stand in for pybatsim's three calls: its DEBUG lines are off
-    (pybatsim formats a profile into one per registration, shown or not)."""
-    return not bs.logger.isEnabledFor(logging.DEBUG)
+    """Whether ``register_and_execute`` and ``execute_job`` may stand in for pybatsim's calls: `bs` is
+    pybatsim's own ``Batsim`` (not a test's stand-in, nor a subclass with calls of its own), its DEBUG
+    lines off (pybatsim formats a profile into one per registration, shown or not)."""
+    return type(bs) is Batsim and not PYBATSIM_LOG.isEnabledFor(logging.DEBUG)
 
 
 def register_and_execute(bs, job_id, res, walltime, workload, profile_name, profile, alloc, storage_mapping):
