@@ -363,6 +363,10 @@ class ClusterState(HeldJobs):
         """The job's window and its use of its files end now (its cores are the caller's)."""
         node = held.node
         self.windows[node].pop(held.job.id, None)
+        if held.job.id in self.room_queue[node]:     # killed while waiting for room: it claimed nothing
+            self.room_queue[node].remove(held.job.id)
+            self._mirror(node)
+            return
         if held.job.files:
             self.caches[node].end_files([f for f, _ in held.job.files], now)
         else:
