@@ -65,7 +65,7 @@ def staged_bytes(size, bandwidth, float32_floor):
 
 
 @inline
-def _rows(j, plan):
+def window_rows(j, plan):
     """The window rows of the job planned in row j: [first, last + 1) — its own row, or
     its file rows when it reads several files."""
     if plan[j, FILE] <= GROUP:
@@ -148,7 +148,7 @@ def _lru_resident(k, t, node_f, held, mem, node_i, plan, buf):
     j = node_i[k, HEAD]
     while j >= 0:
         if plan[j, START] <= t:
-            r0, r1 = _rows(j, plan)
+            r0, r1 = window_rows(j, plan)
             for r in range(r0, r1):
                 if plan[r, FILE] >= 0:
                     x = plan[r, START]
@@ -211,7 +211,7 @@ def _lru_resident(k, t, node_f, held, mem, node_i, plan, buf):
 
 
 @inline
-def _put(buf, count, f, size):
+def put_file(buf, count, f, size):
     for i in range(count):
         if buf[i, B_FILE] == f:
             buf[i, B_SIZE] = size
@@ -246,16 +246,16 @@ def unused_bytes(k, fid, t, now, model, node_f, held, mem, node_i, plan, buf):
             f = held[k, i, FILE]
             e = held[k, i, END]
             if f >= 0 and e <= t and _survives_paper(head, plan, f, e, t):
-                count = _put(buf, count, f, held[k, i, SIZE])
+                count = put_file(buf, count, f, held[k, i, SIZE])
         j = head
         while j >= 0:
             e = plan[j, END]
             if e <= t:
-                r0, r1 = _rows(j, plan)
+                r0, r1 = window_rows(j, plan)
                 for r in range(r0, r1):
                     f = plan[r, FILE]
                     if f >= 0 and _survives_paper(head, plan, f, e, t):
-                        count = _put(buf, count, f, plan[r, SIZE])
+                        count = put_file(buf, count, f, plan[r, SIZE])
             j = int(plan[j, P_NEXT])
     total = 0.0
     for i in range(count):
@@ -295,7 +295,7 @@ def ended_window_bytes(k, fid, t, now, node_f, held, mem, node_i, plan, buf):
             count += 1
     j = node_i[k, HEAD]
     while j >= 0:
-        r0, r1 = _rows(j, plan)
+        r0, r1 = window_rows(j, plan)
         for r in range(r0, r1):
             f = plan[r, FILE]
             if f >= 0:
@@ -344,7 +344,7 @@ def _kept(k, fid, since, t, model, lru, node_f, held, mem, node_i, plan, buf):
 
 
 @inline
-def _case(k, fid, t, now, model, node_f, held, mem, node_i, plan, buf):
+def file_case(k, fid, t, now, model, node_f, held, mem, node_i, plan, buf):
     """File ``fid`` (>= 0) on k at t: (present, a load in flight, that load's end)."""
     soon = np.nextafter(now, INF)
     present = False
@@ -372,7 +372,7 @@ def _case(k, fid, t, now, model, node_f, held, mem, node_i, plan, buf):
         j = node_i[k, HEAD]
         while j >= 0 and not present:
             if plan[j, START] <= t:
-                r0, r1 = _rows(j, plan)
+                r0, r1 = window_rows(j, plan)
                 for r in range(r0, r1):
                     if plan[r, FILE] != fid:
                         continue
@@ -406,7 +406,7 @@ def _case(k, fid, t, now, model, node_f, held, mem, node_i, plan, buf):
 def evaluate(k, fid, size, t, now, model, penalty, node_f, held, mem, node_i, plan, buf):
     """(case, t'_k, t'_k - t_k, penalty bytes) of a job with file ``fid`` >= 0
     starting on k at t; ``penalty=False`` skips the penalty (0.0)."""
-    present, have_load, load_end = _case(k, fid, t, now, model, node_f, held, mem, node_i, plan, buf)
+    present, have_load, load_end = file_case(k, fid, t, now, model, node_f, held, mem, node_i, plan, buf)
     pen = 0.0
     if penalty:
         pen = unused_bytes(k, fid, t, now, model, node_f, held, mem, node_i, plan, buf)
@@ -437,7 +437,7 @@ def evaluate_files(k, fid, t, now, model, penalty, node_f, held, mem, node_i, pl
     missing = 0.0
     t_file = t
     for x in range(x0, x1):
-        present, have_load, load_end = _case(k, plan[x, FILE], t, now, model, node_f, held, mem, node_i, plan,
+        present, have_load, load_end = file_case(k, plan[x, FILE], t, now, model, node_f, held, mem, node_i, plan,
                                              buf)
         if present:
             plan[x, P_CASE] = HIT
@@ -612,7 +612,7 @@ def evaluate_per_file(k, fid, size, t, now, node_f, held, mem, node_i, plan):
     j = node_i[k, HEAD]
     while j >= 0:
         if plan[j, START] <= t and t <= plan[j, END]:
-            r0, r1 = _rows(j, plan)
+            r0, r1 = window_rows(j, plan)
             for r in range(r0, r1):
                 if plan[r, FILE] == fid:
                     if plan[r, AVAIL] <= t:

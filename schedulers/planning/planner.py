@@ -29,15 +29,15 @@ import numpy as np
 
 from batloc.schedulers.planning import availability as av
 from batloc.schedulers.planning.file_outlook import (CASE_NAMES, MISS, MODEL_CODES, NONE, WAIT, ended_window_bytes,
-                                                     evaluate, evaluate_files, evaluate_per_file, float32_load,
-                                                     unused_bytes)
-from batloc.schedulers.planning.flat_state import (AVAIL, BW, END, FILE, MEM, MIN_END, MIN_LOADING, N_FREE, SIZE,
-                                                   START)
+                                                     evaluate, evaluate_files, evaluate_per_file, file_case,
+                                                     float32_load, put_file, unused_bytes, window_rows)
+from batloc.schedulers.planning.flat_state import (AVAIL, BW, END, FILE, M_FILE, M_PIN, M_SIZE, MEM, MIN_END,
+                                                   MIN_LOADING, N_FREE, N_HELD, N_MEM, N_PINNED, SIZE, START)
 from batloc.schedulers.planning.formulas import (CODES, LEA, LEM, LEMG, RAMP_SCALES, SHAPES, bound, locality_weight, needs_penalty,
                                                  reads_overhead, score)
 from batloc.schedulers.planning import jit
 from batloc.schedulers.planning.jit import inline, inline_late, njit
-from batloc.schedulers.planning.scratch import (BUSY, C_BACKFILL, C_BW_MAX, C_ENDED_WINDOWS, C_INFLIGHT_FROM_NOW,
+from batloc.schedulers.planning.scratch import (B_SIZE, BUSY, C_BACKFILL, C_BW_MAX, C_ENDED_WINDOWS, C_INFLIGHT_FROM_NOW,
                                                 C_RAMP_HIGH, C_RAMP_LOW, C_RAMP_SHAPE,
                                                 C_EARLIEST_CORES, C_FLOAT32_LOADS, C_LAST_NOW, C_PER_FILE, C_TRUNCATE, C_WHOLE, C_MODEL, C_NOW, C_PASS_STOP, C_POLICY, C_W, CHANGED, FREE, HEAD,
                                                 IV_COUNT, MAX_FREE, NO_NODE, O_CASE, O_JOB, O_NODE, O_SCORE, O_START,
@@ -124,6 +124,11 @@ def _score_node(k, cores, walltime, fid, size, lower, saturated, cfg, node_f, he
             av.earliest_cores(base, k, cores, now, pos)
     if not t < INF:
         return INF, NONE, INF, INF
+    if node_f[k, N_PINNED] > 0 and not (fid < 0 and fid > GROUP):
+        t = _room_from(k, cores, walltime, fid, size, t, cfg, node_f, held, mem, base, tails, cols, node_i,
+                       cand_times, pos, core_iv, iv, plan, buf)
+        if not t < INF:
+            return INF, NONE, INF, INF
     ints[SCORED] += 1
     if fid < 0 and fid > GROUP:
         return _cut(score(policy, t, 0.0, 0.0, now, saturated, W), cfg), NONE, t, t
@@ -153,6 +158,71 @@ def _score_node(k, cores, walltime, fid, size, lower, saturated, cfg, node_f, he
     if need and pen_bytes != 0.0:
         pen = pen_bytes * size / node_f[k, MEM] / node_f[k, BW]
     return _cut(score(policy, t, overhead, pen, now, saturated, W), cfg), case, t, t_file
+
+
+@njit
+def _room_from(k, cores, walltime, fid, size, t, cfg, node_f, held, mem, base, tails, cols, node_i, cand_times, pos,
+               core_iv, iv, plan, buf):
+    """The first t_k from t (its cores in pos[0]) at which the job's missing
+    files fit in node k's memory beside the files of the windows over t_k and
+    the outputs still pinned then (semantics note, "Shared storage", 3): t
+    moves to the first such window's or pin's end (+inf: never)."""
+    now, model = cfg[C_NOW], int(cfg[C_MODEL])
+    soon = np.nextafter(now, INF)
+    several = fid <= GROUP
+    x0, x1 = 0, 1
+    if several:
+        slot = int(GROUP - fid)
+        x0 = int(plan[slot, P_X0])
+        x1 = x0 + int(plan[slot, P_XN])
+    while True:
+        need = 0.0
+        for x in range(x0, x1):
+            f = plan[x, FILE] if several else float(fid)
+            present, loading, _ = file_case(k, f, t, now, model, node_f, held, mem, node_i, plan, buf)
+            if not present and not loading:
+                need += plan[x, SIZE] if several else size
+        if need <= 0.0:
+            return t
+        # the files of the windows over t and the pins past t, each once, and the first of their ends
+        count = 0
+        lower = INF
+        for i in range(int(node_f[k, N_HELD])):
+            if held[k, i, FILE] >= 0 and held[k, i, START] <= t and t < held[k, i, END]:
+                count = put_file(buf, count, held[k, i, FILE], held[k, i, SIZE])
+                lower = min(lower, held[k, i, END])
+        j = node_i[k, HEAD]
+        while j >= 0:
+            if plan[j, START] <= t and t < plan[j, END]:
+                r0, r1 = window_rows(j, plan)
+                for r in range(r0, r1):
+                    if plan[r, FILE] >= 0:
+                        count = put_file(buf, count, plan[r, FILE], plan[r, SIZE])
+                        lower = min(lower, plan[r, END])
+            j = int(plan[j, P_NEXT])
+        for i in range(int(node_f[k, N_MEM])):
+            until = mem[k, i, M_PIN]
+            if until > -INF:
+                until = max(until, soon)
+                if until > t:
+                    count = put_file(buf, count, mem[k, i, M_FILE], mem[k, i, M_SIZE])
+                    lower = min(lower, until)
+        used = 0.0
+        for i in range(count):
+            used += buf[i, B_SIZE]
+        if used + need <= node_f[k, MEM]:
+            return t
+        if not lower < INF:
+            return INF
+        if cfg[C_BACKFILL] != 0:
+            t = av.t_exact_bf(k, cores, walltime, lower, now, cols, base, tails, pos, cand_times, core_iv, iv, node_i,
+                              plan)
+            if not t < INF:
+                return INF
+        else:
+            # cores available by t stay available later: the lowest positions available by then
+            t = max(t, lower)
+            av.first_cores(base, k, t, cores, pos)
 
 
 @inline
@@ -1053,8 +1123,9 @@ class Planner:
         # a job: every pass plans from scratch.
         # load_model "shared": a load that ends early changes every later miss's duration on every node
         # (semantics note, "Shared storage"): every pass plans from scratch too.
-        # A queue holding a job of several files is planned from scratch too (the walk does not
-        # score one: semantics note, "Shared storage", 2).
+        # A queue holding a job of several files, or outputs pinned by their write-back, is planned
+        # from scratch too (the walk does not score such a job, nor see a pin outlive its estimate:
+        # semantics note, "Shared storage", 2 and 3).
         self.standing = not (self.inflight_from_now or self.ended_windows or self.pass_stop != STOP_NEVER
                              or self.ticks or opts.load_model == "shared")
         self._scratch = None
@@ -1153,7 +1224,7 @@ class Planner:
         S, f = self._prepare(queue)
         self._configure(S, f, now)
         ndec = plan_pass(*f.arrays(), *S, f.take_dirty(), *queue.arrays(), qlen, self.saturation,
-                         self.standing and not queue.several)
+                         self.standing and not queue.several and not self.state.writebacks)
         self._last_now = now
         if self.ticks:
             queue.release_parked()      # the pass unlinked every chain

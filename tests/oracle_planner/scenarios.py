@@ -52,6 +52,19 @@ def several_files(wl, seed, share=0.5, most=3, recent=12):
     return {**wl, "jobs": jobs}
 
 
+def with_outputs(wl, seed, share=0.5, sizes=(16 * GB, 32 * GB, 48 * GB)):
+    """``wl`` where a share of the jobs write an output of one of ``sizes`` (a file no job reads: under
+    ``write_back: staged`` it holds its node's memory until written back)."""
+    rng = random.Random(seed)
+    jobs = []
+    for j in wl["jobs"]:
+        j = dict(j)
+        if rng.random() < share:
+            j["outputs"] = [{"file": f"out{j['id']}", "size": float(rng.choice(sizes))}]
+        jobs.append(j)
+    return {**wl, "jobs": jobs}
+
+
 def clocked(wl, period=60, bandwidth=1 * GB, keep_alive=300.0):
     """``wl`` in whole seconds, as the authors' simulator counts (R1): submissions,
     run times and loads (sizes in whole seconds of ``bandwidth``) rounded,
