@@ -160,6 +160,10 @@ class TimedMessages:
 
     def start_transfer(self, message):
         self.receiving = message
+        shape = self.message_shapes.get(message.src)
+        if shape is not None and (self.clock_transfers or not self.comms_in_flight):   # the common case, at once
+            self.clock.transfer(shape, self.transfer_done, message=True)
+            return
         route = self.route(message.src, self.platform.master)
         if self.comms_in_flight and route[0] and not self.clock_transfers:
             # a job's transfer on SimGrid itself (a workload of Batsim's compute tasks) may share the route
@@ -171,7 +175,6 @@ class TimedMessages:
             self.quiet_until = min(self.quiet_until, self.now + route[1])
             self.act_count += 1
         else:
-            shape = self.message_shapes.get(message.src)
             if shape is None:   # Batsim's 1-byte message from that host: the same task every time
                 shape = self.message_shapes[message.src] = self.clock.shape([route + (1.0,)])
             self.clock.transfer(shape, self.transfer_done, message=True)
