@@ -23,8 +23,8 @@ process), validates it (`batloc validate`) and prints, per variant, the mean ove
 Variants: a planning policy file name (fcfs, fcfs_bf, lea, lea_bf, lem, lem_bf), `lemg` / `lemg_bf`
 (LEM with `ramp`, the gradual form), each with modifiers after a colon: `shared` (option load_model
 "shared"), `W` (option ramp_scale "W": the gradual LEM's weight on W's scale), `oracle` (the Python
-pass of the test oracle, `tests/oracle_planner`, much slower: the reference, and the one that plans a
-job of several files by their sum and outputs pinned by their write-back).
+pass of the test oracle, `tests/oracle_planner`, much slower: the reference the compiled pass is held to,
+jobs of several files and pinned outputs included).
 
     python benchmarks/shared_storage.py [--nodes 32] [--backbones 5 10 25 50] [--seeds 1 2 3]
         [--load 1.2] [--duration 12h] [--variants fcfs lea lea:shared ...] [--keep DIR]

@@ -49,7 +49,7 @@ def _sorted_into(rows, k, m, buf):
 
 
 @inline
-def _first_cores(rows, k, t, cores, pos):
+def first_cores(rows, k, t, cores, pos):
     """The first ``cores`` cores of node k (index order) whose value in ``rows`` is <= t, into pos[0]."""
     c = 0
     for p in range(pos.shape[1]):
@@ -300,7 +300,7 @@ def t_exact(k, cores, now, cols, base, pos):
     if not t < INF:
         return INF
     t = at(t, now)
-    _first_cores(base, k, t, cores, pos)
+    first_cores(base, k, t, cores, pos)
     return t
 
 
@@ -400,7 +400,7 @@ def t_exact_bf(k, cores, walltime, lower, now, cols, base, tails, pos, cand_time
         if lower <= t:
             if not t < INF:
                 return INF
-            _first_cores(tails, k, t, cores, pos)
+            first_cores(tails, k, t, cores, pos)
             return t
     if node_i[k, HEAD] < 0:
         # Nothing reserved on k yet in this pass: a core is free from its base
@@ -409,7 +409,7 @@ def t_exact_bf(k, cores, walltime, lower, now, cols, base, tails, pos, cand_time
         if lower <= t:
             if not t < INF:
                 return INF
-            _first_cores(base, k, t, cores, pos)
+            first_cores(base, k, t, cores, pos)
             return t
     count = _candidates(k, now, lower, base, cand_times, node_i, plan)
     # pos[2, p]: core p's first interval ending after the candidate; the

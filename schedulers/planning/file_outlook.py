@@ -16,6 +16,12 @@ earlier in the pass at the same instant counts as starting first); under
 ``lru`` it stays until evicted for room, planned loads replayed in start
 order against the node's memory; under ``strict`` it goes with its last user,
 seen only by a start in the very instant that user ends (t = its end).
+
+A job of several files (issue 39; semantics note, "Shared storage") is
+planned by the sum of its files: ``evaluate_files`` takes each file's case,
+its misses one load of their summed size, t'_k when its last file is there;
+planned, it holds one window per file (its file rows, ``scratch.GROUP``),
+and a start evicts (``paper``) only the files its job does not read.
 """
 
 import numpy as np
@@ -24,8 +30,8 @@ from batloc.schedulers.planning.flat_state import (AVAIL, BACKBONE, BW, END, FIL
                                                M_LOADED, M_SEQ, M_SIZE, M_USERS, MEM, N_HELD, N_MEM, OWN_LOAD,
                                                SIZE, START)
 from batloc.schedulers.planning.jit import inline, njit
-from batloc.schedulers.planning.scratch import (B_ALIVE, B_FILE, B_LAST, B_ORDER, B_SEQ, B_SIZE, B_VICTIM, HEAD,
-                                            HIDDEN, P_CASE, P_NEXT)
+from batloc.schedulers.planning.scratch import (B_ALIVE, B_FILE, B_LAST, B_ORDER, B_SEQ, B_SIZE, B_VICTIM, GROUP,
+                                            HEAD, HIDDEN, P_CASE, P_NEXT, P_NODE, P_X0, P_XN)
 
 PAPER, STRICT, LRU = range(3)
 # ``authors`` plans as ``strict`` does; it differs in what execution keeps (locality/cache.py).
@@ -59,12 +65,48 @@ def staged_bytes(size, bandwidth, float32_floor):
 
 
 @inline
+def window_rows(j, plan):
+    """The window rows of the job planned in row j: [first, last + 1) — its own row, or
+    its file rows when it reads several files."""
+    if plan[j, FILE] <= GROUP:
+        x0 = int(plan[j, P_X0])
+        return x0, x0 + int(plan[j, P_XN])
+    return j, j + 1
+
+
+@inline
+def _group_reads(slot, plan, fid):
+    """Does the job of several files in ``slot`` read file ``fid``?"""
+    x0 = int(plan[slot, P_X0])
+    for x in range(x0, x0 + int(plan[slot, P_XN])):
+        if plan[x, FILE] == fid:
+            return True
+    return False
+
+
+@inline
+def _reads(j, plan, fid):
+    """Does the job planned in row j read file ``fid``?"""
+    if plan[j, FILE] <= GROUP:
+        return _group_reads(j, plan, fid)
+    return plan[j, FILE] == fid
+
+
+@inline
+def _own(fid, f, plan):
+    """Is f a file of the job whose file id is ``fid`` (several files: ``GROUP - slot``)?"""
+    if fid <= GROUP:
+        return _group_reads(int(GROUP - fid), plan, f)
+    return f == fid
+
+
+@inline
 def _survives_paper(j, plan, fid, since, t):
-    """No job planned on the node (its windows from ``j`` on) starts in [since, t] with another file
-    (a window whose file is hidden, ``scratch.HIDDEN``, is not seen)."""
+    """No job planned on the node (its windows from ``j`` on) starts in [since, t] without reading
+    ``fid`` (a window whose file is hidden, ``scratch.HIDDEN``, is not seen)."""
     while j >= 0:
         s = plan[j, START]
-        if since <= s and s <= t and plan[j, FILE] != fid and plan[j, FILE] != HIDDEN:
+        if since <= s and s <= t and plan[j, FILE] != HIDDEN and not _reads(j, plan, fid):
             return False
         j = int(plan[j, P_NEXT])
     return True
@@ -78,7 +120,7 @@ def _in_use(k, fid, t, node_f, held, node_i, plan):
             return True
     j = node_i[k, HEAD]
     while j >= 0:
-        if plan[j, FILE] == fid and plan[j, START] <= t and t < plan[j, END]:
+        if plan[j, START] <= t and t < plan[j, END] and _reads(j, plan, fid):
             return True
         j = int(plan[j, P_NEXT])
     return False
@@ -105,14 +147,17 @@ def _lru_resident(k, t, node_f, held, mem, node_i, plan, buf):
     no = 0
     j = node_i[k, HEAD]
     while j >= 0:
-        if plan[j, START] <= t and plan[j, FILE] >= 0:
-            x = plan[j, START]
-            i = no - 1
-            while i >= 0 and plan[int(buf[i, B_ORDER]), START] > x:
-                buf[i + 1, B_ORDER] = buf[i, B_ORDER]
-                i -= 1
-            buf[i + 1, B_ORDER] = j
-            no += 1
+        if plan[j, START] <= t:
+            r0, r1 = window_rows(j, plan)
+            for r in range(r0, r1):
+                if plan[r, FILE] >= 0:
+                    x = plan[r, START]
+                    i = no - 1
+                    while i >= 0 and plan[int(buf[i, B_ORDER]), START] > x:
+                        buf[i + 1, B_ORDER] = buf[i, B_ORDER]
+                        i -= 1
+                    buf[i + 1, B_ORDER] = r
+                    no += 1
         j = int(plan[j, P_NEXT])
     capacity = node_f[k, MEM]
     for o in range(no):
@@ -166,7 +211,7 @@ def _lru_resident(k, t, node_f, held, mem, node_i, plan, buf):
 
 
 @inline
-def _put(buf, count, f, size):
+def put_file(buf, count, f, size):
     for i in range(count):
         if buf[i, B_FILE] == f:
             buf[i, B_SIZE] = size
@@ -178,8 +223,9 @@ def _put(buf, count, f, size):
 
 @njit
 def unused_bytes(k, fid, t, now, model, node_f, held, mem, node_i, plan, buf):
-    """Bytes of files in memory on k at t, other than ``fid``, that no window
-    over t uses (summed in the memory's order, as the Python oracle does)."""
+    """Bytes of files in memory on k at t, other than the job's (``fid``, or
+    its files when it reads several), that no window over t uses (summed in
+    the memory's order, as the Python oracle does)."""
     if model == STRICT:
         return 0.0
     if model == LRU:
@@ -200,18 +246,21 @@ def unused_bytes(k, fid, t, now, model, node_f, held, mem, node_i, plan, buf):
             f = held[k, i, FILE]
             e = held[k, i, END]
             if f >= 0 and e <= t and _survives_paper(head, plan, f, e, t):
-                count = _put(buf, count, f, held[k, i, SIZE])
+                count = put_file(buf, count, f, held[k, i, SIZE])
         j = head
         while j >= 0:
-            f = plan[j, FILE]
             e = plan[j, END]
-            if f >= 0 and e <= t and _survives_paper(head, plan, f, e, t):
-                count = _put(buf, count, f, plan[j, SIZE])
+            if e <= t:
+                r0, r1 = window_rows(j, plan)
+                for r in range(r0, r1):
+                    f = plan[r, FILE]
+                    if f >= 0 and _survives_paper(head, plan, f, e, t):
+                        count = put_file(buf, count, f, plan[r, SIZE])
             j = int(plan[j, P_NEXT])
     total = 0.0
     for i in range(count):
         f = buf[i, B_FILE]
-        if f != fid and not _in_use(k, f, t, node_f, held, node_i, plan):
+        if not _own(fid, f, plan) and not _in_use(k, f, t, node_f, held, node_i, plan):
             total += buf[i, B_SIZE]
     return total
 
@@ -246,19 +295,21 @@ def ended_window_bytes(k, fid, t, now, node_f, held, mem, node_i, plan, buf):
             count += 1
     j = node_i[k, HEAD]
     while j >= 0:
-        f = plan[j, FILE]
-        if f >= 0:
-            x = _find(buf, count, f)
-            if x < 0:
-                x = count
-                buf[x, B_FILE] = f
-                buf[x, B_SIZE] = plan[j, SIZE]
-                count += 1
-            buf[x, B_LAST] = plan[j, END]
+        r0, r1 = window_rows(j, plan)
+        for r in range(r0, r1):
+            f = plan[r, FILE]
+            if f >= 0:
+                x = _find(buf, count, f)
+                if x < 0:
+                    x = count
+                    buf[x, B_FILE] = f
+                    buf[x, B_SIZE] = plan[r, SIZE]
+                    count += 1
+                buf[x, B_LAST] = plan[r, END]
         j = int(plan[j, P_NEXT])
     total = 0.0
     for i in range(count):
-        if buf[i, B_FILE] != fid and buf[i, B_LAST] <= t:
+        if not _own(fid, buf[i, B_FILE], plan) and buf[i, B_LAST] <= t:
             total += buf[i, B_SIZE]
     return total
 
@@ -293,9 +344,8 @@ def _kept(k, fid, since, t, model, lru, node_f, held, mem, node_i, plan, buf):
 
 
 @inline
-def evaluate(k, fid, size, t, now, model, penalty, node_f, held, mem, node_i, plan, buf):
-    """(case, t'_k, t'_k - t_k, penalty bytes) of a job with file ``fid`` >= 0
-    starting on k at t; ``penalty=False`` skips the penalty (0.0)."""
+def file_case(k, fid, t, now, model, node_f, held, mem, node_i, plan, buf):
+    """File ``fid`` (>= 0) on k at t: (present, a load in flight, that load's end)."""
     soon = np.nextafter(now, INF)
     present = False
     have_load = False
@@ -320,20 +370,25 @@ def evaluate(k, fid, size, t, now, model, penalty, node_f, held, mem, node_i, pl
             have_load = True
     if not present:
         j = node_i[k, HEAD]
-        while j >= 0:
-            if plan[j, FILE] == fid and plan[j, START] <= t:
-                avail = plan[j, AVAIL]
-                if avail <= t:
-                    if t < plan[j, END]:
-                        present = True
-                        break
-                    kept, lru = _kept(k, fid, plan[j, END], t, model, lru, node_f, held, mem, node_i, plan, buf)
-                    if kept:
-                        present = True
-                        break
-                elif not have_load or avail < load_end:
-                    load_end = avail
-                    have_load = True
+        while j >= 0 and not present:
+            if plan[j, START] <= t:
+                r0, r1 = window_rows(j, plan)
+                for r in range(r0, r1):
+                    if plan[r, FILE] != fid:
+                        continue
+                    avail = plan[r, AVAIL]
+                    if avail <= t:
+                        if t < plan[r, END]:
+                            present = True
+                            break
+                        kept, lru = _kept(k, fid, plan[r, END], t, model, lru, node_f, held, mem, node_i, plan,
+                                          buf)
+                        if kept:
+                            present = True
+                            break
+                    elif not have_load or avail < load_end:
+                        load_end = avail
+                        have_load = True
             j = int(plan[j, P_NEXT])
     if not present and not have_load:
         for i in range(int(node_f[k, N_MEM])):
@@ -344,6 +399,14 @@ def evaluate(k, fid, size, t, now, model, penalty, node_f, held, mem, node_i, pl
                     since = mem[k, i, M_LAST] if model == STRICT else now
                     present, lru = _kept(k, fid, since, t, model, lru, node_f, held, mem, node_i, plan, buf)
                 break
+    return present, have_load, load_end
+
+
+@inline
+def evaluate(k, fid, size, t, now, model, penalty, node_f, held, mem, node_i, plan, buf):
+    """(case, t'_k, t'_k - t_k, penalty bytes) of a job with file ``fid`` >= 0
+    starting on k at t; ``penalty=False`` skips the penalty (0.0)."""
+    present, have_load, load_end = file_case(k, fid, t, now, model, node_f, held, mem, node_i, plan, buf)
     pen = 0.0
     if penalty:
         pen = unused_bytes(k, fid, t, now, model, node_f, held, mem, node_i, plan, buf)
@@ -356,6 +419,73 @@ def evaluate(k, fid, size, t, now, model, penalty, node_f, held, mem, node_i, pl
         return MISS, end, end - t, pen
     overhead = size / node_f[k, BW]
     return MISS, t + overhead, overhead, pen
+
+
+@njit
+def evaluate_files(k, fid, t, now, model, penalty, node_f, held, mem, node_i, plan, buf):
+    """(case, t'_k, t'_k - t_k, penalty bytes) of the job of several files
+    whose file id is ``fid`` (``GROUP - slot``) starting on k at t: each file
+    present, in flight or missing, the misses one load of their summed size,
+    t'_k when its last file is there (semantics note, "Shared storage", 2);
+    the job's case is a miss if it loads anything, else a wait if it waits,
+    else a hit. Its file rows get each file's case and when it is there on
+    k at t (``P_NODE`` and ``START`` say for which node and instant: the
+    planner places the job with the rows of the node it chose)."""
+    slot = int(GROUP - fid)
+    x0 = int(plan[slot, P_X0])
+    x1 = x0 + int(plan[slot, P_XN])
+    missing = 0.0
+    t_file = t
+    for x in range(x0, x1):
+        present, have_load, load_end = file_case(k, plan[x, FILE], t, now, model, node_f, held, mem, node_i, plan,
+                                             buf)
+        if present:
+            plan[x, P_CASE] = HIT
+            plan[x, AVAIL] = t
+        elif have_load:
+            plan[x, P_CASE] = WAIT
+            plan[x, AVAIL] = load_end
+            if load_end > t_file:
+                t_file = load_end
+        else:
+            plan[x, P_CASE] = MISS
+            missing += plan[x, SIZE]
+        plan[x, START] = t
+        plan[x, P_NODE] = k
+    case = HIT
+    overhead = t_file - t
+    if missing != 0.0:
+        case = MISS
+        if node_f[k, BACKBONE] < INF:       # load_model "shared"
+            miss_end = shared_load_end(k, t, missing, now, node_f, held, node_i, plan)
+        else:
+            miss_end = t + missing / node_f[k, BW]
+        for x in range(x0, x1):
+            if plan[x, P_CASE] == MISS:
+                plan[x, AVAIL] = miss_end
+        if miss_end > t_file:
+            t_file = miss_end
+            # as for one file, a load's overhead is exactly its duration
+            overhead = missing / node_f[k, BW] if node_f[k, BACKBONE] == INF else t_file - t
+        else:
+            overhead = t_file - t
+    elif t_file > t:
+        case = WAIT
+    pen = 0.0
+    if penalty:
+        pen = unused_bytes(k, fid, t, now, model, node_f, held, mem, node_i, plan, buf)
+    return case, t_file, overhead, pen
+
+
+@inline
+def _load_end(r, plan):
+    """The end of the load from Lustre of the job planned in row r, a miss (its misses' one load)."""
+    if plan[r, FILE] <= GROUP:
+        x0 = int(plan[r, P_X0])
+        for x in range(x0, x0 + int(plan[r, P_XN])):
+            if plan[x, P_CASE] == MISS:
+                return plan[x, AVAIL]
+    return plan[r, AVAIL]
 
 
 @njit
@@ -392,7 +522,7 @@ def shared_load_end(k, t, size, now, node_f, held, node_i, plan):
         r = node_i[j, HEAD]
         while r >= 0:
             if plan[r, P_CASE] == MISS:
-                starts[c], ends[c], caps[c] = plan[r, START], plan[r, AVAIL], node_f[j, BW]
+                starts[c], ends[c], caps[c] = plan[r, START], _load_end(r, plan), node_f[j, BW]
                 c += 1
             r = int(plan[r, P_NEXT])
     # the breakpoints after t: starts of later loads, ends of loads that end after t
@@ -481,10 +611,13 @@ def evaluate_per_file(k, fid, size, t, now, node_f, held, mem, node_i, plan):
         return WAIT, loaded_at, loaded_at - t
     j = node_i[k, HEAD]
     while j >= 0:
-        if plan[j, FILE] == fid and plan[j, START] <= t and t <= plan[j, END]:
-            if plan[j, AVAIL] <= t:
-                return HIT, t, 0.0
-            return WAIT, plan[j, AVAIL], plan[j, AVAIL] - t
+        if plan[j, START] <= t and t <= plan[j, END]:
+            r0, r1 = window_rows(j, plan)
+            for r in range(r0, r1):
+                if plan[r, FILE] == fid:
+                    if plan[r, AVAIL] <= t:
+                        return HIT, t, 0.0
+                    return WAIT, plan[r, AVAIL], plan[r, AVAIL] - t
         j = int(plan[j, P_NEXT])
     overhead = size / node_f[k, BW]
     return MISS, t + overhead, overhead

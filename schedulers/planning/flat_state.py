@@ -7,9 +7,10 @@ cores, ``mirror`` for the node's windows and memory). Per node k:
 
 - ``node_f[k]``: bandwidth, memory, earliest planned end of a held core,
   earliest estimated end of a load in flight, number of windows, number of
-  files in memory, number of free cores, and the backbone every load from
-  Lustre shares under ``load_model: "shared"`` (+inf otherwise) (columns
-  ``BW, MEM, MIN_END, MIN_LOADING, N_HELD, N_MEM, N_FREE, BACKBONE``);
+  files in memory, number of free cores, the backbone every load from
+  Lustre shares under ``load_model: "shared"`` (+inf otherwise), and the
+  number of outputs pinned by their write-back (columns
+  ``BW, MEM, MIN_END, MIN_LOADING, N_HELD, N_MEM, N_FREE, BACKBONE, N_PINNED``);
 - cores: ``core_end`` the planned end of the job holding each core (-inf: free;
   +inf: padding past the node's core count), ``core_held``;
 - ``held[k, i]``: the windows of the jobs holding cores, in start order:
@@ -18,8 +19,9 @@ cores, ``mirror`` for the node's windows and memory). Per node k:
   job that began the load from Lustre, 1 on the others); a job reading several
   files has one row per file (the array grows past one row per core then);
 - ``mem[k, i]``: the files in memory, in the cache's insertion order: size,
-  last use, file id, loaded, users, LRU sequence (``M_SIZE, M_LAST, M_FILE,
-  M_LOADED, M_USERS, M_SEQ``);
+  last use, file id, loaded, users, LRU sequence, and for an output pinned by
+  its write-back (``write_back: staged``) that write-back's estimated end,
+  else -inf (``M_SIZE, M_LAST, M_FILE, M_LOADED, M_USERS, M_SEQ, M_PIN``);
 - ``file_bits[f]``: a bitmap of the nodes whose memory holds or loads file f.
 
 Records are rows of float arrays (ids and counts are exact in a float)
@@ -36,10 +38,11 @@ from array import array
 import numpy as np
 
 # Columns of node_f, held, mem.
-BW, MEM, MIN_END, MIN_LOADING, N_HELD, N_MEM, N_FREE, BACKBONE = range(8)
+BW, MEM, MIN_END, MIN_LOADING, N_HELD, N_MEM, N_FREE, BACKBONE, N_PINNED = range(9)
 START, AVAIL, END, SIZE, FILE, LOADING = range(6)
 OWN_LOAD = 2.0     # held[k, i, LOADING] of the row whose job began the load (one row per load from Lustre)
-M_SIZE, M_LAST, M_FILE, M_LOADED, M_USERS, M_SEQ = range(6)
+M_SIZE, M_LAST, M_FILE, M_LOADED, M_USERS, M_SEQ, M_PIN = range(7)
+MEM_COLUMNS = 7
 
 
 class FileIds:
@@ -68,7 +71,7 @@ class FlatState:
         self.n, self.m = n, m
         self.words = (n + 63) // 64
         self.files = FileIds()
-        self.node_f = np.zeros((n, 8))
+        self.node_f = np.zeros((n, 9))
         self.node_f[:, BW] = platform.bandwidth
         self.node_f[:, MEM] = platform.memory
         self.node_f[:, MIN_END] = np.inf
@@ -90,7 +93,7 @@ class FlatState:
         self._views = None
 
     def _grow_memory(self, cap):
-        mem = np.zeros((self.n, cap, 6))
+        mem = np.zeros((self.n, cap, MEM_COLUMNS))
         if self.mem_cap:
             mem[:, :self.mem_cap] = self.mem
         self.mem, self.mem_cap = mem, cap
@@ -144,9 +147,10 @@ class FlatState:
         self.node_f[node, N_FREE] = ends.count(-np.inf)
         self._changed(node)
 
-    def mirror(self, node, windows, cache, file_ends=None):
+    def mirror(self, node, windows, cache, file_ends=None, pins=None):
         """Copy node's windows (jobs holding cores, in start order) and memory;
-        ``file_ends`` (file -> end), if given, replaces the windows' ends (R10's per-file windows)."""
+        ``file_ends`` (file -> end), if given, replaces the windows' ends (R10's per-file windows);
+        ``pins`` (file -> its write-back's estimated end) the outputs pinned in memory."""
         # Once per event, so written as one block of doubles per table through a memoryview
         # (numpy's conversion of a list of rows cost more than the rest of the event), and only
         # the bitmap bits of the files that came or went are touched.
@@ -209,13 +213,19 @@ class FlatState:
                 if f not in was:
                     bits_v[f * words + word] |= bit
             self._mem_ids[node] = ids
+        pinned = 0
         if ids:
             mem = []
-            for f, r in zip(ids, files.values()):
-                mem += (r.size, r.last_use, f, r.loaded, r.users, r.seq)
-            at = node * self.mem_cap * 6
+            for (name, r), f in zip(files.items(), ids):
+                until = -np.inf
+                if pins and r.pins and name in pins:
+                    until = pins[name]
+                    pinned += 1
+                mem += (r.size, r.last_use, f, r.loaded, r.users, r.seq, until)
+            at = node * self.mem_cap * MEM_COLUMNS
             mem_v[at:at + len(mem)] = array("d", mem)
         self.node_f[node, N_MEM] = len(ids)
+        self.node_f[node, N_PINNED] = pinned
         self._changed(node)
 
     def _make_views(self):

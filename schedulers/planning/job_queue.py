@@ -1,6 +1,9 @@
 """The queue: submitted, not yet started jobs in submission order, kept both
 as objects (for the scheduler) and as the parallel arrays the pass reads
 (cores, walltime, file id, file size), so that no pass rebuilds them.
+A job of several files has the file id ``scratch.GROUP - slot`` and the
+summed size of its files: the pass reads its files from its slot's file
+rows (``Planner`` writes them from ``files``).
 
 Each queued job also holds a *slot* (its row in the standing plan, free again
 once it leaves the queue) and its submission sequence number (queue order,
@@ -14,6 +17,8 @@ from typing import Optional
 
 import numpy as np
 
+from batloc.schedulers.planning.scratch import GROUP
+
 
 @dataclass(eq=False)      # one object per job: compared by identity (list.index stays in C)
 class QueuedJob:
@@ -23,8 +28,8 @@ class QueuedJob:
     file: Optional[str]
     size: float
     subtime: float = 0.0
-    # every file it reads when it reads several (``file``, the largest, is the one
-    # the planning pass sees: docs/scheduler-semantics.md, "Workflows"), and its outputs
+    # every file it reads when it reads several (``file`` is the largest; the
+    # planning pass sees them all: docs/scheduler-semantics.md, "Shared storage"), and its outputs
     files: tuple = ()
     outputs: tuple = ()
 
@@ -47,6 +52,9 @@ class JobQueue:
         self._fresh = []
         self.park = False
         self._parked = []
+        self.several = 0        # queued jobs of several files
+        self.several_rows = 0   # and their files
+        self._fresh_several = []
         self._grow(256)
 
     def _grow(self, cap):
@@ -79,7 +87,15 @@ class JobQueue:
         else:
             slot = self._next_slot
             self._next_slot += 1
-        self.cores[n], self.wall[n], self.fids[n], self.sizes[n] = job.cores, job.walltime, fid, job.size
+        if job.files:
+            fid = int(GROUP) - slot
+            size = sum(s for _, s in job.files)
+            self.several += 1
+            self.several_rows += len(job.files)
+            self._fresh_several.append((slot, job))
+        else:
+            size = job.size
+        self.cores[n], self.wall[n], self.fids[n], self.sizes[n] = job.cores, job.walltime, fid, size
         self.slots[n], self.seqs[n] = slot, self._next_seq
         self._fresh.append(slot)
         self._next_seq += 1
@@ -89,6 +105,11 @@ class JobQueue:
         """The slots handed out since the last call (and forget them)."""
         fresh, self._fresh = self._fresh, []
         return np.array(fresh, dtype=np.int64)
+
+    def take_fresh_several(self):
+        """(slot, job) of the jobs of several files queued since the last call (and forget them)."""
+        fresh, self._fresh_several = self._fresh_several, []
+        return fresh
 
     def arrays(self):
         return self.cores, self.wall, self.fids, self.sizes, self.slots, self.seqs
@@ -112,6 +133,9 @@ class JobQueue:
                     a[to:to + end - i - 1] = a[i + 1:end]
                 to += end - i - 1
         for i in reversed(gone):
+            if self.jobs[i].files:
+                self.several -= 1
+                self.several_rows -= len(self.jobs[i].files)
             del self.jobs[i]
 
     def release_parked(self):

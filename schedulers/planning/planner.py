@@ -29,21 +29,23 @@ import numpy as np
 
 from batloc.schedulers.planning import availability as av
 from batloc.schedulers.planning.file_outlook import (CASE_NAMES, MISS, MODEL_CODES, NONE, WAIT, ended_window_bytes,
-                                                     evaluate, evaluate_per_file, float32_load, unused_bytes)
-from batloc.schedulers.planning.flat_state import (AVAIL, BW, END, FILE, MEM, MIN_END, MIN_LOADING, N_FREE, SIZE,
-                                                   START)
+                                                     evaluate, evaluate_files, evaluate_per_file, file_case,
+                                                     float32_load, put_file, unused_bytes, window_rows)
+from batloc.schedulers.planning.flat_state import (AVAIL, BW, END, FILE, M_FILE, M_PIN, M_SIZE, MEM, MIN_END,
+                                                   MIN_LOADING, N_FREE, N_HELD, N_MEM, N_PINNED, SIZE, START)
 from batloc.schedulers.planning.formulas import (CODES, LEA, LEM, LEMG, RAMP_SCALES, SHAPES, bound, locality_weight, needs_penalty,
                                                  reads_overhead, score)
 from batloc.schedulers.planning import jit
 from batloc.schedulers.planning.jit import inline, inline_late, njit
-from batloc.schedulers.planning.scratch import (BUSY, C_BACKFILL, C_BW_MAX, C_ENDED_WINDOWS, C_INFLIGHT_FROM_NOW,
+from batloc.schedulers.planning.scratch import (B_SIZE, BUSY, C_BACKFILL, C_BW_MAX, C_ENDED_WINDOWS, C_INFLIGHT_FROM_NOW,
                                                 C_RAMP_HIGH, C_RAMP_LOW, C_RAMP_SHAPE,
                                                 C_EARLIEST_CORES, C_FLOAT32_LOADS, C_LAST_NOW, C_PER_FILE, C_TRUNCATE, C_WHOLE, C_MODEL, C_NOW, C_PASS_STOP, C_POLICY, C_W, CHANGED, FREE, HEAD,
                                                 IV_COUNT, MAX_FREE, NO_NODE, O_CASE, O_JOB, O_NODE, O_SCORE, O_START,
                                                 O_TFILE, P_CASE, P_FIRST, P_FIRST_AT, P_NEXT, P_FLOOR, P_K2, P_NODE, P_PREV,
                                                 P_S2, P_SAT, P_SCORE, P_SEQ, P_WALL, STOP_CODES, STOP_JOB_EXCEEDS,
                                                 STOP_NEVER, STOP_NO_FREE,
-                                                HIDDEN, REBUILT, SCANNED, DROPPED, MOVED, SCORED, TAIL, UNPLANNED, VALID, WALKED,
+                                                GROUP, HIDDEN, P_X0, P_XN, REBUILT, SCANNED, DROPPED, MOVED, SCORED, TAIL,
+                                                UNPLANNED, VALID, WALKED,
                                                 STOP_FLAG, STOP_DEARER, STOP_CAP, COMPACTIONS, REPLAYED,
                                                 FLAG_CHOSEN, FLAG_RELOADED,
                                                 allocate)
@@ -111,7 +113,8 @@ def _lowest_bit(x):
 def _score_node(k, cores, walltime, fid, size, lower, saturated, cfg, node_f, held, mem, base, tails, cols, node_i,
                 cand_times, pos, core_iv, iv, plan, buf, ints):
     """Exact (score, case, t_k, t'_k) of the job on node k, its cores in pos[0];
-    score +inf when k never has the cores."""
+    score +inf when k never has the cores. A job of several files (``fid``
+    below ``GROUP``, ``size`` their sum) is scored by the sum of its files."""
     now, W, policy, model = cfg[C_NOW], cfg[C_W], int(cfg[C_POLICY]), int(cfg[C_MODEL])
     if cfg[C_BACKFILL] != 0:
         t = av.t_exact_bf(k, cores, walltime, lower, now, cols, base, tails, pos, cand_times, core_iv, iv, node_i,
@@ -122,12 +125,20 @@ def _score_node(k, cores, walltime, fid, size, lower, saturated, cfg, node_f, he
             av.earliest_cores(base, k, cores, now, pos)
     if not t < INF:
         return INF, NONE, INF, INF
+    if node_f[k, N_PINNED] > 0 and not (fid < 0 and fid > GROUP):
+        t = _room_from(k, cores, walltime, fid, size, t, cfg, node_f, held, mem, base, tails, cols, node_i,
+                       cand_times, pos, core_iv, iv, plan, buf)
+        if not t < INF:
+            return INF, NONE, INF, INF
     ints[SCORED] += 1
-    if fid < 0:
+    if fid < 0 and fid > GROUP:
         return _cut(score(policy, t, 0.0, 0.0, now, saturated, W), cfg), NONE, t, t
     need = needs_penalty(policy, t, now, saturated)
     ended = cfg[C_ENDED_WINDOWS] != 0
-    if cfg[C_PER_FILE] != 0:
+    if fid <= GROUP:
+        case, t_file, overhead, pen_bytes = evaluate_files(k, fid, t, now, model, need and not ended, node_f, held,
+                                                           mem, node_i, plan, buf)
+    elif cfg[C_PER_FILE] != 0:
         case, t_file, overhead = evaluate_per_file(k, fid, size, t, now, node_f, held, mem, node_i, plan)
         pen_bytes = 0.0
         if need and not ended:
@@ -148,6 +159,71 @@ def _score_node(k, cores, walltime, fid, size, lower, saturated, cfg, node_f, he
     if need and pen_bytes != 0.0:
         pen = pen_bytes * size / node_f[k, MEM] / node_f[k, BW]
     return _cut(score(policy, t, overhead, pen, now, saturated, W), cfg), case, t, t_file
+
+
+@njit
+def _room_from(k, cores, walltime, fid, size, t, cfg, node_f, held, mem, base, tails, cols, node_i, cand_times, pos,
+               core_iv, iv, plan, buf):
+    """The first t_k from t (its cores in pos[0]) at which the job's missing
+    files fit in node k's memory beside the files of the windows over t_k and
+    the outputs still pinned then (semantics note, "Shared storage", 3): t
+    moves to the first such window's or pin's end (+inf: never)."""
+    now, model = cfg[C_NOW], int(cfg[C_MODEL])
+    soon = np.nextafter(now, INF)
+    several = fid <= GROUP
+    x0, x1 = 0, 1
+    if several:
+        slot = int(GROUP - fid)
+        x0 = int(plan[slot, P_X0])
+        x1 = x0 + int(plan[slot, P_XN])
+    while True:
+        need = 0.0
+        for x in range(x0, x1):
+            f = plan[x, FILE] if several else float(fid)
+            present, loading, _ = file_case(k, f, t, now, model, node_f, held, mem, node_i, plan, buf)
+            if not present and not loading:
+                need += plan[x, SIZE] if several else size
+        if need <= 0.0:
+            return t
+        # the files of the windows over t and the pins past t, each once, and the first of their ends
+        count = 0
+        lower = INF
+        for i in range(int(node_f[k, N_HELD])):
+            if held[k, i, FILE] >= 0 and held[k, i, START] <= t and t < held[k, i, END]:
+                count = put_file(buf, count, held[k, i, FILE], held[k, i, SIZE])
+                lower = min(lower, held[k, i, END])
+        j = node_i[k, HEAD]
+        while j >= 0:
+            if plan[j, START] <= t and t < plan[j, END]:
+                r0, r1 = window_rows(j, plan)
+                for r in range(r0, r1):
+                    if plan[r, FILE] >= 0:
+                        count = put_file(buf, count, plan[r, FILE], plan[r, SIZE])
+                        lower = min(lower, plan[r, END])
+            j = int(plan[j, P_NEXT])
+        for i in range(int(node_f[k, N_MEM])):
+            until = mem[k, i, M_PIN]
+            if until > -INF:
+                until = max(until, soon)
+                if until > t:
+                    count = put_file(buf, count, mem[k, i, M_FILE], mem[k, i, M_SIZE])
+                    lower = min(lower, until)
+        used = 0.0
+        for i in range(count):
+            used += buf[i, B_SIZE]
+        if used + need <= node_f[k, MEM]:
+            return t
+        if not lower < INF:
+            return INF
+        if cfg[C_BACKFILL] != 0:
+            t = av.t_exact_bf(k, cores, walltime, lower, now, cols, base, tails, pos, cand_times, core_iv, iv, node_i,
+                              plan)
+            if not t < INF:
+                return INF
+        else:
+            # cores available by t stay available later: the lowest positions available by then
+            t = max(t, lower)
+            av.first_cores(base, k, t, cores, pos)
 
 
 @inline
@@ -260,12 +336,22 @@ def _choose(c, w, fid, size, saturated, cfg, node_f, held, mem, file_bits, base,
     # bound form), and with backfilling those with a gap the job fits in (the
     # tree's t_k, their cores' last ends, is only an upper bound there).
     nf = 0
-    sorts_files = fid >= 0 and reads_overhead(policy)
+    several = fid <= GROUP
+    sorts_files = (fid >= 0 or several) and reads_overhead(policy)
     for x in range(known.shape[0]):
         known[x] = np.uint64(0)
     if sorts_files:
         for x in range(known.shape[0]):
-            bits = file_bits[fid, x] | pf_bits[fid, x]
+            if several:
+                # the nodes knowing any of its files (bound: no load), the others loading them all
+                slot = int(GROUP - fid)
+                x0 = int(plan[slot, P_X0])
+                bits = np.uint64(0)
+                for r in range(x0, x0 + int(plan[slot, P_XN])):
+                    f = int(plan[r, FILE])
+                    bits |= file_bits[f, x] | pf_bits[f, x]
+            else:
+                bits = file_bits[fid, x] | pf_bits[fid, x]
             known[x] = bits
             while bits != 0:
                 k = x * 64 + _lowest_bit(bits)
@@ -404,8 +490,15 @@ def _reserve(k, c, t, w, now, backfilling, base, first_free, tails, cols, tcols,
 
 
 @inline
+def _plan_file(fid, k, pf_bits, pf_count):
+    if fid >= 0:
+        pf_count[fid, k] += 1
+        pf_bits[fid, k >> 6] |= np.uint64(1) << np.uint64(k & 63)
+
+
+@inline
 def _link(k, slot, node_i, plan, pf_bits, pf_count):
-    """The job in ``slot`` becomes node k's last planned window (and k plans its file)."""
+    """The job in ``slot`` becomes node k's last planned window (and k plans its files)."""
     plan[slot, P_NEXT] = -1
     tail = node_i[k, TAIL]
     if tail < 0:
@@ -414,9 +507,12 @@ def _link(k, slot, node_i, plan, pf_bits, pf_count):
         plan[tail, P_NEXT] = slot
     node_i[k, TAIL] = slot
     fid = int(plan[slot, FILE])
-    if fid >= 0:
-        pf_count[fid, k] += 1
-        pf_bits[fid, k >> 6] |= np.uint64(1) << np.uint64(k & 63)
+    if fid <= GROUP:
+        x0 = int(plan[slot, P_X0])
+        for r in range(x0, x0 + int(plan[slot, P_XN])):
+            _plan_file(int(plan[r, FILE]), k, pf_bits, pf_count)
+    else:
+        _plan_file(fid, k, pf_bits, pf_count)
 
 
 @inline
@@ -427,15 +523,48 @@ def _unplan_file(fid, k, pf_bits, pf_count):
             pf_bits[fid, k >> 6] &= ~(np.uint64(1) << np.uint64(k & 63))
 
 
+@inline
+def _unplan_row(j, k, plan, pf_bits, pf_count):
+    """Node k no longer plans the files of the job planned in row j."""
+    fid = int(plan[j, FILE])
+    if fid <= GROUP:
+        x0 = int(plan[j, P_X0])
+        for r in range(x0, x0 + int(plan[j, P_XN])):
+            _unplan_file(int(plan[r, FILE]), k, pf_bits, pf_count)
+    else:
+        _unplan_file(fid, k, pf_bits, pf_count)
+
+
 @njit
 def _unlink_all(k, node_i, plan, pf_bits, pf_count):
     """Node k's chain of planned windows emptied (its rows are the caller's)."""
     j = node_i[k, HEAD]
     while j >= 0:
-        _unplan_file(int(plan[j, FILE]), k, pf_bits, pf_count)
+        _unplan_row(j, k, plan, pf_bits, pf_count)
         j = int(plan[j, P_NEXT])
     node_i[k, HEAD] = -1
     node_i[k, TAIL] = -1
+
+
+@njit
+def unlink_chains(node_i, plan, pf_bits, pf_count, ints):
+    """Every node's chain emptied and the standing plan dropped (the next
+    pass plans from scratch): before file rows are written again."""
+    for k in range(node_i.shape[0]):
+        _unlink_all(k, node_i, plan, pf_bits, pf_count)
+    ints[VALID] = 0
+
+
+@njit
+def _place_files(slot, k, t, w, fid, cfg, node_f, held, mem, node_i, plan, buf):
+    """The file rows of the job of several files in ``slot``, placed on k at t:
+    each file's window [t, when it is there, t + w). Its rows hold what its
+    last scoring found; scored last on another node or instant, k is scored again."""
+    x0 = int(plan[slot, P_X0])
+    if plan[x0, P_NODE] != k or plan[x0, START] != t:
+        evaluate_files(k, fid, t, cfg[C_NOW], int(cfg[C_MODEL]), False, node_f, held, mem, node_i, plan, buf)
+    for r in range(x0, x0 + int(plan[slot, P_XN])):
+        plan[r, END] = t + w
 
 
 @njit
@@ -1061,6 +1190,8 @@ def _place(first, qlen, ndec, busy_count, saturation, cfg, node_f, held, mem, fi
             plan[slot, P_NODE] = NO_NODE
             continue
         k, t = best_k, best_t
+        if fid <= GROUP:
+            _place_files(slot, k, t, w, fid, cfg, node_f, held, mem, node_i, plan, buf)
         free_k = node_i[k, FREE]
         _reserve(k, c, t, w, now, backfilling, base, first_free, tails, cols, tcols, tree, node_i, cand_times, pos, core_iv,
                  iv, ints)
@@ -1102,7 +1233,7 @@ def place_new_jobs(node_f, core_end, core_held, held, mem, file_bits,
     for k in range(n):
         j = node_i[k, HEAD]
         while j >= 0:
-            _unplan_file(int(plan[j, FILE]), k, pf_bits, pf_count)
+            _unplan_row(j, k, plan, pf_bits, pf_count)
             plan[j, FILE] = HIDDEN
             j = int(plan[j, P_NEXT])
         free = 0
@@ -1157,10 +1288,15 @@ class Planner:
         # a job: every pass plans from scratch.
         # load_model "shared": a load that ends early changes every later miss's duration on every node
         # (semantics note, "Shared storage"): every pass plans from scratch too.
+        # A queue holding a job of several files, or outputs pinned by their write-back, is planned
+        # from scratch too (the walk does not score such a job, nor see a pin outlive its estimate:
+        # semantics note, "Shared storage", 2 and 3).
         self.standing = not (self.inflight_from_now or self.ended_windows or self.pass_stop != STOP_NEVER
                              or self.ticks or opts.load_model == "shared")
         self._scratch = None
-        self._room = (0, 0, 0, 0)
+        self._room = (0, 0, 0, 0, 0)
+        self._slot_rows = 0        # plan's rows of queue slots; the file rows follow them
+        self._rows_used = 0        # file rows handed out since they were last written anew
         self._last_now = -np.inf
         self._stats_base = (0, 0, 0, 0, 0)
         self._walk_base = np.zeros(7, dtype=np.int64)    # stats_walk's counters of earlier working memories
@@ -1200,20 +1336,23 @@ class Planner:
         return {"walk_stops_flag": flag, "walk_stops_dearer": dearer, "walk_stops_cap": cap,
                 "compactions": compactions, "replayed": replayed, "flag_chosen": chosen, "flag_reloaded": reloaded}
 
-    def _scratch_for(self, slots, cores, files, memory_files):
-        """The working memory, grown when the queue, its cores or the files
-        outgrow it (the standing plan is then dropped: a full pass follows;
-        under the authors' clock it is kept, rows and all)."""
-        need = (slots, cores, files, memory_files)
+    def _scratch_for(self, slots, cores, files, memory_files, file_rows=0):
+        """The working memory, grown when the queue, its cores, the files or
+        the file rows of its jobs of several files outgrow it (the standing
+        plan is then dropped: a full pass follows; under the authors' clock
+        it is kept, rows and all)."""
+        need = (slots, cores, files, memory_files, file_rows)
         if self._scratch is None or any(a > b for a, b in zip(need, self._room)):
             # Only what outgrew its room doubles: the file tables are files x
             # nodes, and doubling them with the queue ran a week out of memory.
             room = tuple(max(a, 2 * b) if a > b else b for a, b in zip(need, self._room))
             if self._scratch is not None and self.ticks:
                 f = self.flat
+                # (no file rows: the authors' clock refuses jobs of several files)
                 self._scratch = _kept_in(self._scratch, allocate(
                     f.n, f.m, f.words, max(room[0], 16), max(room[1], 16), max(room[2], 64), room[3]))
                 self._room = room
+                self._slot_rows = max(room[0], 16)
                 return self._scratch
             if self._scratch is not None:
                 self._stats_base = (self.stats_jobs_scanned, self.stats_nodes_scored, self.stats_jobs_walked,
@@ -1222,15 +1361,17 @@ class Planner:
             f = self.flat
             old = self._scratch
             self._scratch = allocate(f.n, f.m, f.words, max(room[0], 16), max(room[1], 16), max(room[2], 64),
-                                     room[3])
+                                     room[3], room[4])
             # The new rows start empty (the next pass plans from scratch), but
             # the queued jobs keep their predictions.
             self._scratch.plan[:, P_FIRST] = np.nan
             if old is not None:
-                rows = old.plan.shape[0]
+                rows = self._slot_rows
                 for col in (START, P_FIRST, P_FIRST_AT, P_PREV):
-                    self._scratch.plan[:rows, col] = old.plan[:, col]
+                    self._scratch.plan[:rows, col] = old.plan[:rows, col]
             self._room = room
+            self._slot_rows = max(room[0], 16)
+            self._rows_used = -1        # the file rows are written anew
         return self._scratch
 
     def _configure(self, S, f, now):
@@ -1248,7 +1389,8 @@ class Planner:
             return []
         S, f = self._prepare(queue)
         self._configure(S, f, now)
-        ndec = plan_pass(*f.arrays(), *S, f.take_dirty(), *queue.arrays(), qlen, self.saturation, self.standing)
+        ndec = plan_pass(*f.arrays(), *S, f.take_dirty(), *queue.arrays(), qlen, self.saturation,
+                         self.standing and not queue.several and not self.state.writebacks)
         self._last_now = now
         if self.ticks:
             queue.release_parked()      # the pass unlinked every chain
@@ -1298,13 +1440,44 @@ class Planner:
         f = self.flat
         f.ensure_files(len(f.files))
         in_use = int(self._scratch.ints[IV_COUNT]) if self.ticks and self._scratch is not None else 0
+        several = queue.take_fresh_several()
+        for _, job in several:
+            for name, _ in job.files:
+                f.files.id_of(name)
+        f.ensure_files(len(f.files))
         # a node's memory files and held rows past one per core (jobs of several files) share ``buf``
         S = self._scratch_for(queue.slot_count, int(cores[:len(queue)].sum()) + in_use, f.file_bits.shape[0],
-                              f.mem_cap + f.held.shape[1] - f.m)
+                              f.mem_cap + f.held.shape[1] - f.m, queue.several_rows)
         fresh = queue.take_fresh()
         S.plan[fresh, P_NODE] = UNPLANNED     # slots handed out since: none planned yet
         S.plan[fresh, P_FIRST] = np.nan
+        if several or self._rows_used < 0:
+            self._write_file_rows(S, queue, several)
         return S, f
+
+    def _write_file_rows(self, S, queue, several):
+        """The file rows of the jobs of several files queued since the last pass
+        ((slot, job) pairs), past those handed out before; every queued one's
+        anew when they do not fit or the working memory is new. No chain may
+        hold a row written over: every chain is emptied first (the pass plans
+        from scratch while such a job is queued)."""
+        unlink_chains(S.node_i, S.plan, S.pf_bits, S.pf_count, S.ints)
+        room = S.plan.shape[0] - self._slot_rows
+        need = sum(len(job.files) for _, job in several)
+        if self._rows_used < 0 or self._rows_used + need > room:
+            self._rows_used = 0
+            several = [(int(queue.slots[i]), job) for i, job in enumerate(queue.jobs) if job.files]
+        ids = self.flat.files.id_of
+        plan = S.plan
+        for slot, job in several:
+            x0 = self._slot_rows + self._rows_used
+            plan[slot, P_X0] = x0
+            plan[slot, P_XN] = len(job.files)
+            for r, (name, size) in enumerate(job.files):
+                plan[x0 + r, FILE] = ids(name)
+                plan[x0 + r, SIZE] = size
+                plan[x0 + r, P_NODE] = -1
+            self._rows_used += len(job.files)
 
     def _decisions(self, S, queue, ndec):
         jobs, slots, out_f, out_i = queue.jobs, queue.slots, S.out_f, S.out_i

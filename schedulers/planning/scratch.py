@@ -34,7 +34,14 @@ The rows hold the actual state plus every queued job's standing reservation
   and the pass that made it (NaN until it is planned), and the planned start
   it had before its latest placement; the runner-up when it was placed (score
   and node, an exact score on a node whose view has not changed since) and a
-  floor under every other node's score; ``pos_plan[s]`` its cores (-1 after the last);
+  floor under every other node's score; for a job of several files (its
+  ``FILE`` is ``GROUP - slot``, below ``GROUP``) the first of its file rows
+  and their count (``P_X0, P_XN``: 0 for a job of one file or none);
+  ``pos_plan[s]`` its cores (-1 after the last);
+- the file rows of the jobs of several files, past the slots' rows of
+  ``plan`` (``planner.Planner`` hands them out): one window per file in the
+  columns of a slot's (start, file available, end, size, file id, and its
+  case ``P_CASE``), the file and size written once, the rest at each placement;
 - choosing a node: bounds ``lb`` and candidates ``cand[0]`` (nodes set aside
   in ``cand[1]``), a search ``stack``, ``known`` (the nodes that know the
   job's file), ``pf_bits`` (the nodes each file is planned on: bits of
@@ -68,11 +75,16 @@ Scratch = namedtuple("Scratch", ["base", "first_free", "tails", "cols", "tcols",
 # Columns of node_i, plan (after flat_state's START..FILE), iv, buf, out_f, out_i; slots of cfg.
 FREE, BUSY, CHANGED, HEAD, TAIL, REBUILT = range(6)
 P_NEXT, P_SEQ, P_SCORE, P_NODE, P_CASE, P_SAT, P_WALL, P_FIRST, P_FIRST_AT, P_PREV, P_S2, P_K2, P_FLOOR = range(5, 18)
+P_X0, P_XN = 18, 19
+PLAN_COLUMNS = 20
 UNPLANNED, NO_NODE = -2.0, -1.0
 # plan[s, FILE] of a standing window whose file a pass placing only new jobs
 # does not see (the authors' simulator rebuilds its file view from started
 # jobs only): no file, and, unlike a job without one, it evicts nothing.
 HIDDEN = -2.0
+# plan[s, FILE] (and the queue's file id) of a job of several files: GROUP - s,
+# its windows being its file rows (``P_X0, P_XN``).
+GROUP = -3.0
 IV_START, IV_END, IV_NEXT = range(3)
 B_FILE, B_SIZE, B_LAST, B_SEQ, B_ALIVE, B_ORDER, B_VICTIM = range(7)
 O_START, O_TFILE, O_SCORE = range(3)
@@ -122,14 +134,15 @@ def leaves(n):
     return 1 << max(0, (n - 1).bit_length())
 
 
-def allocate(n, m, words, jobs, cores, files, memory_files):
-    """Room for ``jobs`` queue slots holding ``cores`` cores in all (``IV_ROOM``
+def allocate(n, m, words, jobs, cores, files, memory_files, file_rows=0):
+    """Room for ``jobs`` queue slots holding ``cores`` cores in all, ``file_rows``
+    file rows of jobs of several files past them (``IV_ROOM``
     times that in backfilling intervals, which outlive a rebuilt node's until
     the next compaction), ``files`` file ids, and nodes whose memory holds up
     to ``memory_files`` files."""
     z = np.zeros
     i64 = np.int64
-    u = memory_files + m + jobs + 1      # files a node may hold or plan in a pass
+    u = memory_files + m + jobs + file_rows + 1      # files a node may hold or plan in a pass
     node_i = z((n, 6), dtype=i64)
     node_i[:, HEAD] = node_i[:, TAIL] = -1
     return Scratch(
@@ -137,7 +150,7 @@ def allocate(n, m, words, jobs, cores, files, memory_files):
         tcols=np.full((m, n + 1), np.inf),
         tree=z((2 * m, 2 * leaves(n), 2)), node_i=node_i, dset=z(n, dtype=i64),
         cand_times=z(m + jobs + 1), pos=z((3, m), dtype=i64),
-        core_iv=np.full((n, m), -1, dtype=i64), iv=z((IV_ROOM * cores, 3)), plan=z((jobs, 18)),
+        core_iv=np.full((n, m), -1, dtype=i64), iv=z((IV_ROOM * cores, 3)), plan=z((jobs + file_rows, PLAN_COLUMNS)),
         pos_plan=z((jobs, m), dtype=i64),
         lb=z(n), cand=z((2, n), dtype=i64), stack=z(2 * leaves(n).bit_length() + 4, dtype=i64),
         known=z(words, dtype=np.uint64), pf_bits=z((files, words), dtype=np.uint64),

@@ -88,7 +88,19 @@ class ClusterState(HeldJobs):
         if self.shared:
             self._mark_loads(node)
         self.flat.mirror(node, list(self.windows[node].values()), self.caches[node],
-                         self.file_ends[node] if self.file_ends is not None else None)
+                         self.file_ends[node] if self.file_ends is not None else None, self._pins(node))
+
+    def _pins(self, node):
+        """The outputs pinned on node by their write-backs: file -> the write-back's estimated end
+        (the latest, if two pin it); None without."""
+        if not self.writebacks:
+            return None
+        pins = {}
+        for st in self.writebacks.values():
+            if st.node == node:
+                for f in st.files:
+                    pins[f] = max(pins.get(f, -np.inf), st.est_end)
+        return pins
 
     def _mark_loads(self, node):
         """Each load from Lustre in flight on node is carried by the row of its first waiter still holding
@@ -318,14 +330,15 @@ class ClusterState(HeldJobs):
             cache.add_output(f, size, now, pinned=staged)
             if staged:
                 self.written_at[f] = node
-        self._mirror(node)
         if not staged:
+            self._mirror(node)
             return None
         sid = writeback_job_id(held.job.id, self.platform.nodes[node].name)
         total = sum(s for _, s in outputs)
         st = Staging(sid, node, outputs[0][0], total, now, now + total / self.platform.nodes[node].bandwidth,
                      [], tuple(f for f, _ in outputs), writeback=True)
         self.writebacks[sid] = st
+        self._mirror(node)      # its outputs pinned until st's end
         return st
 
     def written_back(self, staging_id, now):
@@ -363,6 +376,10 @@ class ClusterState(HeldJobs):
         """The job's window and its use of its files end now (its cores are the caller's)."""
         node = held.node
         self.windows[node].pop(held.job.id, None)
+        if held.job.id in self.room_queue[node]:     # killed while waiting for room: it claimed nothing
+            self.room_queue[node].remove(held.job.id)
+            self._mirror(node)
+            return
         if held.job.files:
             self.caches[node].end_files([f for f, _ in held.job.files], now)
         else:

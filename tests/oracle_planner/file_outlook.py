@@ -148,9 +148,11 @@ class FileOutlook:
         overhead = size / bandwidth
         return Outlook("miss", t + overhead, overhead, pen)
 
-    def evaluate_files(self, files, t, penalty, load_time):
+    def evaluate_files(self, files, t, penalty, load_time, bandwidth=None):
         """A job of several files ((file, size), ...) at t: its misses are one load of their summed
-        size, ending at ``load_time(bytes, t)``; t'_k is when its last file is there."""
+        size, ending at ``load_time(bytes, t)``; t'_k is when its last file is there. With
+        ``bandwidth`` (the node model's), a load that ends last has its duration as overhead
+        exactly, as a job of one file's miss."""
         cases, missing, t_file, staging = [], 0.0, t, None
         for f, size in files:
             present, end, stg = self._case(f, t)
@@ -163,15 +165,19 @@ class FileOutlook:
             else:
                 cases.append([f, "miss", None])
                 missing += size
+        overhead = None
         if missing:
             miss_end = load_time(missing, t)
+            if miss_end > t_file and bandwidth is not None:
+                overhead = missing / bandwidth
             t_file = max(t_file, miss_end)
             for c in cases:
                 if c[1] == "miss":
                     c[2] = miss_end
         pen = self.penalty_bytes({f for f, _ in files}, t) if penalty else 0.0
         case = "miss" if missing else "wait" if t_file > t else "hit"
-        return Outlook(case, t_file, t_file - t, pen, staging, tuple(tuple(c) for c in cases))
+        return Outlook(case, t_file, t_file - t if overhead is None else overhead, pen, staging,
+                       tuple(tuple(c) for c in cases))
 
     def _case(self, file, t):
         """(present at t, else the end of the load in flight it would wait for or None, that load's staging)."""
@@ -251,8 +257,9 @@ class FileOutlook:
             else:
                 last[w.file] = [w.size, w.end]
         total = 0.0
+        own = file if isinstance(file, (set, frozenset)) else {file}
         for f, (size, end) in last.items():
-            if f != file and end <= t:
+            if f not in own and end <= t:
                 total += size
         return total
 

@@ -258,7 +258,7 @@ class Planner:
                             # policy's score at this t_k ignores it (LEO, LEM).
                             need_pen = uses_penalty and (penalty_counts is None or penalty_counts(ctx, t))
                             if files:
-                                res = o.evaluate_files(files, t, need_pen, load_time)
+                                res = o.evaluate_files(files, t, need_pen, load_time, None if shared else bw[k])
                                 per_files = res.files
                                 t_load = next((a for _, cs, a in per_files if cs == "miss"), None)
                                 pen_size = sum(s for _, s in files)

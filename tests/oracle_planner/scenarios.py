@@ -8,6 +8,7 @@ paper's model without SimGrid.
 
 import math
 import os
+import random
 import tempfile
 
 from batloc.testing.dry_run import DryRun, make_resources
@@ -31,6 +32,37 @@ def workload(seed, nodes=8, cores=4, memory=64 * GB, hours=24.0, load=1.5, jobs_
                      "walltime": float(row.walltime), "profile": name, "user": row.user,
                      "input_file": row.input_file, "input_size": float(row.input_size)})
     return {"nb_res": nodes * cores, "jobs": jobs, "profiles": profiles}
+
+
+def several_files(wl, seed, share=0.5, most=3, recent=12):
+    """``wl`` where a share of the jobs also read (``inputs``) one to ``most - 1`` of the
+    ``recent`` files read last before them, so that nodes hold some of a job's files."""
+    rng = random.Random(seed)
+    seen, jobs = [], []
+    for j in wl["jobs"]:
+        j = dict(j)
+        own = (j["input_file"], j["input_size"])
+        pool = [fs for fs in seen[-recent:] if fs[0] != own[0]]
+        if pool and rng.random() < share:
+            extra = rng.sample(pool, min(len(pool), rng.randint(1, most - 1)))
+            j["inputs"] = [{"file": f, "size": size} for f, size in extra]
+        if own not in seen:
+            seen.append(own)
+        jobs.append(j)
+    return {**wl, "jobs": jobs}
+
+
+def with_outputs(wl, seed, share=0.5, sizes=(16 * GB, 32 * GB, 48 * GB)):
+    """``wl`` where a share of the jobs write an output of one of ``sizes`` (a file no job reads: under
+    ``write_back: staged`` it holds its node's memory until written back)."""
+    rng = random.Random(seed)
+    jobs = []
+    for j in wl["jobs"]:
+        j = dict(j)
+        if rng.random() < share:
+            j["outputs"] = [{"file": f"out{j['id']}", "size": float(rng.choice(sizes))}]
+        jobs.append(j)
+    return {**wl, "jobs": jobs}
 
 
 def clocked(wl, period=60, bandwidth=1 * GB, keep_alive=300.0):

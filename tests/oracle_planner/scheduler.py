@@ -110,8 +110,6 @@ class _OraclePlanner:
             self.first.pop(jid, None)
             self.last.pop(jid, None)
             d.index = where[jid]
-            if d.t_load is not None and getattr(d.job, "files", ()):
-                self.inner.state.planned_loads[d.job.id] = d.t_load      # its staging's planned end
         if not resume:
             queue.release_parked()
         return decisions

@@ -73,7 +73,6 @@ class ClusterState:
         self.projected = {}                                 # its end if no other load began (at the last event)
         self.written_at = {}                                # output -> producer's node, while written back
         self.writebacks = {}                                # write-back staging id -> Staging
-        self.planned_loads = {}                             # job id -> its load's end as the pass planned it
         self.room_queue = [[] for _ in platform.nodes]      # node -> jobs waiting for room, in order
         self.availability = make_availability(platform, options.backfilling)
         self.caches = [NodeCache(n.memory_bytes, options.cache) for n in platform.nodes]
@@ -231,14 +230,13 @@ class ClusterState:
     def start_files(self, job, node, positions, now, since=None):
         """Commit the start of a job reading several files: (cases, stagings, Held, new Stagings).
 
-        Its misses from one source are one staging of their summed size, ending when the pass
-        planned (``planned_loads``); it waits for those and for the loads in flight of its other files."""
+        Its misses from one source are one staging of their summed size (its end replayed under the
+        load model "shared"); it waits for those and for the loads in flight of its other files."""
         cache = self.caches[node]
         name = self.platform.nodes[node].name
         bw = self.platform.bandwidth[node]
         cases, evicted = cache.start_files(job.files, now)
         self._index_drop(evicted, node)
-        planned_end = self.planned_loads.pop(job.id, None)
         stagings, avail, waits, missed = [None] * len(cases), {}, set(), {}
         for i, ((f, size), case) in enumerate(zip(job.files, cases)):
             self._index_add(f, node)
@@ -257,7 +255,7 @@ class ClusterState:
             files = tuple(job.files[i][0] for i in idx)
             total = sum(job.files[i][1] for i in idx)
             sid = staging_job_id(job.id, name, None if source is None else self.platform.nodes[source].name)
-            est = planned_end if planned_end is not None and source is None else now + total / bw
+            est = now + total / bw      # under load_model "shared", replayed at once (_load_began)
             st = self.stagings.begin(sid, node, files[0], total, now, est, job.id, files, source)
             for i in idx:
                 cache.files[job.files[i][0]].load_end = est

@@ -94,20 +94,22 @@ SEVERAL = [job(1, 1, 10, [("F1", 6)]), job(2, 1, 10, [("F2", 5), ("F3", 4)]),
            job(3, 30, 10, [("F1", 6), ("F2", 5), ("F3", 4)])]
 
 
-def test_a_job_of_several_files_is_planned_by_their_sum(tmp_path):
+@PASSES
+def test_a_job_of_several_files_is_planned_by_their_sum(tmp_path, compiled):
     # P1 -> n000, loads [1, 7), computes [7, 17); P2 -> n001 (n000 held to 101), loads 9 GB [1, 10),
     # computes [10, 20). J at 30: on n000 it would load F2 + F3, 9 GB: t' = 39; on n001 only F1: t' = 36.
     # (By its largest file alone, F1, n000 would look like a hit.)
-    rows, stagings = run("eft", SEVERAL, tmp_path, nodes=2)
+    rows, stagings = run("eft", SEVERAL, tmp_path, nodes=2, compiled=compiled)
     assert (rows["3"]["node"], float(rows["3"]["planned_start"]), rows["3"]["cache"]) == ("n001", 36.0,
                                                                                           "miss;hit;hit")
     assert ("batloc-stage!stage-w0-3-n001", 30.0, 36.0) in stagings
 
 
-def test_lea_prices_several_files_by_their_sum(tmp_path):
+@PASSES
+def test_lea_prices_several_files_by_their_sum(tmp_path, compiled):
     # LEA at 30: n000 scores 30 + 500 x 9 + (F1 unused? no: J reads F1) 0 = 4530;
     # n001: 30 + 500 x 6 + 0 = 3030 -> n001, as EFT.
-    rows, _ = run("lea", SEVERAL, tmp_path, nodes=2)
+    rows, _ = run("lea", SEVERAL, tmp_path, nodes=2, compiled=compiled)
     assert (rows["3"]["node"], float(rows["3"]["score"])) == ("n001", 3030.0)
 
 

@@ -37,22 +37,31 @@ def run(cls, tmp_path, options):
     return res, rows
 
 
-@pytest.mark.parametrize("cls", [Fcfs, Lea])
-def test_a_start_waits_for_a_pinned_output_to_be_written_back(cls, tmp_path):
+class BlindFcfs(Fcfs):
+    """FCFS whose pass does not see the pinned outputs: what execution does whatever the pass knew."""
+
+    def make_state(self):
+        state = super().make_state()
+        state._pins = lambda node: None
+        return state
+
+
+def test_a_start_waits_for_a_pinned_output_to_be_written_back(tmp_path):
     # A loads X [1, 3), computes [3, 13); oA (6 GB) is pinned from 13 while written back [13, 19).
     # B loads Y [1, 3), computes [3, 23). At 14 C takes the free core, but Y (2, in use) + oA (6, pinned)
     # + Z (4) = 12 GB > 10: it waits for room (a `full` row), claims it when oA is written back at 19,
     # loads Z [19, 23) and computes [23, 28): its window [14, 114) counts from 14.
-    res, rows = run(cls, tmp_path, {"write_back": "staged"})
+    res, rows = run(BlindFcfs, tmp_path, {"write_back": "staged"})
     assert (res["w0!3"]["start"], res["w0!3"]["finish"]) == (23.0, 28.0)
     assert ("14.000000", "w0!3", "full") in rows and ("19.000000", "w0!3", "miss") in rows
     assert res["batloc-stage!stage-w0-3-n000"]["start"] == 19.0
 
 
-def test_the_python_pass_plans_the_start_for_when_the_pin_goes(tmp_path):
-    # The pass itself (the oracle, ahead of the compiled one) sees oA pinned until its write-back's planned
-    # end, 19: C is reserved from 19, not started at 14 to wait; it starts then with its load, no `full` row.
-    res, rows = run(oracle_class("fcfs", False), tmp_path, {"write_back": "staged"})
+@pytest.mark.parametrize("cls", [Fcfs, Lea, oracle_class("fcfs", False)], ids=["fcfs", "lea", "python"])
+def test_the_pass_plans_the_start_for_when_the_pin_goes(cls, tmp_path):
+    # The pass (compiled or Python) sees oA pinned until its write-back's planned end, 19: C is
+    # reserved from 19, not started at 14 to wait; it starts then with its load, no `full` row.
+    res, rows = run(cls, tmp_path, {"write_back": "staged"})
     assert (res["w0!3"]["start"], res["w0!3"]["finish"]) == (23.0, 28.0)
     assert [r for r in rows if r[1] == "w0!3"] == [("19.000000", "w0!3", "miss")]
 
