@@ -5,19 +5,24 @@ process) and `batloc validate`s it. A variant is any batloc policy of
 `schedulers/` (the planning family: fcfs, lea_bf, ...; file-sharing: met, mct,
 sa, jdp_dll, online_hps; plain: cons_tabu), or `proxy:NAME`: NAME (a pybatsim
 stock scheduler such as easyBackfill or schedFcfs, or a batloc policy run with
-ignore_files) behind the staging proxy. Prints per variant: workflow makespan
+ignore_files) behind the staging proxy. A policy takes benchmarks/shared_storage.py's
+modifiers after a colon: `lea:shared` (load_model "shared"), `lea:oracle` (the
+Python pass of tests/oracle_planner, which plans a job of several files by their
+sum), `lea:shared,oracle`. Option `write_back` goes to the planning family only:
+the others write outputs back at once (their rows say so). Prints per variant: workflow makespan
 (mean and max over the workflows), critical-path stretch (mean), output
 reuse (share of output reads served from memory, over every workflow), data
 moved by the workflows (from Lustre, from other nodes' memories, written
 back), the background's mean wait, and the run's CPU seconds.
 
 Input: WfCommons instances generated here with the `wfcommons` package's
-recipes (1000Genome, Montage, Epigenomics; seeded; `pip install wfcommons`)
+recipes (1000Genome, Montage, Epigenomics by default, any of the package's with
+--recipes; seeded; `pip install wfcommons`)
 or given with --instances; a background from `batloc workload synth`
 (--load, --duration); the workflows folded in by `batloc workload
 from-wfcommons` (--start, --every, --copies, --size-scale).
 
-    python benchmarks/workflows.py [--variants fcfs fcfs_bf lea lea_bf] [--keep DIR] [--tasks 60]
+    python benchmarks/workflows.py [--variants fcfs fcfs_bf lea lea_bf] [--keep DIR] [--tasks 60] [--recipes ...]
                                    [--load 0.85] [--duration 12h] [--copies 2] [--size-scale 40]
                                    [--options '{"cache": "lru"}'] [--platform P.xml]
 """
@@ -31,6 +36,7 @@ import sys
 import tempfile
 
 from engine_run import run_pair, run_proxied
+from shared_storage import scheduler as policy_variant
 
 from batloc.analysis.load import read_decisions, read_jobs
 from batloc.analysis.memory_model import memory_model
@@ -44,20 +50,28 @@ PLANNING = {"fcfs", "eft", "lea", "leo", "lem"}
 PLAIN = {"cons_tabu", "io_list", "io_pack", "io_pack_char", "io_pack_max", "io_pack_random"}   # no option stats
 
 
-def generate_instances(folder, tasks, seed):
-    """WfCommons instances of about `tasks` tasks from the package's recipes (seeded)."""
+def generate_instances(folder, tasks, seed, recipes=RECIPES):
+    """WfCommons instances of about `tasks` tasks from the package's recipes (seeded): `recipes` names
+    them as the package does (1000genome is its GenomeRecipe; blast, bwa, cycles, rnaseq, seismology,
+    soykb, srasearch...)."""
     try:
         import numpy as np
         from wfcommons import WorkflowGenerator
-        from wfcommons.wfchef.recipes import EpigenomicsRecipe, GenomeRecipe, MontageRecipe
+        from wfcommons.wfchef import recipes as known
     except ImportError:
         sys.exit("benchmarks/workflows.py: the wfcommons package generates the instances: pip install wfcommons "
                  "(or give --instances FILE...)")
     paths = []
-    for i, (name, recipe) in enumerate(zip(RECIPES, (GenomeRecipe, MontageRecipe, EpigenomicsRecipe))):
+    for i, name in enumerate(recipes):
+        recipe = getattr(known, ("Genome" if name == "1000genome" else name.capitalize()) + "Recipe", None)
+        if recipe is None:
+            sys.exit(f"benchmarks/workflows.py: wfcommons has no recipe {name!r}")
         random.seed(seed + i)
         np.random.seed(seed + i)
-        wf = WorkflowGenerator(recipe.from_num_tasks(tasks)).build_workflow()
+        try:
+            wf = WorkflowGenerator(recipe.from_num_tasks(tasks)).build_workflow()
+        except ValueError as e:     # the recipe's smallest graph is larger than asked
+            sys.exit(f"benchmarks/workflows.py: recipe {name}: {e} (raise --tasks)")
         path = os.path.join(folder, f"{name}.json")
         wf.write_json(path)
         paths.append(path)
@@ -72,7 +86,7 @@ def build(folder, args):
     global PLATFORM
     if args.platform:
         PLATFORM = os.path.abspath(args.platform)
-    instances = args.instances or generate_instances(folder, args.tasks, args.seed)
+    instances = args.instances or generate_instances(folder, args.tasks, args.seed, args.recipes)
     bg = os.path.join(folder, "background.json")
     wl = os.path.join(folder, "workload.json")
     batloc("workload", "synth", "-o", bg, "--load", str(args.load), "--duration", args.duration,
@@ -83,14 +97,15 @@ def build(folder, args):
     return wl
 
 
-def on_real_batsim(variant, wl, prefix, options):
-    """`variant` on real Batsim 4.2.1 ($BATLOC_REF_BATSIM, a build prefix), over ZeroMQ: run_pair's dict."""
+def on_real_batsim(variant, wl, prefix, options, path=None):
+    """`variant` (a policy, or proxy:NAME) on real Batsim 4.2.1 ($BATLOC_REF_BATSIM, a build prefix), over
+    ZeroMQ, the scheduler's file `path` if given: run_pair's dict."""
     from batloc.processes import pybatsim_command
     from real_batsim import real_batsim, run
 
     engine, env = real_batsim(os.environ["BATLOC_REF_BATSIM"])
     name = variant.split(":", 1)[-1]
-    path = os.path.join(ROOT, "schedulers", name + ".py")
+    path = path or os.path.join(ROOT, "schedulers", name + ".py")
     sched = pybatsim_command() + [path if os.path.exists(path) else name, "-v", "warning", "--timeout=3600000"]
     if variant.startswith("proxy:"):
         if name.split("_")[0] in PLANNING:
@@ -112,20 +127,30 @@ def on_real_batsim(variant, wl, prefix, options):
 
 
 def measure(variant, wl, out, options, real=False):
-    prefix = os.path.join(out, ("batsim-" if real else "") + variant.replace(":", "-"))
+    prefix = os.path.join(out, ("batsim-" if real else "") + variant.replace(":", "-").replace(",", "-"))
+    proxied = variant.startswith("proxy:")
+    path, instant = None, False
+    if not proxied:     # a policy with shared_storage.py's modifiers (lea:shared,oracle ...)
+        name, extra, path = policy_variant(variant, out)
+        options = {**options, **extra}
+        if name.split("_")[0] not in PLANNING and "write_back" in options:
+            # the file-sharing and plain families write outputs back at once (contract §2b): no option
+            options = {k: v for k, v in options.items() if k != "write_back"}
+            instant = True
+    else:
+        instant = "write_back" in options       # the staging proxy has no staged write-back either
     if real:
-        r = on_real_batsim(variant, wl, prefix, options)
-        cache = options.get("cache", "paper") if variant.startswith("proxy:") else \
-            memory_model({"policy": variant, "options": options})
-    elif variant.startswith("proxy:"):
+        r = on_real_batsim(variant if proxied else name, wl, prefix, options, path)
+        cache = options.get("cache", "paper") if proxied else memory_model({"policy": name, "options": options})
+    elif proxied:
         inner = variant.split(":", 1)[1]
         # a planning policy behind the proxy knows no files (the proxy loads them)
         inner_options = {"ignore_files": True} if inner.split("_")[0] in PLANNING else None
         cache = options.get("cache", "paper")
         r = run_proxied(inner, PLATFORM, wl, prefix, ["--cache", cache], inner_options)
     else:
-        r = run_pair(variant, PLATFORM, wl, prefix, options, in_process=True, stats=variant not in PLAIN)
-        cache = memory_model({"policy": variant, "options": options})
+        r = run_pair(name, PLATFORM, wl, prefix, options, in_process=True, stats=name not in PLAIN, path=path)
+        cache = memory_model({"policy": name, "options": options})
     if not r["ok"]:
         return dict(variant=variant, ok=False, note=r["note"])
     valid, lines = verdict(prefix, wl, PLATFORM, cache)
@@ -137,7 +162,7 @@ def measure(variant, wl, out, options, real=False):
     return dict(variant=variant, ok=valid["valid"], table=table, prefix=prefix, wf=wf,
                 bg_wait=float((own["starting_time"] - own["submission_time"]).mean()),
                 cpu=r["engine_cpu"] + (r["sched_cpu"] or 0.0), note="; ".join(lines[:3]),
-                violations=valid["violations"], replayed=cache)
+                violations=valid["violations"], replayed=cache, instant=instant)
 
 
 def row(m):
@@ -154,7 +179,8 @@ def row(m):
             f"{t['bytes_written_back'].sum() / gb:>8.1f} {m['bg_wait'] / 3600:>8.2f} {m['cpu']:>7.0f} "
             f"{'yes' if m['ok'] else 'NO':>5}  {int(t['completed'].sum())}/{int(t['tasks'].sum())} tasks"
             + ("" if m["ok"] else f"  {m['violations']}")
-            + ("" if m["replayed"] else "  (memory not replayed: value model)"))
+            + ("" if m["replayed"] else "  (memory not replayed: value model)")
+            + ("  (written back at once: the family has no staged write-back)" if m["instant"] else ""))
 
 
 HEADER = (f"{'variant':<18} {'makespan':>9} {'max':>8} {'CP str.':>8} {'reuse':>7} {'Lustre':>9} {'nodes':>8} "
@@ -169,6 +195,8 @@ def main():
     ap.add_argument("--variants", nargs="+", default=["fcfs", "fcfs_bf", "lea", "lea_bf"])
     ap.add_argument("--instances", nargs="+", help="WfFormat files (default: generated from the recipes)")
     ap.add_argument("--tasks", type=int, default=60, help="tasks per generated instance (default 60)")
+    ap.add_argument("--recipes", nargs="+", default=list(RECIPES),
+                    help=f"wfcommons recipes of the generated instances (default {' '.join(RECIPES)})")
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--load", type=float, default=0.85, help="background's offered load (default 0.85)")
     ap.add_argument("--duration", default="12h", help="background's submission period (default 12h)")
