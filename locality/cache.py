@@ -162,7 +162,8 @@ class NodeCache:
             else:
                 case = "miss"
                 if self.model == "lru":
-                    evicted += self._make_room(size, now, file)
+                    # never one of its own files, resident but not yet counted as used: its start holds it
+                    evicted += self._make_room(size, now, file, keep=own)
                 self._seq += 1
                 end = load_end.get(file, now) if isinstance(load_end, dict) else load_end
                 r = self.files[file] = Resident(float(size), False, end if end is not None else now,
@@ -255,12 +256,14 @@ class NodeCache:
             del self.files[f]
         return gone
 
-    def _make_room(self, size, now, file):
-        """Evict unused files, in ``eviction_key`` order, until `size` more bytes fit; an overflow otherwise."""
+    def _make_room(self, size, now, file, keep=()):
+        """Evict unused files but `keep`, in ``eviction_key`` order, until `size` more bytes fit; an overflow
+        otherwise."""
         evicted = []
         used = self.used_bytes()
         if used + size > self.capacity:
-            victims = sorted((self.eviction_key(f, r), f) for f, r in self.files.items() if not r.held)
+            victims = sorted((self.eviction_key(f, r), f) for f, r in self.files.items()
+                             if not r.held and f not in keep)
             for _, f in victims:
                 if used + size <= self.capacity:
                     break
