@@ -34,6 +34,8 @@ import random
 import subprocess
 import sys
 import tempfile
+import uuid
+from unittest import mock
 
 from engine_run import run_pair, run_proxied
 from shared_storage import scheduler as policy_variant
@@ -68,8 +70,13 @@ def generate_instances(folder, tasks, seed, recipes=RECIPES):
             sys.exit(f"benchmarks/workflows.py: wfcommons has no recipe {name!r}")
         random.seed(seed + i)
         np.random.seed(seed + i)
+        # the package names files and duplicated tasks by uuid4 (os.urandom): seeded here, so that the same
+        # arguments give the same instance, file names included
+        names = random.Random(seed + i)
+        seeded = lambda: uuid.UUID(int=names.getrandbits(128), version=4)   # noqa: E731
         try:
-            wf = WorkflowGenerator(recipe.from_num_tasks(tasks)).build_workflow()
+            with mock.patch("uuid.uuid4", seeded), mock.patch("wfcommons.wfchef.duplicate.uuid4", seeded):
+                wf = WorkflowGenerator(recipe.from_num_tasks(tasks)).build_workflow()
         except ValueError as e:     # the recipe's smallest graph is larger than asked
             sys.exit(f"benchmarks/workflows.py: recipe {name}: {e} (raise --tasks)")
         path = os.path.join(folder, f"{name}.json")
