@@ -43,6 +43,16 @@ process runs at nice 10; `--parallel N` runs N cases at a time.
         [--nodes 32 64] [--duration 1d 2d] [--load 1.1 1.3] [--seed 11 12] [--policies fcfs lea ...]
         [--parallel 2] [--instant]
 
+`steps`: one policy (the first of --policies, default fcfs_bf) on one input (the first --nodes, --duration,
+--seed, --load) on both engines with every advance of the simulated clock logged: real Batsim's through
+SimGrid's `on_time_advance` signal (a small library preloaded into it, compiled with g++ against the build's
+headers), the embedded engine's L07 clock steps with the actions each ended. Prints the jobs identical and the
+first step whose clock or delta differs by a bit, in context: where a run that parts from Batsim's first parts
+at the sub-nanosecond level (issue 38: FCFS-BF on n32-1d-s11 at load 1.3).
+
+    BATLOC_REF_BATSIM=/path/to/prefix python3 benchmarks/real_batsim.py steps --nodes 32 --seed 11 --load 1.3 \
+        --policies fcfs_bf [--keep DIR]
+
 `batsim-files`: Batsim 4.2.1's own platforms/ × workloads/ (every pair, or those named by --platform and
 --workload) with pybatsim's stock schedFcfs, easyBackfill and schedEasySjfBackfill on both engines, jobs.csv
 compared job by job (start and finish to 1e-6 s, allocation, final state). One row per case: identical,
@@ -544,6 +554,101 @@ def policies(args, out):
     return failed
 
 
+# ---- steps -------------------------------------------------------------------------------------
+
+# Preloaded into real Batsim (LD_PRELOAD): every advance of SimGrid's clock (EngineImpl::solve), as "now delta"
+STEP_SHIM = r"""
+#include <simgrid/s4u/Engine.hpp>
+#include <cstdio>
+#include <cstdlib>
+static FILE* out;
+__attribute__((constructor)) static void batloc_steps()
+{
+  const char* path = getenv("BATLOC_STEPS");
+  if (!path || !(out = fopen(path, "w")))
+    return;
+  simgrid::s4u::Engine::on_time_advance_cb(
+      [](double delta) { fprintf(out, "%.17g %.17g\n", simgrid::s4u::Engine::get_clock(), delta); });
+  simgrid::s4u::Engine::on_simulation_end_cb([]() { fflush(out); });
+}
+"""
+
+# The embedded engine with every step of its L07 clock written the same way, with the actions it ended
+ENGINE_STEPS = """
+import os, sys
+from batloc.engine import l07_clock
+out = open(os.environ["BATLOC_STEPS"], "w")
+step = l07_clock.L07Clock.step
+def logged(self, delta):
+    ended = step(self, delta)
+    out.write(f"{self.now!r} {delta!r} " + ",".join(getattr(a.done, "__qualname__", "?") for a in ended) + "\\n")
+    return ended
+l07_clock.L07Clock.step = logged
+from batloc.engine.cli import main
+try:
+    code = main()
+finally:
+    out.close()
+sys.exit(code)
+"""
+
+
+def step_shim(prefix, out):
+    """The preloaded library, compiled against the Batsim build's SimGrid headers (g++ needed)."""
+    lib = os.path.join(out, "batloc_steps.so")
+    if not os.path.exists(lib):
+        src = os.path.join(out, "batloc_steps.cpp")
+        with open(src, "w") as f:
+            f.write(STEP_SHIM)
+        subprocess.run(["g++", "-O2", "-shared", "-fPIC", "-std=c++17", "-I", os.path.join(prefix, "include"), src,
+                        "-o", lib, "-L", os.path.join(prefix, "lib"), "-lsimgrid"], check=True)
+    return lib
+
+
+def read_steps(path):
+    """[now, delta, actions ended] per step, each double as Python prints it (shortest, exact)."""
+    with open(path) as f:
+        return [[repr(float(x)) for x in line.split(None, 2)[:2]] + line.split(None, 2)[2:] for line in f]
+
+
+def steps(args, out):
+    """One policy on one input on both engines, every clock step compared: the first that differs, in context."""
+    engine, env = real_batsim(args.batsim)
+    policy = (args.policies or ["fcfs_bf"])[0]
+    args.duration, args.seed = args.duration[:1], args.seed[:1]
+    args.nodes, args.load = args.nodes[:1], args.load[:1]
+    platform, workload, static, name = next(v for k, v in inputs(args, out).items() if not k[4])
+    prefix = os.path.join(out, f"{name}__{policy}__")
+    env = dict(env, LD_PRELOAD=step_shim(args.batsim, out), BATLOC_STEPS=prefix + "batsim_steps.txt")
+    embedded = [sys.executable, "-c", ENGINE_STEPS, "-q"] + args.engine_args
+    rows = {}
+    logged = dict(os.environ, BATLOC_STEPS=prefix + "embedded_steps.txt")
+    for label, argv, environment in (("batsim", engine, env), ("embedded", embedded, logged)):
+        ok, note, _, _, got = run(argv, environment, platform, workload, prefix + label,
+                                  batloc_policy(policy, prefix + label), dynamic=True)
+        if not ok:
+            print(f"{name} {policy}: {label} failed: {note}")
+            return 1
+        rows[label] = [r for r in got if r["workload_name"] == "w0"]
+    differing = [d for d in batsim_parity.compare(rows["batsim"], rows["embedded"]) if not d.endswith("only on batloc")]
+    b, e = read_steps(prefix + "batsim_steps.txt"), read_steps(prefix + "embedded_steps.txt")
+    print(f"{name} {policy}: {len(rows['batsim']) - len(differing)} / {len(rows['batsim'])} jobs identical; clock "
+          f"steps: Batsim {len(b)}, embedded {len(e)}")
+    first = next((i for i, (x, y) in enumerate(zip(b, e)) if x[:2] != y[:2]),
+                 None if len(b) == len(e) else min(len(b), len(e)))
+    if first is None:
+        print("every step identical (clock and delta, to the last bit)")
+        return 0
+    print(f"first differing step: #{first}\n{'step':>8} {'Batsim: now':>24} {'delta':>24} | {'embedded: now':>24} "
+          f"{'delta':>24}  actions the embedded engine ended")
+    for i in range(max(0, first - 6), min(max(len(b), len(e)), first + 6)):
+        x = b[i][:2] if i < len(b) else ["", ""]
+        y = e[i] + [""] * (3 - len(e[i])) if i < len(e) else ["", "", ""]
+        mark = "*" if i == first else " "
+        print(f"{mark}{i:>7} {x[0]:>24} {x[1]:>24} | {y[0]:>24} {y[1]:>24}  {y[2].strip()}")
+    return 1
+
+
 # ---- batsim-files ---------------------------------------------------------------------------
 
 def batsim_files(args, out):
@@ -598,7 +703,7 @@ def compare(a_rows, b_rows):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("check", choices=("platforms", "parity", "policies", "batsim-files"))
+    ap.add_argument("check", choices=("platforms", "parity", "policies", "steps", "batsim-files"))
     ap.add_argument("--keep", help="keep the outputs in this folder (the policies mode reuses its inputs there)")
     ap.add_argument("--nodes", type=int, nargs="+", default=[32])
     ap.add_argument("--duration", nargs="+", default=["1d"])
@@ -636,7 +741,7 @@ def main():
     os.makedirs(out, exist_ok=True)
     if args.check == "parity":
         args.nodes, args.duration, args.seed = args.nodes[0], args.duration[0], args.seed[0]
-    failed = {"platforms": platforms, "parity": parity, "policies": policies,
+    failed = {"platforms": platforms, "parity": parity, "policies": policies, "steps": steps,
               "batsim-files": batsim_files}[args.check](args, out)
     if not args.keep:
         shutil.rmtree(out, ignore_errors=True)

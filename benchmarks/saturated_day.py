@@ -121,7 +121,9 @@ def walk_note(st):
     if "walk_stops_dearer" not in st:
         return ""
     return (f"; walks stopped: node dearer {st['walk_stops_dearer']}, move cap {st['walk_stops_cap']}, "
-            f"LEM flag {st['walk_stops_flag']}; compactions {st['compactions']}; replayed {st['replayed']}")
+            f"LEM flag {st['walk_stops_flag']}; compactions {st['compactions']}; replayed {st['replayed']}"
+            + (f"; chosen again under LEM's other flag {st['flag_chosen']} (nodes reloaded {st['flag_reloaded']})"
+               if st.get("flag_chosen") else ""))
 
 
 def main():

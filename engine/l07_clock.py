@@ -316,6 +316,9 @@ class Slots:
 # left over it (1e300) is never the least and a step wears nothing off it (1.0 - 1e-300 x delta == 1.0)
 WAITING_RATE = 1e-300
 
+# Transfers' shapes kept by their routes (a few hundred bytes each)
+SHAPES_KEPT = 100_000
+
 
 class L07Clock:
     def __init__(self, capacity=64):
@@ -335,6 +338,7 @@ class L07Clock:
         self.messages = []      # messages and empty tasks (few at a time): plain floats, in the order they began
         self.latent = []        # transfers still paying their latency, in the order they began
         self.lmm = Lmm()
+        self.shapes = {}        # routes -> their Shape (``shape``)
 
     @property
     def actions(self):
@@ -354,7 +358,17 @@ class L07Clock:
     def shape(self, routes):
         """The shape of a parallel task moving bytes over `routes`, [(links, latency, bytes)] in the task's matrix
         order, each link as (name, bandwidth, latency, fatpipe): L07Action's constructor. A caller sending many
-        alike (Batsim's messages) keeps it and gives it to `transfer`."""
+        alike (Batsim's messages) keeps it and gives it to `transfer`. Kept per routes: a day's stagings move a
+        few thousand distinct files over the same routes, and a shape keeps its lone rate (a solve) once known."""
+        key = tuple(routes)
+        shape = self.shapes.get(key)
+        if shape is None:
+            shape = self._shape(routes)
+            if len(self.shapes) < SHAPES_KEPT:
+                self.shapes[key] = shape
+        return shape
+
+    def _shape(self, routes):
         latency = 0.0
         lat_current = 0.0
         weights = {}

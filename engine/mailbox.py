@@ -19,7 +19,8 @@ other:
   it says bye after its last one;
 - the scheduler's answer is read by a request-reply actor on the master
   (``network.cpp``, ``protocol.cpp``), which sends each decision as its own
-  message, in order, each when its timestamp is reached, then "ready";
+  message, in order, each when its timestamp is reached, then "ready" when the answer's now is (one
+  sleep until that date, then the message: a sleep ended within SimGrid's 1 ns is not slept again);
 - a CALL_ME_LATER starts a waiter on the master, which sleeps until the date
   (10 µs at least) and then tells the server; a KILL_JOB starts a killer,
   which kills at once and tells the server when done.
@@ -160,6 +161,10 @@ class TimedMessages:
 
     def start_transfer(self, message):
         self.receiving = message
+        shape = self.message_shapes.get(message.src)
+        if shape is not None and (self.clock_transfers or not self.comms_in_flight):   # the common case, at once
+            self.clock.transfer(shape, self.transfer_done, message=True)
+            return
         route = self.route(message.src, self.platform.master)
         if self.comms_in_flight and route[0] and not self.clock_transfers:
             # a job's transfer on SimGrid itself (a workload of Batsim's compute tasks) may share the route
@@ -171,7 +176,6 @@ class TimedMessages:
             self.quiet_until = min(self.quiet_until, self.now + route[1])
             self.act_count += 1
         else:
-            shape = self.message_shapes.get(message.src)
             if shape is None:   # Batsim's 1-byte message from that host: the same task every time
                 shape = self.message_shapes[message.src] = self.clock.shape([route + (1.0,)])
             self.clock.transfer(shape, self.transfer_done, message=True)
@@ -237,21 +241,27 @@ class TimedMessages:
         self.check_stall([str(e.get("type")) for _, e in self.reqrep])
         self.later.append(self.reqrep_step)   # an actor created now runs after those woken now
 
-    def reqrep_step(self):
+    def reqrep_step(self, woke=False):
+        """Send the answer's next decision, or "ready" after the last. protocol.cpp send_message_at_time sleeps
+        until the date *once*, then sends: a sleep shorter than SimGrid's 1 ns precision may end before the date
+        (worn below 1 ns by a message's step), and the message leaves then (`woke`), not after another sleep."""
         queue = self.reqrep
         master = self.platform.master
         if queue:
             ts, event = queue[0]
-            if ts > self.now:   # protocol.cpp send_message_at_time: sleeps until the event's date
-                self.clock.sleep(ts - self.now, self.reqrep_step)
+            if ts > self.now and not woke:
+                self.clock.sleep(ts - self.now, self.reqrep_woke)
                 return
             queue.popleft()
             self.put(master, DECISION, event, self.reqrep_step)
             return
-        if self.reqrep_now > self.now:
-            self.clock.sleep(self.reqrep_now - self.now, self.reqrep_step)
+        if self.reqrep_now > self.now and not woke:
+            self.clock.sleep(self.reqrep_now - self.now, self.reqrep_woke)
             return
         self.put(master, READY, None, None)
+
+    def reqrep_woke(self):
+        self.reqrep_step(woke=True)
 
     # ---- waiters and killers ------------------------------------------------------------
     def start_waiter(self, target):

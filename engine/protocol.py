@@ -31,6 +31,26 @@ _POW10 = [float(f"1e{n}") for n in range(309)]
 # A number RapidJSON's default parser may read otherwise than a correctly rounded one: 16 significant digits or
 # more (17 characters with the point), or an exponent. Other numbers read the same both ways.
 LONG_NUMBER = re.compile(rb"[0-9.]{17,}|[0-9.][eE][-+]?[0-9]")
+# The same test without the regex (which costs 7 times orjson's parse of a scheduler's answer): each byte mapped
+# to its class (digit d, point p, e or E, sign s, other x), then plain substring searches
+def _classes(**members):
+    table = bytearray(b"x" * 256)
+    for cls, chars in members.items():
+        for c in chars.encode():
+            table[c] = ord(cls)
+    return bytes(table)
+
+
+_RUNS = _classes(d="0123456789.")
+_CLASSES = _classes(d="0123456789", p=".", e="eE", s="+-")
+
+
+def has_long_number(raw):
+    """Whether LONG_NUMBER matches somewhere in `raw` (bytes)."""
+    if b"d" * 17 in raw.translate(_RUNS):
+        return True
+    classes = raw.translate(_CLASSES)
+    return b"ded" in classes or b"ped" in classes or b"desd" in classes or b"pesd" in classes
 
 
 def rapidjson_float(text):
@@ -124,7 +144,7 @@ def _fast_path(significand, exp):
 def decode_batsim(raw):
     """A JSON document (bytes) with its numbers read as Batsim reads them (``rapidjson_float``): correctly
     rounded by orjson unless a number is long enough for RapidJSON to read it otherwise."""
-    if LONG_NUMBER.search(raw) is None:
+    if not has_long_number(raw):
         return decode(raw)
     return json.loads(raw, parse_float=rapidjson_float)
 

@@ -56,6 +56,7 @@ from batloc.locality.decision_log import DecisionLog
 from batloc.locality.platform_view import PlatformError, PlatformView
 from batloc.locality.staging import STAGE_WORKLOAD, StagingBook, is_staging_job
 from batloc.schedulers.admission import NoMemory
+from batloc.schedulers.dispatch import execute_job, quick_answers, register_and_execute
 from batloc.schedulers.boundary import PREFIX, TICK, BatlocScheduler, OptionsError, options_or_exit
 
 log = logging.getLogger("batloc.schedulers")
@@ -63,6 +64,10 @@ log = logging.getLogger("batloc.schedulers")
 
 def _no_clock():
     return 0.0
+
+
+# ProcInt's own constructor checks its bounds (types, order, sign), which procset_of's runs meet by construction
+_interval = tuple.__new__
 
 
 def procset_of(ids):
@@ -77,10 +82,10 @@ def procset_of(ids):
         lo = prev = ids[0]
         for i in ids[1:]:
             if i != prev + 1:
-                runs.append(ProcInt(lo, prev))
+                runs.append(_interval(ProcInt, (lo, prev)))
                 lo = i
             prev = i
-        runs.append(ProcInt(lo, prev))
+        runs.append(_interval(ProcInt, (lo, prev)))
     result = ProcSet()
     result._itvs = runs
     return result
@@ -315,6 +320,10 @@ class SchedulerBase(BatlocScheduler):
         profile = st.id.split("!", 1)[1]
         # from Lustre (or another node's memory, or to Lustre: a workflow's output) to the node's memory
         description, mapping = st.endpoints(self.platform.lustre_id, self.platform.mem_ids)
+        if quick_answers(self.bs):
+            register_and_execute(self.bs, st.id, 2, -1, STAGE_WORKLOAD, profile, description,
+                                 procset_of(mapping.values()), mapping)
+            return
         self.bs.register_profiles(STAGE_WORKLOAD, {profile: description})
         job = self.bs.register_job(st.id, 2, -1, profile)
         job.allocation = procset_of(mapping.values())
@@ -333,7 +342,10 @@ class SchedulerBase(BatlocScheduler):
     def execute(self, held):
         job = self.jobs[held.job.id]
         job.allocation = held.alloc
-        self.bs.execute_job(job)
+        if quick_answers(self.bs):
+            execute_job(self.bs, job)
+        else:
+            self.bs.execute_job(job)
 
     def watch_window(self, held):
         """`held` took its cores: if it waits for its file, kill it at its window's end.

@@ -35,6 +35,7 @@ from zmq.utils.monitor import recv_monitor_message
 from batloc.locality.staging import is_staging_job
 from batloc.outputs import OutputError
 from batloc.processes import quiet_gc
+from batloc.schedulers.dispatch import use_quick_dispatch
 from batloc.schedulers.link import use_quick_network
 
 PREFIX = "batloc scheduler"
@@ -156,6 +157,7 @@ class BatlocScheduler(BatsimScheduler):
             # At the first message, before any answer: an engine killed while it
             # waits for that answer must be seen leaving too. In the engine's own
             # process (link.LocalNetwork) there is no socket, and no engine to lose.
+            use_quick_dispatch(self.bs, self)
             if self.bs.network.connection is None:
                 self.engine_watch = False
                 return

@@ -45,6 +45,7 @@ from batloc.schedulers.planning.scratch import (BUSY, C_BACKFILL, C_BW_MAX, C_EN
                                                 STOP_NEVER, STOP_NO_FREE,
                                                 HIDDEN, REBUILT, SCANNED, DROPPED, MOVED, SCORED, TAIL, UNPLANNED, VALID, WALKED,
                                                 STOP_FLAG, STOP_DEARER, STOP_CAP, COMPACTIONS, REPLAYED,
+                                                FLAG_CHOSEN, FLAG_RELOADED,
                                                 allocate)
 
 INF = np.inf
@@ -524,10 +525,147 @@ def _changed_least(least, dset, nd, cols, now):
         least[c] = x
 
 
+@inline
+def _reload_before(k, i, nd, now, backfilling, core_end, core_held, base, first_free, tails, cols, tcols, tree, node_i,
+                   dset, cand_times, pos, core_iv, iv, plan, pos_plan, pf_bits, pf_count, ints, q_seq, least):
+    """Unchanged node k becomes a changed one for queued job i: its rows
+    reloaded with the reservations of the jobs before i only (pos[1] kept);
+    returns the new count of changed nodes."""
+    c_all = pos.shape[1]
+    for p in range(c_all):
+        pos[2, p] = pos[1, p]
+    head = node_i[k, HEAD]
+    av.load(k, backfilling, now, core_end, core_held, base, first_free, tails, core_iv, cols, tcols, tree, node_i,
+            cand_times)
+    node_i[k, HEAD] = head
+    _replay(k, now, backfilling, base, first_free, tails, cols, tcols, tree, node_i, cand_times, pos, core_iv, iv, plan,
+            pos_plan, pf_bits, pf_count, ints, float(q_seq[i]))
+    node_i[k, CHANGED] = 1
+    dset[nd] = k
+    nd += 1
+    _changed_least(least, dset, nd, cols, now)
+    for p in range(c_all):
+        pos[1, p] = pos[2, p]
+    return nd
+
+
+@inline
+def _t_actual(k, c, now, core_end, buf):
+    """A lower bound of t_k for c cores on node k whatever is reserved there:
+    the c-th smallest instant one of its cores is free in the actual state
+    (raised to now). Reservations only take cores later, and a core held
+    past its planned end is free just after now, no earlier."""
+    f = 0
+    for p in range(core_end.shape[1]):
+        x = av.at(core_end[k, p], now)
+        if f == c and not x < buf[c - 1]:
+            continue
+        a = f if f < c else c - 1
+        while a > 0 and buf[a - 1] > x:
+            buf[a] = buf[a - 1]
+            a -= 1
+        buf[a] = x
+        if f < c:
+            f += 1
+    return buf[c - 1] if f == c else INF
+
+
+@njit
+def _choose_again(i, b, nd, saturated, cfg, node_f, core_end, core_held, held, mem, file_bits, base, first_free, tails,
+                  cols, tcols, tree, node_i, dset, cand_times, pos, core_iv, iv, plan, pos_plan, pf_bits, pf_count, buf,
+                  ints, q_cores, q_wall, q_file, q_size, q_seq, least, lb, cand):
+    """Queued job i, placed under LEM's other flag (or another weight of the
+    gradual LEM), chosen a node again under this one, exactly as a full pass
+    would: (score, node, case, t_k, t'_k, runner-up score and node, floor,
+    changed nodes); node -1 when the walk must stop (too many changed nodes).
+
+    LEM's score is t_k + overhead + f x ((W - 1) x overhead + penalty): a flip
+    of f changes the job's score on every node where the file is not there
+    at t_k or something would be evicted, so what the job scored under the
+    old flag bounds nothing under the new one. What does bound every node's
+    score under either flag, whatever is reserved there: its cores' c-th
+    free instant in the actual state (``_t_actual``), the load's overhead (0
+    where the node holds, loads or plans the file, else size/BW_k) and no
+    penalty. So the job is scored exactly on the changed nodes (their rows
+    are its view: the actual state and the walked reservations), and every
+    unchanged node whose bound could beat the best so far, in increasing
+    (bound, index) order, is first made a changed node (reloaded with the
+    reservations of the jobs before i, as when a job leaves it) and scored;
+    the others cannot take it. Its own node b is made a changed one first:
+    its rows hold the job's old reservation."""
+    n = node_f.shape[0]
+    now, W, policy = cfg[C_NOW], cfg[C_W], int(cfg[C_POLICY])
+    backfilling = cfg[C_BACKFILL] != 0
+    c, w, fid, size = q_cores[i], q_wall[i], q_file[i], q_size[i]
+    sorts_files = fid >= 0 and reads_overhead(policy)
+    if node_i[b, CHANGED] == 0:
+        if nd == MAX_CHANGED:
+            return INF, -1, NONE, INF, INF, INF, n, INF, nd
+        nd = _reload_before(b, i, nd, now, backfilling, core_end, core_held, base, first_free, tails, cols, tcols, tree,
+                            node_i, dset, cand_times, pos, core_iv, iv, plan, pos_plan, pf_bits, pf_count, ints, q_seq,
+                            least)
+        ints[FLAG_RELOADED] += 1
+    best_s, best_k, best_case, best_t, best_tf = INF, n, NONE, INF, INF
+    sec_s, sec_k, floor = INF, n, INF
+    for x in range(nd):
+        k = dset[x]
+        t_lb = _t_lower(k, c - 1, w, backfilling, now, cols, tcols, tails)
+        if not t_lb < INF:
+            continue
+        ov = 0.0
+        if sorts_files and not (_has_bit(file_bits, fid, k) or _has_bit(pf_bits, fid, k)):
+            ov = size / node_f[k, BW]
+        bk = _cut(bound(policy, t_lb, ov, now, saturated, W), cfg)
+        if bk > best_s or (bk == best_s and k > best_k):
+            floor = min(floor, bk)
+            continue
+        sk, case, t, t_file = _score_node(k, c, w, fid, size, t_lb, saturated, cfg, node_f, held, mem, base, tails,
+                                          cols, node_i, cand_times, pos, core_iv, iv, plan, buf, ints)
+        if not t < INF:
+            continue
+        best_s, best_k, best_case, best_t, best_tf, sec_s, sec_k, floor = _rank(
+            sk, k, case, t, t_file, c, n, pos, best_s, best_k, best_case, best_t, best_tf, sec_s, sec_k, floor)
+    # The unchanged nodes that might beat the best, by (bound, index).
+    nl = 0
+    for k in range(n):
+        if node_i[k, CHANGED] != 0:
+            continue
+        t_lb = _t_actual(k, c, now, core_end, cand_times)
+        if not t_lb < INF:
+            continue
+        ov = 0.0
+        if sorts_files and not (_has_bit(file_bits, fid, k) or _has_bit(pf_bits, fid, k)):
+            ov = size / node_f[k, BW]
+        bk = _cut(bound(policy, t_lb, ov, now, saturated, W), cfg)
+        if bk > best_s or (bk == best_s and k > best_k):
+            floor = min(floor, bk)
+            continue
+        nl = _list_insert(lb, cand, nl, bk, k)
+    for a in range(nl):
+        bk, k = lb[a], cand[0, a]
+        if bk > best_s or (bk == best_s and k > best_k):
+            floor = min(floor, bk)
+            continue
+        if nd == MAX_CHANGED:
+            return INF, -1, NONE, INF, INF, INF, n, INF, nd
+        nd = _reload_before(k, i, nd, now, backfilling, core_end, core_held, base, first_free, tails, cols, tcols, tree,
+                            node_i, dset, cand_times, pos, core_iv, iv, plan, pos_plan, pf_bits, pf_count, ints, q_seq,
+                            least)
+        ints[FLAG_RELOADED] += 1
+        t_lb = av.at(cols[c - 1, k], now)
+        sk, case, t, t_file = _score_node(k, c, w, fid, size, t_lb, saturated, cfg, node_f, held, mem, base, tails,
+                                          cols, node_i, cand_times, pos, core_iv, iv, plan, buf, ints)
+        if not t < INF:
+            continue
+        best_s, best_k, best_case, best_t, best_tf, sec_s, sec_k, floor = _rank(
+            sk, k, case, t, t_file, c, n, pos, best_s, best_k, best_case, best_t, best_tf, sec_s, sec_k, floor)
+    return best_s, best_k, best_case, best_t, best_tf, sec_s, sec_k, floor, nd
+
+
 @njit
 def _walk(P, nd, now, saturation, busy_count, cfg, node_f, core_end, core_held, held, mem, file_bits, base,
           first_free, tails, cols, tcols, tree, node_i, dset, cand_times, pos, core_iv, iv, plan, pos_plan, pf_bits, pf_count,
-          buf, out_f, out_i, out_pos, ints, q_cores, q_wall, q_file, q_size, q_slot, q_seq, least):
+          buf, out_f, out_i, out_pos, ints, q_cores, q_wall, q_file, q_size, q_slot, q_seq, least, lb, cand):
     """Walks the standing plan's jobs in queue order, giving each the
     reservation a full pass would give it; returns (r, starts, busy count,
     changed nodes): r is the first job the walk cannot settle (P if none),
@@ -549,7 +687,9 @@ def _walk(P, nd, now, saturation, busy_count, cfg, node_f, core_end, core_held, 
       beat it, so the job goes to m (its old reservation again when nothing
       about it differs); otherwise an unchanged node might now win, which the
       walk cannot see: it stops there.
-    LEM: a job placed with another saturation flag also stops the walk.
+    LEM: a job placed under the other saturation flag is chosen a node again
+    (``_choose_again``), as a full pass would, making the unchanged nodes
+    that could take it changed ones; the walk goes on from there.
 
     A job on an unchanged node whose score is below every changed node's bound
     for its core count (``least``, kept over the changed nodes: a policy's
@@ -569,8 +709,33 @@ def _walk(P, nd, now, saturation, busy_count, cfg, node_f, core_end, core_held, 
         c, w, fid, size = q_cores[i], q_wall[i], q_file[i], q_size[i]
         saturated = _saturation(policy, busy_count, n, saturation, cfg)
         if (policy == LEM or policy == LEMG) and saturated != plan[slot, P_SAT]:
-            ints[STOP_FLAG] += 1
-            return i, ndec, busy_count, nd
+            if node_i[b, CHANGED] == 0 and plan[slot, START] <= now:
+                ints[STOP_FLAG] += 1
+                return i, ndec, busy_count, nd    # cannot happen (an event comes first); never trust it
+            best_s, best_k, best_case, best_t, best_tf, sec_s, sec_k, floor, nd = _choose_again(
+                i, b, nd, saturated, cfg, node_f, core_end, core_held, held, mem, file_bits, base, first_free, tails,
+                cols, tcols, tree, node_i, dset, cand_times, pos, core_iv, iv, plan, pos_plan, pf_bits, pf_count, buf,
+                ints, q_cores, q_wall, q_file, q_size, q_seq, least, lb, cand)
+            if best_k < 0:
+                ints[STOP_FLAG] += 1
+                return i, ndec, busy_count, nd    # too many changed nodes: the rest is placed again
+            if best_k == n:
+                return i, ndec, busy_count, nd    # no node holds it now (a full pass says so)
+            ints[FLAG_CHOSEN] += 1
+            if not (best_k == b and best_t == plan[slot, START] and _same_cores(pos, pos_plan, slot, c)):
+                ints[MOVED] += 1
+            k = best_k
+            _reserve(k, c, best_t, w, now, backfilling, base, first_free, tails, cols, tcols, tree, node_i, cand_times,
+                     pos, core_iv, iv, ints)
+            _record(slot, k, best_t, best_tf, best_s, best_case, saturated, w, fid, size, q_seq[i], c, now, pos, plan,
+                    pos_plan)
+            _runner_up(slot, sec_s, sec_k, floor, n, plan)
+            _link(k, slot, node_i, plan, pf_bits, pf_count)
+            if best_t == now:
+                busy_count = _decide(i, k, c, best_t, best_tf, best_s, best_case, node_i, pos, out_f, out_i, out_pos,
+                                     ndec, busy_count)
+                ndec += 1
+            continue
         s_i, t_i = plan[slot, P_SCORE], plan[slot, START]
         on_changed = node_i[b, CHANGED] != 0
         # The runner-up kept from before: exact while its node is unchanged.
@@ -818,7 +983,7 @@ def plan_pass(node_f, core_end, core_held, held, mem, file_bits,
                                                 held, mem, file_bits, base, first_free, tails, cols, tcols, tree, node_i,
                                                 dset, cand_times, pos, core_iv, iv, plan, pos_plan, pf_bits, pf_count,
                                                 buf, out_f, out_i, out_pos, ints, q_cores, q_wall, q_file, q_size,
-                                                q_slot, q_seq, now_gaps)
+                                                q_slot, q_seq, now_gaps, lb, cand)
         ints[DROPPED] += P - first
         _drop_from(first, P, now, backfilling, base, first_free, tails, cols, tcols, tree, node_i, dset, nd, cand_times, pos,
                    core_iv, iv, plan, pos_plan, pf_bits, pf_count, core_end, core_held, ints, q_slot, q_seq)
@@ -998,7 +1163,7 @@ class Planner:
         self._room = (0, 0, 0, 0)
         self._last_now = -np.inf
         self._stats_base = (0, 0, 0, 0, 0)
-        self._walk_base = np.zeros(5, dtype=np.int64)    # stats_walk's counters of earlier working memories
+        self._walk_base = np.zeros(7, dtype=np.int64)    # stats_walk's counters of earlier working memories
 
     def _stat(self, slot, i):
         return self._stats_base[i] + (int(self._scratch.ints[slot]) if self._scratch else 0)
@@ -1024,15 +1189,16 @@ class Planner:
         return self._stat(MOVED, 4)
 
     def stats_walk(self):
-        """Where walks stopped (LEM's flag, a job's node got dearer past its floor, the cap on
-        moves), compactions of the backfilling intervals and reservations replayed on reloaded
-        nodes."""
+        """Where walks stopped (LEM's flag: too many nodes to reload for a job placed under the
+        other flag; a job's node got dearer past its floor; the cap on moves), compactions of the
+        backfilling intervals, reservations replayed on reloaded nodes, and the jobs walks chose a
+        node for again under LEM's other flag with the unchanged nodes reloaded for them."""
         counts = self._walk_base.copy()
         if self._scratch is not None:
-            counts += self._scratch.ints[STOP_FLAG:REPLAYED + 1]
-        flag, dearer, cap, compactions, replayed = counts.tolist()
+            counts += self._scratch.ints[STOP_FLAG:FLAG_RELOADED + 1]
+        flag, dearer, cap, compactions, replayed, chosen, reloaded = counts.tolist()
         return {"walk_stops_flag": flag, "walk_stops_dearer": dearer, "walk_stops_cap": cap,
-                "compactions": compactions, "replayed": replayed}
+                "compactions": compactions, "replayed": replayed, "flag_chosen": chosen, "flag_reloaded": reloaded}
 
     def _scratch_for(self, slots, cores, files, memory_files):
         """The working memory, grown when the queue, its cores or the files
@@ -1052,7 +1218,7 @@ class Planner:
             if self._scratch is not None:
                 self._stats_base = (self.stats_jobs_scanned, self.stats_nodes_scored, self.stats_jobs_walked,
                                     self.stats_jobs_dropped, self.stats_jobs_moved)
-                self._walk_base += self._scratch.ints[STOP_FLAG:REPLAYED + 1]
+                self._walk_base += self._scratch.ints[STOP_FLAG:FLAG_RELOADED + 1]
             f = self.flat
             old = self._scratch
             self._scratch = allocate(f.n, f.m, f.words, max(room[0], 16), max(room[1], 16), max(room[2], 64),

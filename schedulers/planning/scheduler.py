@@ -27,6 +27,7 @@ import numpy as np
 from batloc.locality.staging import is_staging_job, is_writeback
 from batloc.schedulers.admission import Admission
 from batloc.schedulers.base import SchedulerBase, procset_of
+from batloc.schedulers.dispatch import alloc_text
 from batloc.schedulers.boundary import OptionsError, note, warn, with_forced
 from batloc.schedulers.planning.file_outlook import load_time
 from batloc.schedulers.planning.job_queue import JobQueue, QueuedJob
@@ -215,7 +216,7 @@ class PlanningScheduler(WorkflowSubmissions, SchedulerBase):
             held = self.state.wait_for_room(d.job, d.node, d.positions, now)
             held.alloc = procset_of([node.core_ids[p] for p in d.positions.tolist()])
             files = d.job.reads
-            self.decision_log.write(now, d.job.id, self.label, node.name, str(held.alloc), d.job.cores, d.t_file,
+            self.decision_log.write(now, d.job.id, self.label, node.name, alloc_text(held.alloc), d.job.cores, d.t_file,
                                     ";".join(f for f, _ in files), sum(s for _, s in files), "full", None,
                                     d.score)
         else:
@@ -233,7 +234,7 @@ class PlanningScheduler(WorkflowSubmissions, SchedulerBase):
             # several files: one decision-log entry per file, ';'-separated (contract §2b)
             cases, stagings, held, new = self.state.start_files(job, k, positions, now, since)
             held.alloc = procset_of([node.core_ids[p] for p in positions.tolist()])
-            self.decision_log.write(now, job.id, self.label, node.name, str(held.alloc), job.cores,
+            self.decision_log.write(now, job.id, self.label, node.name, alloc_text(held.alloc), job.cores,
                                     self.state.windows[k][job.id].avail,
                                     ";".join(f for f, _ in job.files), sum(s for _, s in job.files),
                                     ";".join(cases), ";".join(s or "" for s in stagings), score)
@@ -241,7 +242,7 @@ class PlanningScheduler(WorkflowSubmissions, SchedulerBase):
             case, held, staging = self.state.start(job, k, positions, now, t_file, since)
             new = [staging] if staging is not None else []
             held.alloc = procset_of([node.core_ids[p] for p in positions.tolist()])
-            self.decision_log.write(now, job.id, self.label, node.name, str(held.alloc), job.cores,
+            self.decision_log.write(now, job.id, self.label, node.name, alloc_text(held.alloc), job.cores,
                                     self.state.windows[k][job.id].avail,
                                     job.file, job.size, case, held.staging, score)
         for new_staging in new:

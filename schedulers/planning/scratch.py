@@ -105,6 +105,9 @@ MAX_FREE, IV_COUNT, SCANNED, SCORED, WALKED, DROPPED, MOVED, VALID = range(8)
 # Where walks stop (LEM's flag changed, a job's node got dearer past its floor, the cap on moves),
 # compactions of the backfilling intervals, reservations replayed on reloaded nodes (statistics).
 STOP_FLAG, STOP_DEARER, STOP_CAP, COMPACTIONS, REPLAYED = range(8, 13)
+# Jobs the walk chose a node for again under LEM's other flag, and the unchanged nodes it reloaded
+# to score them (statistics).
+FLAG_CHOSEN, FLAG_RELOADED = 13, 14
 
 
 # Backfilling intervals are not reused until a compaction (every node reloaded, every

@@ -281,3 +281,46 @@ def test_on_batlocs_layout_a_job_end_and_a_submission_of_one_instant_split_as_on
     assert res.returncode == 0, res.stderr
     assert res.jobs()["2"]["allocated_resources"] == "0-1"
     assert [len(m["events"]) for m in res.messages if m["now"] == 10.0][0] == 3
+
+
+class CallMeLaterOnce(Fifo):
+    """Fifo, and one CALL_ME_LATER at `at` with the answer to the first submission."""
+
+    def __init__(self, at):
+        super().__init__()
+        self.at = at
+
+    def __call__(self, msg):
+        out = super().__call__(msg)
+        if self.at is not None and any(e["type"] == "JOB_SUBMITTED" for e in msg["events"]):
+            out.append({"type": "CALL_ME_LATER", "data": {"timestamp": self.at}})
+            self.at = None
+        return out
+
+
+def test_a_decisions_sleep_worn_below_1_ns_by_a_message_ends_there_and_is_not_slept_again(tmp_path):
+    # batloc's layout: Batsim's messages take 1e-10 s over the master's loopback, a job's end 1e-12 s. The
+    # submitter wakes at 1 and its message (job 1) is taken at 1 + 1e-10; it then sleeps 9 s, to 10 + 1e-10.
+    # The answer: job 1 (9 s + 0.5 ns) taken at 1 + 2e-10, so it ends at 10 + 0.7 ns; CALL_ME_LATER at
+    # 10 - 0.95 ns, taken at 1 + 3e-10; ready.
+    # At 10 - 0.95 ns the waiter wakes; WAITED reaches the server at 10 - 0.85 ns, a step that leaves the
+    # submitter's sleep 0.95 ns, under SimGrid's 1 ns precision: it wakes there too and puts job 2 after the
+    # server's check, which told REQUESTED_CALL (now 10.000000). The request-reply actor sleeps until the
+    # answer's now, 10.0: 0.85 ns, worn to 0.75 ns by the submission's 1e-10 s step, so that sleep ends at
+    # 10 - 0.75 ns with the submission's arrival. Batsim's send_message_at_time sleeps once: "ready" leaves
+    # then, reaches the server at 10 - 0.65 ns, which tells JOB_SUBMITTED alone; the next answer's sleep
+    # ends at 10.0, the step at which job 1 ends (0.7 ns left): JOB_COMPLETED comes in a message of its own.
+    # Sleeping again until 10.0 (as the engine did) took "ready" there, after job 1's end: one message of both.
+    # Checked against real Batsim 4.2.1 (its clock steps, through SimGrid's on_time_advance, equal).
+    plat = write(tmp_path, "p.xml", platform_xml(nodes=2, cores=1))
+    jobs = [{"id": 1, "subtime": 1, "res": 2, "profile": "a"}, {"id": 2, "subtime": 10, "res": 1, "profile": "b"},
+            {"id": 3, "subtime": 20, "res": 1, "profile": "b"}]
+    profiles = {"a": {"type": "delay", "delay": 9.0000000005}, "b": {"type": "delay", "delay": 5}}
+    wl = write(tmp_path, "w.json", {"nb_res": 2, "jobs": jobs, "profiles": profiles})
+    res = run(tmp_path, plat, [wl], CallMeLaterOnce(10 - 0.95e-9))
+    assert res.returncode == 0, res.stderr
+    at_10 = [[(e["type"], e["data"].get("job_id")) for e in m["events"]] for m in res.messages if m["now"] == 10.0]
+    assert at_10 == [[("REQUESTED_CALL", None)], [("JOB_SUBMITTED", "w0!2")], [("JOB_COMPLETED", "w0!1")]]
+    assert times(res) == {"1": (1.0, 10.0, "0-1", "COMPLETED_SUCCESSFULLY"),
+                          "2": (10.0, 15.0, "0", "COMPLETED_SUCCESSFULLY"),
+                          "3": (20.0, 25.0, "0", "COMPLETED_SUCCESSFULLY")}

@@ -5,7 +5,7 @@ import math
 
 import pytest
 
-from batloc.engine.protocol import decode_batsim, rapidjson_float
+from batloc.engine.protocol import LONG_NUMBER, decode_batsim, has_long_number, rapidjson_float
 
 
 def test_a_long_number_is_read_one_double_off_as_batsim_reads_it():
@@ -28,6 +28,19 @@ def test_numbers_of_15_digits_or_fewer_and_messages_without_long_ones_read_as_us
     assert decode_batsim(raw)["events"][0]["data"]["timestamp"] == 100.000001
     raw = b'{"now": 100000000000.00003, "events": []}'
     assert decode_batsim(raw)["now"] == rapidjson_float("100000000000.00003")
+
+
+def test_the_long_number_test_without_the_regex_agrees_with_the_regex_on_random_text():
+    # numbers' characters, exponents with and without signs, letters the class table maps (d, p, e, s, x)
+    import random
+
+    rng = random.Random(38)
+    alphabet = b'0123456789.eE+-xdps "{}:,'
+    for _ in range(20000):
+        raw = bytes(rng.choice(alphabet) for _ in range(rng.randint(0, 30)))
+        assert has_long_number(raw) == (LONG_NUMBER.search(raw) is not None), raw
+    assert has_long_number(b'{"t":4E-2}') and has_long_number(b"12345678.12345678") and not \
+        has_long_number(b'{"type":"EXECUTE_JOB","timestamp":862591.999999}')
 
 
 def test_the_engine_reads_a_schedulers_long_timestamp_as_batsim_does(tmp_path, platform):
