@@ -177,11 +177,13 @@ class StagingState:
             info = self.info[w.job_id]
             missing = {k: info.missing(self.caches[k], now) for k in w.nodes}
             short = [k for k in w.nodes if missing[k]]
-            lacking = [k for k in short if k in blocked
-                       or not self.caches[k].room_for(sum(s for _, s in missing[k]), now)]
+            # its hits count too when no one uses them yet (a workflow's output left by its producer): its
+            # start holds them, and a node holding more than its memory is an impossible schedule
+            lacking = [k for k in w.nodes if (k in short and k in blocked)
+                       or (info.files and not self.caches[k].room_for_files(info.files, now))]
             if lacking:
                 # first come, first served on each node: a later job must not take the room this one waits for
-                blocked.update(short)
+                blocked.update(short, lacking)
                 w.full.update(lacking)
                 still.append(w)
                 continue

@@ -28,12 +28,15 @@ jobs of several files and pinned outputs included).
 
     python benchmarks/shared_storage.py [--nodes 32] [--backbones 5 10 25 50] [--seeds 1 2 3]
         [--load 1.2] [--duration 12h] [--variants fcfs lea lea:shared ...] [--keep DIR]
-        [--workflows]   (the six-workflow benchmark on the 10 GB/s platform, jobs of several files)
+        [--workflows [--workflow-variants lea lea:shared,oracle ...] [--workflow-args '--duration 6h']]
+            (the six-workflow benchmark, jobs of several files, on each backbone's platform; --variants
+            with no name runs only these)
 """
 
 import argparse
 import json
 import os
+import shlex
 import statistics
 import subprocess
 import sys
@@ -50,6 +53,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RACKHAM_NODES = 486
 DEFAULT_VARIANTS = ["fcfs", "fcfs_bf", "lea", "lea_bf", "lea:shared", "lea_bf:shared", "lem", "lem_bf",
                     "lemg", "lemg_bf", "lemg:W", "lemg_bf:W"]
+# where a job's several files matter: the Python pass (oracle) plans by their sum, the compiled by the largest
+WORKFLOW_VARIANTS = ["fcfs", "lea", "lea:shared", "lea:oracle", "lea:shared,oracle"]
 
 
 def batloc(*args):
@@ -164,10 +169,14 @@ def main():
     ap.add_argument("--seeds", type=int, nargs="+", default=[1, 2, 3])
     ap.add_argument("--load", type=float, default=1.2, help="offered load of the synthetic input (default 1.2)")
     ap.add_argument("--duration", default="12h", help="its submission period (default 12h)")
-    ap.add_argument("--variants", nargs="+", default=DEFAULT_VARIANTS)
+    ap.add_argument("--variants", nargs="*", default=DEFAULT_VARIANTS, help="none: only the workflows")
     ap.add_argument("--keep", help="folder for the inputs and runs (default: a temporary one)")
     ap.add_argument("--workflows", action="store_true",
-                    help="also run benchmarks/workflows.py's six workflows on the 10 GB/s platform")
+                    help="also run benchmarks/workflows.py's six workflows on each backbone's platform")
+    ap.add_argument("--workflow-variants", nargs="+", default=WORKFLOW_VARIANTS,
+                    help=f"variants of the workflow runs, modifiers allowed (default {' '.join(WORKFLOW_VARIANTS)})")
+    ap.add_argument("--workflow-args", default="", help="more arguments of workflows.py, one string "
+                                                        "(e.g. '--duration 6h --start 2h')")
     args = ap.parse_args()
     folder = args.keep or tempfile.mkdtemp(prefix="batloc-shared-storage-")
     os.makedirs(folder, exist_ok=True)
@@ -195,10 +204,12 @@ def main():
           "load;\nstart err: median |start - predicted start| (predictions file), over all jobs and the queued ones; "
           "compute err: median |computing start - planned (t'_k)| of the jobs that loaded; means over the seeds")
     if args.workflows:
-        plat = platform(folder, args.nodes, 10)
-        subprocess.run([sys.executable, os.path.join(ROOT, "benchmarks", "workflows.py"), "--platform", plat,
-                        "--keep", os.path.join(folder, "workflows"), "--variants", "fcfs", "lea", "lem"],
-                       check=False)
+        for backbone in args.backbones:
+            plat = platform(folder, args.nodes, backbone)
+            print(f"\nThe six workflows (jobs of several files) on the {backbone:g} GB/s platform:", flush=True)
+            subprocess.run([sys.executable, os.path.join(ROOT, "benchmarks", "workflows.py"), "--platform", plat,
+                            "--keep", os.path.join(folder, f"workflows-{backbone:g}"),
+                            "--variants", *args.workflow_variants, *shlex.split(args.workflow_args)], check=False)
 
 
 if __name__ == "__main__":

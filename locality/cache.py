@@ -105,6 +105,22 @@ class NodeCache:
         self._drop_ended(now)
         return sum(r.size for r in self.files.values() if r.held) + size <= self.capacity
 
+    def room_for_files(self, files, now):
+        """Whether a job reading `files` ((file, size), ...) fits next to the files in use: its start holds
+        every one of them, the absent ones and the ones resident but unused alike (an output left by its
+        producer, a file whose last user ended), so those count as much as a load; the ones already in
+        use count once. Equal to ``room_for`` of the absent files' bytes when none of its files is
+        resident unused (every job of a single-file run that fitted before still fits)."""
+        self._drop_ended(now)
+        claimed = {}
+        for f, size in files:
+            r = self.files.get(f)
+            if r is None:
+                claimed[f] = size
+            elif not r.held:
+                claimed[f] = r.size
+        return sum(r.size for r in self.files.values() if r.held) + sum(claimed.values()) <= self.capacity
+
     def orphans(self):
         """Loaded files no running or waiting job uses: (file, size) in insertion order."""
         return [(f, r.size) for f, r in self.files.items() if r.users == 0 and r.loaded]
@@ -146,7 +162,8 @@ class NodeCache:
             else:
                 case = "miss"
                 if self.model == "lru":
-                    evicted += self._make_room(size, now, file)
+                    # never one of its own files, resident but not yet counted as used: its start holds it
+                    evicted += self._make_room(size, now, file, keep=own)
                 self._seq += 1
                 end = load_end.get(file, now) if isinstance(load_end, dict) else load_end
                 r = self.files[file] = Resident(float(size), False, end if end is not None else now,
@@ -239,12 +256,14 @@ class NodeCache:
             del self.files[f]
         return gone
 
-    def _make_room(self, size, now, file):
-        """Evict unused files, in ``eviction_key`` order, until `size` more bytes fit; an overflow otherwise."""
+    def _make_room(self, size, now, file, keep=()):
+        """Evict unused files but `keep`, in ``eviction_key`` order, until `size` more bytes fit; an overflow
+        otherwise."""
         evicted = []
         used = self.used_bytes()
         if used + size > self.capacity:
-            victims = sorted((self.eviction_key(f, r), f) for f, r in self.files.items() if not r.held)
+            victims = sorted((self.eviction_key(f, r), f) for f, r in self.files.items()
+                             if not r.held and f not in keep)
             for _, f in victims:
                 if used + size <= self.capacity:
                     break

@@ -9,7 +9,9 @@ the protocol around them, once for all:
 - **Passes.** One pass per engine message after something changed (``dirty``),
   timed; with dynamic jobs the simulation ends only once we send
   ``registration_finished``: we do so when no static job is to come, no job
-  waits and no staging is due (none can be needed any more).
+  waits, no staging is due and no job holding cores may still register one
+  (waiting for room, or writing its outputs back at its end): none can be
+  needed any more.
 - **Wake-ups.** Batsim 4.2.1 aborts on a CALL_ME_LATER that is not strictly
   in the future ("You asked to be awaken in the past"). ``call_at`` therefore
   asks at least one protocol tick (1 µs, times carry six decimals) after now,
@@ -188,6 +190,19 @@ class SchedulerBase(BatlocScheduler):
         must stay open for them."""
         return 0
 
+    def stagings_to_come(self):
+        """Whether a job holding cores may still register a staging: one waiting for room in memory (its
+        load is registered when it gets the room: no staging, none waited for, not computing), or a
+        workflow task whose outputs a staging writes back at its end (``write_back: "staged"``).
+        Registration stays open for them (the engine refuses a REGISTER_JOB after
+        ``registration_finished``, and so does Batsim)."""
+        state = getattr(self, "state", None)
+        if state is None:
+            return False        # the plain family stages nothing
+        staged = getattr(self.opts, "write_back", "instant") == "staged"
+        return any((staged and getattr(h.job, "outputs", None))
+                   or (not h.computing and h.staging is None and not h.waits) for h in state.held.values())
+
     def may_schedule(self):
         """Whether a pass may run now (a periodic scheduler waits for its next instant)."""
         return True
@@ -272,7 +287,8 @@ class SchedulerBase(BatlocScheduler):
             if self.first_pass_seconds is None:
                 self.first_pass_seconds = done - self.born
         if (not self.finished_registration and self.bs.no_more_static_jobs
-                and self.unstarted() == 0 and not self.due and not self.dependents_waiting()):
+                and self.unstarted() == 0 and not self.due and not self.dependents_waiting()
+                and not self.stagings_to_come()):
             self.finished_registration = True
             self.bs.notify_registration_finished()
 

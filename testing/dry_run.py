@@ -63,6 +63,8 @@ class _FakeBatsim:
         self.profiles.setdefault(workload, {}).update(profiles)
 
     def register_job(self, id, res, walltime, profile_name, subtime=None):
+        if self._run.registration_finished:     # the engine and Batsim refuse it too
+            raise AssertionError(f"t={self._run.now}: REGISTER_JOB {id} after registration_finished")
         job = Job.from_json_dict({"id": id, "res": res, "walltime": walltime, "profile": profile_name,
                                   "subtime": self._run.now})
         job.profile_dict = self.profiles[job.workload][profile_name]

@@ -7,7 +7,8 @@ Each instance becomes a workflow: a task is a single-node job of its
 ``coreCount`` cores (at least 1, and at least its files' (read and written) share of a node's
 memory, as the paper's rule of cores/20 x 128 GB has it, so that the files of
 the jobs running on a node fit in its memory; at most ``--max-cores``) running for its
-``runtimeInSeconds`` x ``--runtime-scale`` (a ``delay`` profile); it reads its
+``runtimeInSeconds`` x ``--runtime-scale`` (a ``delay`` profile, at least 1 µs: Batsim
+refuses a delay of 0); it reads its
 ``inputFiles`` and writes its ``outputFiles`` (sizes x ``--size-scale``). A
 task without parents is a job of the workload's ``jobs``, submitted at its
 workflow's arrival; the others are ``dependent_jobs``, submitted when their
@@ -34,6 +35,8 @@ from batloc.reading import INSTANCE_BYTES, excerpt
 from .errors import WorkloadError
 from .export import profile_name, written_whole
 from .source import read_json
+
+MIN_DELAY = 1e-6     # s: the protocol's resolution; Batsim needs a delay > 0
 
 
 @dataclass
@@ -151,7 +154,9 @@ def workflow_jobs(inst, wf_id, arrival, first_id, scaling, user=None):
         for p in t.parents:
             if p not in ids:
                 raise WorkloadError(f"{inst.name}: task {t.id}: parent {p} is not a task of the instance")
-        delay = round(t.runtime * scaling.runtime_scale, 6)
+        # Batsim 4.2.1 refuses a delay profile of 0 s ("non-strictly-positive 'delay'"; recipes' instances
+        # hold such tasks): the protocol's least time, 1 µs, instead
+        delay = max(round(t.runtime * scaling.runtime_scale, 6), MIN_DELAY)
         pname = profile_name(delay)
         profiles[pname] = {"type": "delay", "delay": delay}
         reads = [{"file": named(f), "size": inst.sizes[f] * scaling.size_scale} for f in dict.fromkeys(t.inputs)]

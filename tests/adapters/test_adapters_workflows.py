@@ -80,3 +80,29 @@ def test_with_scheduler_registers_the_dependents_are_the_schedulers(tmp_path):
                                         alloc="1")))
     assert [e["type"] for e in fwd["events"]] == ["JOB_COMPLETED"]
     assert relay.to_engine(msg(8.0))["events"] == []
+
+
+def test_a_hit_on_an_unused_output_needs_room_as_a_load_does(tmp_path):
+    # n000's memory holds 5 GB; D keeps Z (1.5 GB) in use there. Once A ended, B's 3 GB load of Y alone would
+    # fit (1.5 + 3), but its start also holds oA (1 GB, A's output, resident and unused): 5.5 GB. B waits for
+    # room, loading nothing; the validator saw such a start as "memory over capacity" (stock schedFcfs).
+    relay = Relay(walltime_includes_load=False)
+    first = begins(memory=5 * GB)
+    first["events"][0]["data"]["workloads"] = {"w0": workload(tmp_path)}
+    relay.from_engine(first)
+    relay.to_engine(msg(0.0))
+    job = {"id": "w0!1", "subtime": 0, "res": 1, "walltime": 100, "profile": "d5", "input_file": "X",
+           "input_size": 2 * GB, "outputs": [{"file": "oA", "size": 1 * GB}]}
+    relay.from_engine(msg(1.0, ev(1.0, "JOB_SUBMITTED", job_id="w0!1", job=job)))
+    relay.to_engine(msg(1.0, execute(1.0, 1, "0")))
+    relay.from_engine(msg(3.0, ev(3.0, "JOB_COMPLETED", job_id="batloc-stage!stage-w0-1-n000",
+                                  job_state="COMPLETED_SUCCESSFULLY", alloc="0 3"), submitted(3.0, 9, "Z", 1.5 * GB)))
+    relay.to_engine(msg(3.0, execute(3.0, 9, "1")))             # D on n000 too: loads Z [3, 4.5)
+    relay.from_engine(msg(4.5, ev(4.5, "JOB_COMPLETED", job_id="batloc-stage!stage-w0-9-n000",
+                                  job_state="COMPLETED_SUCCESSFULLY", alloc="0 3")))
+    relay.to_engine(None)
+    relay.from_engine(msg(8.0, ev(8.0, "JOB_COMPLETED", job_id="w0!1", job_state="COMPLETED_SUCCESSFULLY",
+                                  alloc="1")))
+    reply = relay.to_engine(msg(8.0, execute(8.0, 2, "0")))
+    assert types(reply) == [("REGISTER_PROFILE", None), ("REGISTER_JOB", "w0!2")]   # registered, held back
+    assert relay.state.is_held("w0!2") and relay.state.caches[0].used_bytes() <= 5 * GB

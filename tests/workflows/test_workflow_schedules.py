@@ -96,6 +96,16 @@ def test_chain_staged_write_back_reads_the_output_from_its_producers_memory():
     assert mapping == {"src": mems["n000_mem"], "mem": mems["n001_mem"]}
 
 
+def test_registration_stays_open_for_the_write_back_of_the_last_task():
+    # A lone task (no dependent, nothing else to come) writes oA: its write-back is registered at its end,
+    # 21, so registration_finished may go only then (the engine refused the REGISTER_JOB after it: the
+    # six-workflow benchmark on other recipes stopped there under every planning policy).
+    out, stagings, dry = run(Fcfs, [task(1, 10, reads=[("X", 10)], writes=[("oA", 5)], t=1)],
+                             options={"write_back": "staged"})
+    assert out["1"] == ("n000", 11.0, 21.0)
+    assert ("batloc-stage!writeback-w0-1-n000", 21.0, 26.0) in stagings
+
+
 # A fork-join: A's output read by B1 and B2, whose outputs J reads both (2 + 3 GB).
 FORK_JOIN = [task(1, 10, reads=[("X", 10)], writes=[("oA", 4)], t=1),
              task(2, 10, reads=[("oA", 4)], writes=[("oB1", 2)], parents=[1]),

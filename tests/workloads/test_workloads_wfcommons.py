@@ -90,3 +90,16 @@ def test_a_cycle_in_an_instance_names_the_file_and_the_task(tmp_path, capsys):
     rc = cli.main(["from-wfcommons", str(tmp_path / "cyc.json"), "-o", str(tmp_path / "o.json")])
     err = capsys.readouterr().err
     assert rc == 2 and "cyc.json: task ID_split depends on itself through its parents (a cycle)" in err, err
+
+
+def test_a_task_of_no_run_time_gets_the_least_delay_batsim_accepts(tmp_path):
+    # Batsim 4.2.1 refuses a delay profile of 0 s (recipes' instances hold such tasks): 1 µs instead
+    doc = instance_15()
+    doc["workflow"]["execution"]["tasks"][3]["runtimeInSeconds"] = 0
+    (tmp_path / "tiny.json").write_text(json.dumps(doc))
+    out = tmp_path / "wf.json"
+    assert cli.main(["from-wfcommons", str(tmp_path / "tiny.json"), "-o", str(out), "--bandwidth", "1e9"]) == 0
+    wl = json.loads(out.read_text())
+    assert all(p["delay"] > 0 for p in wl["profiles"].values())
+    merge = [j for j in wl["dependent_jobs"] if j["task"] == "merge"][0]
+    assert wl["profiles"][merge["profile"]]["delay"] == 1e-6
