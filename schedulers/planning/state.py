@@ -184,9 +184,10 @@ class ClusterState(HeldJobs):
 
     def lacks_room(self, job, node, now):
         """Whether `job` must wait for room on node: its missing files do not fit next to the files in
-        use and the pinned outputs, or an earlier job waits for room there (first come, first served)."""
+        use and the pinned outputs (with its resident files no job uses yet, a parent's output: its start
+        holds them too), or an earlier job waits for room there (first come, first served)."""
         need = self.missing_bytes(job, node, now)
-        return need > 0 and (bool(self.room_queue[node]) or not self.caches[node].room_for(need, now))
+        return need > 0 and (bool(self.room_queue[node]) or not self.caches[node].room_for_files(job.reads, now))
 
     def wait_for_room(self, job, node, positions, now):
         """`job` holds its cores on node from now, its files not claimed yet: its Held (waiting)."""
@@ -205,7 +206,7 @@ class ClusterState(HeldJobs):
         while queue:
             held = self.held[queue[0]]
             need = self.missing_bytes(held.job, node, now)
-            if need > 0 and not self.caches[node].room_for(need, now):
+            if need > 0 and not self.caches[node].room_for_files(held.job.reads, now):
                 break
             queue.pop(0)
             ready.append(held)

@@ -170,7 +170,7 @@ class ClusterState:
 
     def lacks_room(self, job, node, now):
         need = self.missing_bytes(job, node, now)
-        return need > 0 and (bool(self.room_queue[node]) or not self.caches[node].room_for(need, now))
+        return need > 0 and (bool(self.room_queue[node]) or not self.caches[node].room_for_files(job.reads, now))
 
     def wait_for_room(self, job, node, positions, now):
         deadline = now + job.walltime
@@ -186,7 +186,7 @@ class ClusterState:
         while queue:
             held = self.held[queue[0]]
             need = self.missing_bytes(held.job, node, now)
-            if need > 0 and not self.caches[node].room_for(need, now):
+            if need > 0 and not self.caches[node].room_for_files(held.job.reads, now):
                 break
             queue.pop(0)
             ready.append(held)

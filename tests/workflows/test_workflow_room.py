@@ -71,3 +71,34 @@ def test_without_pins_nothing_waits(tmp_path):
     res, rows = run(Fcfs, tmp_path, {})
     assert (res["w0!3"]["start"], res["w0!3"]["finish"]) == (18.0, 23.0)
     assert not any(case == "full" for _, _, case in rows)
+
+
+# A (n000's first core) reads X (1 GB) and writes oA (5 GB); B (the second core) reads Y (4 GB) and runs
+# long; C, A's child, reads oA and Z (3 GB). 10 GB of memory, instant write-back (no pins).
+PARENT_JOBS = [{"id": 1, "subtime": 1, "res": 1, "walltime": 100, "profile": "d10", "user": "u",
+                "inputs": [{"file": "X", "size": 1 * GB}], "outputs": [{"file": "oA", "size": 5 * GB}]},
+               {"id": 2, "subtime": 1, "res": 1, "walltime": 200, "profile": "d100", "user": "u",
+                "input_file": "Y", "input_size": 4 * GB}]
+CHILD = {"id": 3, "subtime": 0, "parents": [1], "res": 1, "walltime": 200, "profile": "d5", "user": "u",
+         "inputs": [{"file": "oA", "size": 5 * GB}, {"file": "Z", "size": 3 * GB}]}
+
+
+@pytest.mark.parametrize("cls", [Fcfs, oracle_class("fcfs", False)], ids=["fcfs", "python"])
+def test_a_start_counts_its_resident_unused_files_as_room_it_takes(cls, tmp_path):
+    # At A's end (12: X [1, 2) then 10 s) C may start on the free core. Its miss Z (3 GB) fits beside
+    # the file in use (Y, 4 GB) only if oA, resident but unused, is forgotten: its start holds oA too,
+    # 4 + 5 + 3 = 12 GB > 10. So C waits for room (a `full` row at 12) until B ends and Y is unused:
+    # B loads Y [1, 5) and computes [5, 105); C claims room at 105, loads Z [105, 108), computes to 113
+    # (its window [12, 212) counts from the decision).
+    path = os.path.join(tmp_path, "decisions.csv")
+    jobs = PARENT_JOBS + [CHILD]
+    profiles = {j["profile"]: {"type": "delay", "delay": float(j["profile"][1:])} for j in jobs}
+    sched = cls({"decisions": path})
+    dry = DryRun(sched, *make_resources({"n000": 2}, memory_bytes=10 * GB, bandwidth=1 * GB),
+                 {"jobs": PARENT_JOBS, "dependent_jobs": [CHILD], "profiles": profiles})
+    res = dry.run()
+    with open(path) as fh:
+        rows = [(r["time"], r["job_id"], r["cache"]) for r in csv.DictReader(fh)]
+    assert res["w0!2"]["finish"] == 105.0
+    assert ("12.000000", "w0!3", "full") in rows
+    assert (res["w0!3"]["start"], res["w0!3"]["finish"]) == (108.0, 113.0)
