@@ -1,7 +1,7 @@
 """The planning core's first compile, said and done once before a sweep's runs.
 
 batloc's planning policies compile their pass with numba the first time they
-start after a change of its sources (about 1.5 CPU-minutes; the cache is keyed
+start after a change of its sources (about 3 CPU-minutes; the cache is keyed
 by a hash of those sources, ``schedulers/planning/jit.py``). Left to the runs,
 every parallel run would compile the same kernel at once, inside its
 timeouts. robin loads it once (``planner.warm_up``, in a child process)

@@ -104,7 +104,7 @@ def inline(fn):
 
 # What a compile costs, said before it starts: measured on the 2-core development
 # machine (docs/performance.md, "The first hour").
-COMPILE_COST = "about 1.5 CPU-minutes"
+COMPILE_COST = "about 3 CPU-minutes"
 
 
 class _Progress(event.Listener):

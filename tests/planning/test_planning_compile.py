@@ -1,6 +1,6 @@
 """How the planning core is compiled (schedulers/planning/jit.py): once per argument types, said only when it is.
 
-A compile after an install takes about 1.5 CPU-minutes; loading from numba's
+A compile after an install takes about 3 CPU-minutes; loading from numba's
 cache, a second. Every scheduler start used to say "compiling the planning
 core" (robin guessed from a 5 s timer, which a loaded machine outran), and
 numba compiled the pass's largest functions twice: once for a literal
