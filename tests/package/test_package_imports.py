@@ -12,7 +12,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 NOT_BATLOC = {"tests", "benchmarks", "build", "scripts", "nix", "docs", "out", "runs", "dist", "batloc-demo"}
 # the top level of schedulers/ that is shared plumbing, not an entry file
-SHARED = {"__init__", "base", "boundary", "admission", "link", "loading", "workflows"}
+SHARED = {"__init__", "base", "boundary", "admission", "dispatch", "link", "loading", "workflows"}
 
 
 def _modules():
