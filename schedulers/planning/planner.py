@@ -669,9 +669,6 @@ def _changed_nodes(node_f, node_i, dset, dirty, now, last_now, policy):
 # scratch: each move makes its old node one more to score for every later job
 # that the changed nodes' least bound does not settle.
 MAX_CHANGED = 256
-# The walk reloads a job's next nodes only while fewer nodes than this are changed: every later job it
-# does not settle by the changed nodes' least bound bounds each of them.
-NEAR_CHANGED = 32
 
 
 @inline
@@ -938,8 +935,7 @@ def _walk(P, nd, now, saturation, busy_count, cfg, node_f, core_end, core_held, 
                 return i, ndec, busy_count, nd    # cannot happen (an event comes first); never trust it
             low = _cut(bound(policy, least[c - 1], 0.0, now, saturated, W), cfg)
             if low > s_i:
-                _near_keep(slot, floor, low, c, w, fid, size, saturated, cfg, node_f, file_bits, tails, cols, tcols,
-                           node_i, dset, nd, pf_bits, near, plan)
+                _near_keep(slot, min(floor, low), near, node_i, plan)
                 continue                      # no changed node can take it: it stays
             best_s, best_k, best_case, best_t, best_tf = s_i, b, int(plan[slot, P_CASE]), t_i, plan[slot, AVAIL]
         # Its next nodes kept from before: true while their node is unchanged (the changed ones are scored).
@@ -960,9 +956,8 @@ def _walk(P, nd, now, saturation, busy_count, cfg, node_f, core_end, core_held, 
                     break                 # the later ones cannot beat the best, nor settle the job
                 if node_i[k, CHANGED] != 0:
                     continue
-                if nd >= NEAR_CHANGED:
-                    # each later job would bound one more changed node: placing them again is cheaper
-                    ints[STOP_DEARER] += 1
+                if nd == MAX_CHANGED:
+                    ints[STOP_CAP] += 1
                     return i, ndec, busy_count, nd
                 na = _near_drop(acc, na, k)
                 nd = _reload_before(k, i, nd, now, backfilling, core_end, core_held, base, first_free, tails, cols,
@@ -1031,12 +1026,9 @@ def _near_load(slot, near, node_i, acc, plan):
 
 
 @inline
-def _near_keep(slot, floor, low, c, w, fid, size, saturated, cfg, node_f, file_bits, tails, cols, tcols, node_i, dset,
-               nd, pf_bits, near, plan):
-    """The job stays, no changed node able to take it (``low``: their least bound, above its score):
-    its next nodes on changed nodes leave the list. Where ``low`` is below the floor, each changed node
-    joins the list with its own bound, so that the floor does not sink to ``low``: pass after pass it
-    would, and the list empty, until no walk could settle the job where its node gets dearer."""
+def _near_keep(slot, floor, near, node_i, plan):
+    """The job stays, no changed node able to take it (``floor``: their least bound, at most):
+    its next nodes on changed nodes leave the list, the floor covering them."""
     na = 0
     for e in range(int(plan[slot, P_NEAR])):
         k = int(near[slot, 1, e])
@@ -1045,24 +1037,6 @@ def _near_keep(slot, floor, low, c, w, fid, size, saturated, cfg, node_f, file_b
                 near[slot, 0, na] = near[slot, 0, e]
                 near[slot, 1, na] = k
             na += 1
-    if not low < floor:
-        pass
-    elif nd > NEAR_CHANGED:
-        floor = low
-    else:
-        now, W, policy = cfg[C_NOW], cfg[C_W], int(cfg[C_POLICY])
-        backfilling = cfg[C_BACKFILL] != 0
-        sorts_files = fid >= 0 and reads_overhead(policy)
-        row = near[slot]
-        for x in range(nd):
-            k = dset[x]
-            t_lb = _t_lower(k, c - 1, w, backfilling, now, cols, tcols, tails)
-            if not t_lb < INF:
-                continue
-            ov = 0.0
-            if sorts_files and not (_has_bit(file_bits, fid, k) or _has_bit(pf_bits, fid, k)):
-                ov = size / node_f[k, BW]
-            na, floor = _near_put(row, na, _cut(bound(policy, t_lb, ov, now, saturated, W), cfg), k, floor)
     plan[slot, P_NEAR] = na
     plan[slot, P_FLOOR] = floor
 
