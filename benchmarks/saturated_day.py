@@ -123,9 +123,7 @@ def walk_note(st):
     return (f"; walks stopped: node dearer {st['walk_stops_dearer']}, move cap {st['walk_stops_cap']}, "
             f"LEM flag {st['walk_stops_flag']}; compactions {st['compactions']}; replayed {st['replayed']}"
             + (f"; chosen again under LEM's other flag {st['flag_chosen']} (nodes reloaded {st['flag_reloaded']})"
-               if st.get("flag_chosen") else "")
-            + (f"; next nodes reloaded where a job's node got dearer {st['near_reloaded']}"
-               if st.get("near_reloaded") else ""))
+               if st.get("flag_chosen") else ""))
 
 
 def main():

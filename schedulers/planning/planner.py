@@ -41,13 +41,13 @@ from batloc.schedulers.planning.scratch import (B_SIZE, BUSY, C_BACKFILL, C_BW_M
                                                 C_RAMP_HIGH, C_RAMP_LOW, C_RAMP_SHAPE,
                                                 C_EARLIEST_CORES, C_FLOAT32_LOADS, C_LAST_NOW, C_PER_FILE, C_TRUNCATE, C_WHOLE, C_MODEL, C_NOW, C_PASS_STOP, C_POLICY, C_W, CHANGED, FREE, HEAD,
                                                 IV_COUNT, MAX_FREE, NO_NODE, O_CASE, O_JOB, O_NODE, O_SCORE, O_START,
-                                                O_TFILE, P_CASE, P_FIRST, P_FIRST_AT, P_NEXT, P_FLOOR, P_NEAR, P_NODE, P_PREV,
-                                                P_SAT, P_SCORE, P_SEQ, P_WALL, STOP_CODES, STOP_JOB_EXCEEDS,
+                                                O_TFILE, P_CASE, P_FIRST, P_FIRST_AT, P_NEXT, P_FLOOR, P_K2, P_NODE, P_PREV,
+                                                P_S2, P_SAT, P_SCORE, P_SEQ, P_WALL, STOP_CODES, STOP_JOB_EXCEEDS,
                                                 STOP_NEVER, STOP_NO_FREE,
                                                 GROUP, HIDDEN, P_X0, P_XN, REBUILT, SCANNED, DROPPED, MOVED, SCORED, TAIL,
                                                 UNPLANNED, VALID, WALKED,
                                                 STOP_FLAG, STOP_DEARER, STOP_CAP, COMPACTIONS, REPLAYED,
-                                                FLAG_CHOSEN, FLAG_RELOADED, NEAR_RELOADED, C_NEAR, NEAR,
+                                                FLAG_CHOSEN, FLAG_RELOADED,
                                                 allocate)
 
 INF = np.inf
@@ -269,53 +269,25 @@ def _list_insert(lb, cand, nf, b, k):
 
 
 @inline
-def _near_put(acc, na, v, k, floor):
-    """Node k, whose score is at least v, into the job's next nodes ``acc[:, :na]`` (by increasing
-    (v, k), at most ``acc.shape[1]``): returns their new count and the floor, lowered by the entry
-    that does not fit."""
-    K = acc.shape[1]
-    if na == K:
-        lv, lk = acc[0, K - 1], acc[1, K - 1]
-        if v > lv or (v == lv and k > lk):
-            return na, min(floor, v)
-        floor = min(floor, lv)
-        na -= 1
-    a = na
-    while a > 0 and (acc[0, a - 1] > v or (acc[0, a - 1] == v and acc[1, a - 1] > k)):
-        acc[0, a] = acc[0, a - 1]
-        acc[1, a] = acc[1, a - 1]
-        a -= 1
-    acc[0, a] = v
-    acc[1, a] = k
-    return na + 1, floor
-
-
-@inline
-def _near_drop(acc, na, k):
-    """Node k out of the next nodes ``acc[:, :na]`` if there: their new count."""
-    for a in range(na):
-        if acc[1, a] == k:
-            for x in range(a, na - 1):
-                acc[0, x] = acc[0, x + 1]
-                acc[1, x] = acc[1, x + 1]
-            return na - 1
-    return na
-
-
-@inline
-def _rank(s, k, case, t, t_file, c, n, pos, best_s, best_k, best_case, best_t, best_tf, acc, na, floor):
+def _rank(s, k, case, t, t_file, c, n, pos, best_s, best_k, best_case, best_t, best_tf, sec_s, sec_k, floor):
     """Node k scored exactly (s, its cores in pos[0]) into the best so far
-    (pos[1]), the next nodes and the floor under every other node: returns
-    the best, the next nodes' count and the floor. Ties go to the lower index."""
+    (pos[1]), the runner-up and the floor under every other node: returns
+    the eight of them. Ties go to the lower index."""
     if s < best_s or (s == best_s and k < best_k):
+        if sec_k < n:
+            floor = min(floor, sec_s)
         if best_k < n:
-            na, floor = _near_put(acc, na, best_s, best_k, floor)
+            sec_s, sec_k = best_s, best_k
         best_s, best_k, best_case, best_t, best_tf = s, k, case, t, t_file
         for p in range(c):
             pos[1, p] = pos[0, p]
+    elif s < sec_s or (s == sec_s and k < sec_k):
+        if sec_k < n:
+            floor = min(floor, sec_s)
+        sec_s, sec_k = s, k
     else:
-        na, floor = _near_put(acc, na, s, k, floor)
-    return best_s, best_k, best_case, best_t, best_tf, na, floor
+        floor = min(floor, s)
+    return best_s, best_k, best_case, best_t, best_tf, sec_s, sec_k, floor
 
 
 @inline
@@ -339,11 +311,11 @@ def _decide(i, k, c, t, t_file, score_, case, node_i, pos, out_f, out_i, out_pos
 @njit
 def _choose(c, w, fid, size, saturated, cfg, node_f, held, mem, file_bits, base, tails, cols, tcols, tree, node_i,
             cand_times,
-            pos, core_iv, iv, plan, lb, cand, stack, known, pf_bits, buf, ints, acc):
+            pos, core_iv, iv, plan, lb, cand, stack, known, pf_bits, buf, ints):
     """The node of least (score, index) for the job, its cores in pos[1]:
-    (score, node, case, t_k, t'_k, the count of its next nodes in ``acc``
-    and a floor under every other node's score); node n when no node can
-    ever hold it.
+    (score, node, case, t_k, t'_k, and the runner-up: its score, its node
+    (n: none), and a floor under every other node's score); node n when no
+    node can ever hold it.
 
     Exact scores are computed in increasing order of a lower bound, until the
     bound exceeds the best score: first the nodes whose memory holds, loads
@@ -352,9 +324,7 @@ def _choose(c, w, fid, size, saturated, cfg, node_f, held, mem, file_bits, base,
     Once the tree's next node has the best score as bound and a larger index,
     nodes further along can only matter if their bound rounds to the same
     value and their index is smaller: a depth-first search of the tree for
-    those ends its part. Past the best, nodes are still taken by bound, not
-    scored, until ``cfg[C_NEAR]`` next nodes are recorded: the walk reads
-    them when the job's node gets dearer."""
+    those ends its part."""
     n = node_f.shape[0]
     tc = c - 1
     now, W, policy = cfg[C_NOW], cfg[C_W], int(cfg[C_POLICY])
@@ -400,9 +370,8 @@ def _choose(c, w, fid, size, saturated, cfg, node_f, held, mem, file_bits, base,
     # The others yield their overhead size/BW_k: at least size over the largest bandwidth.
     ov_least = size / cfg[C_BW_MAX] if sorts_files else 0.0
     best_score, best_k, best_case, best_t, best_tfile = INF, n, NONE, INF, INF
-    # The next nodes (each with its score or a bound of it) and a floor under every other node's score.
-    na, floor = 0, INF
-    fill = int(cfg[C_NEAR])
+    # The runner-up (an exactly scored node) and a floor under every other node's score.
+    sec_s, sec_k, floor = INF, n, INF
     fi, nset, tree_done = 0, 0, False
     while True:
         kn, b_tree = n, INF
@@ -418,13 +387,13 @@ def _choose(c, w, fid, size, saturated, cfg, node_f, held, mem, file_bits, base,
                 b_tree = _cut(bound(policy, av.at(key, now), ov_least, now, saturated, W), cfg)
         b_list = lb[fi] if fi < nf else INF
         if b_list <= b_tree:
-            if not b_list < INF or (b_list > best_score and na >= fill):
+            if not b_list < INF or b_list > best_score:
                 floor = min(floor, b_list, b_tree)
                 break
             k, b = cand[0, fi], b_list
             fi += 1
         else:
-            if b_tree > best_score and na >= fill:
+            if b_tree > best_score:
                 floor = min(floor, b_list, b_tree)
                 break
             if b_tree == best_score and kn > best_k:
@@ -442,17 +411,17 @@ def _choose(c, w, fid, size, saturated, cfg, node_f, held, mem, file_bits, base,
             overhead = size / node_f[k, BW] if sorts_files else 0.0
             b = _cut(bound(policy, av.at(tkey[tc, k], now), overhead, now, saturated, W), cfg)
         if b > best_score or (b == best_score and k > best_k):
-            na, floor = _near_put(acc, na, b, k, floor)
+            floor = min(floor, b)
             continue
         s, case, t, t_file = _score_node(k, c, w, fid, size, av.at(cols[tc, k], now), saturated, cfg, node_f, held,
                                          mem, base, tails, cols, node_i, cand_times, pos, core_iv, iv, plan, buf, ints)
         if not t < INF:
             continue
-        best_score, best_k, best_case, best_t, best_tfile, na, floor = _rank(
-            s, k, case, t, t_file, c, n, pos, best_score, best_k, best_case, best_t, best_tfile, acc, na, floor)
+        best_score, best_k, best_case, best_t, best_tfile, sec_s, sec_k, floor = _rank(
+            s, k, case, t, t_file, c, n, pos, best_score, best_k, best_case, best_t, best_tfile, sec_s, sec_k, floor)
     for a in range(nset - 1, -1, -1):
         av.put_back(tree, tkey, tc, cand[1, a])
-    return best_score, best_k, best_case, best_t, best_tfile, na, floor
+    return best_score, best_k, best_case, best_t, best_tfile, sec_s, sec_k, floor
 
 
 @njit
@@ -710,11 +679,11 @@ def _reload_before(k, i, nd, now, backfilling, core_end, core_held, base, first_
 
 
 @inline_late
-def _score_nodes(dset, nd, skip, c, w, fid, size, saturated, best_s, best_k, best_case, best_t, best_tf, acc, na,
+def _score_nodes(dset, nd, skip, c, w, fid, size, saturated, best_s, best_k, best_case, best_t, best_tf, sec_s, sec_k,
                  floor, cfg, node_f, held, mem, file_bits, base, tails, cols, tcols, node_i, cand_times, pos, core_iv,
                  iv, plan, pf_bits, buf, ints):
     """The changed nodes (``dset[:nd]``) but ``skip`` ranked for the job into the best so far, its
-    next nodes and floor (``_rank``), each scored exactly unless its bound cannot beat the best: their
+    runner-up and floor (``_rank``), each scored exactly unless its bound cannot beat the best: their
     rows show what the job sees (the actual state and the reservations walked so far)."""
     n = node_f.shape[0]
     now, W, policy = cfg[C_NOW], cfg[C_W], int(cfg[C_POLICY])
@@ -732,15 +701,15 @@ def _score_nodes(dset, nd, skip, c, w, fid, size, saturated, best_s, best_k, bes
             ov = size / node_f[k, BW]
         bk = _cut(bound(policy, t_lb, ov, now, saturated, W), cfg)
         if bk > best_s or (bk == best_s and k > best_k):
-            na, floor = _near_put(acc, na, bk, k, floor)
+            floor = min(floor, bk)
             continue
         sk, case, t, t_file = _score_node(k, c, w, fid, size, t_lb, saturated, cfg, node_f, held, mem, base, tails,
                                           cols, node_i, cand_times, pos, core_iv, iv, plan, buf, ints)
         if not t < INF:
             continue
-        best_s, best_k, best_case, best_t, best_tf, na, floor = _rank(
-            sk, k, case, t, t_file, c, n, pos, best_s, best_k, best_case, best_t, best_tf, acc, na, floor)
-    return best_s, best_k, best_case, best_t, best_tf, na, floor
+        best_s, best_k, best_case, best_t, best_tf, sec_s, sec_k, floor = _rank(
+            sk, k, case, t, t_file, c, n, pos, best_s, best_k, best_case, best_t, best_tf, sec_s, sec_k, floor)
+    return best_s, best_k, best_case, best_t, best_tf, sec_s, sec_k, floor
 
 
 @inline
@@ -767,11 +736,11 @@ def _t_actual(k, c, now, core_end, buf):
 @njit
 def _choose_again(i, b, nd, saturated, cfg, node_f, core_end, core_held, held, mem, file_bits, base, first_free, tails,
                   cols, tcols, tree, node_i, dset, cand_times, pos, core_iv, iv, plan, pos_plan, pf_bits, pf_count, buf,
-                  ints, q_cores, q_wall, q_file, q_size, q_seq, least, lb, cand, acc):
+                  ints, q_cores, q_wall, q_file, q_size, q_seq, least, lb, cand):
     """Queued job i, placed under LEM's other flag (or another weight of the
     gradual LEM), chosen a node again under this one, exactly as a full pass
-    would: (score, node, case, t_k, t'_k, its next nodes' count in ``acc``,
-    floor, changed nodes); node -1 when the walk must stop (too many changed nodes).
+    would: (score, node, case, t_k, t'_k, runner-up score and node, floor,
+    changed nodes); node -1 when the walk must stop (too many changed nodes).
 
     LEM's score is t_k + overhead + f x ((W - 1) x overhead + penalty): a flip
     of f changes the job's score on every node where the file is not there
@@ -794,13 +763,13 @@ def _choose_again(i, b, nd, saturated, cfg, node_f, core_end, core_held, held, m
     sorts_files = fid >= 0 and reads_overhead(policy)
     if node_i[b, CHANGED] == 0:
         if nd == MAX_CHANGED:
-            return INF, -1, NONE, INF, INF, 0, INF, nd
+            return INF, -1, NONE, INF, INF, INF, n, INF, nd
         nd = _reload_before(b, i, nd, now, backfilling, core_end, core_held, base, first_free, tails, cols, tcols, tree,
                             node_i, dset, cand_times, pos, core_iv, iv, plan, pos_plan, pf_bits, pf_count, ints, q_seq,
                             least)
         ints[FLAG_RELOADED] += 1
-    best_s, best_k, best_case, best_t, best_tf, na, floor = _score_nodes(
-        dset, nd, -1, c, w, fid, size, saturated, INF, n, NONE, INF, INF, acc, 0, INF, cfg, node_f, held, mem,
+    best_s, best_k, best_case, best_t, best_tf, sec_s, sec_k, floor = _score_nodes(
+        dset, nd, -1, c, w, fid, size, saturated, INF, n, NONE, INF, INF, INF, n, INF, cfg, node_f, held, mem,
         file_bits, base, tails, cols, tcols, node_i, cand_times, pos, core_iv, iv, plan, pf_bits, buf, ints)
     # The unchanged nodes that might beat the best, by (bound, index).
     nl = 0
@@ -815,16 +784,16 @@ def _choose_again(i, b, nd, saturated, cfg, node_f, core_end, core_held, held, m
             ov = size / node_f[k, BW]
         bk = _cut(bound(policy, t_lb, ov, now, saturated, W), cfg)
         if bk > best_s or (bk == best_s and k > best_k):
-            na, floor = _near_put(acc, na, bk, k, floor)
+            floor = min(floor, bk)
             continue
         nl = _list_insert(lb, cand, nl, bk, k)
     for a in range(nl):
         bk, k = lb[a], cand[0, a]
         if bk > best_s or (bk == best_s and k > best_k):
-            na, floor = _near_put(acc, na, bk, k, floor)
+            floor = min(floor, bk)
             continue
         if nd == MAX_CHANGED:
-            return INF, -1, NONE, INF, INF, 0, INF, nd
+            return INF, -1, NONE, INF, INF, INF, n, INF, nd
         nd = _reload_before(k, i, nd, now, backfilling, core_end, core_held, base, first_free, tails, cols, tcols, tree,
                             node_i, dset, cand_times, pos, core_iv, iv, plan, pos_plan, pf_bits, pf_count, ints, q_seq,
                             least)
@@ -834,16 +803,15 @@ def _choose_again(i, b, nd, saturated, cfg, node_f, core_end, core_held, held, m
                                           cols, node_i, cand_times, pos, core_iv, iv, plan, buf, ints)
         if not t < INF:
             continue
-        best_s, best_k, best_case, best_t, best_tf, na, floor = _rank(
-            sk, k, case, t, t_file, c, n, pos, best_s, best_k, best_case, best_t, best_tf, acc, na, floor)
-    return best_s, best_k, best_case, best_t, best_tf, na, floor, nd
+        best_s, best_k, best_case, best_t, best_tf, sec_s, sec_k, floor = _rank(
+            sk, k, case, t, t_file, c, n, pos, best_s, best_k, best_case, best_t, best_tf, sec_s, sec_k, floor)
+    return best_s, best_k, best_case, best_t, best_tf, sec_s, sec_k, floor, nd
 
 
 @njit
 def _walk(P, nd, now, saturation, busy_count, cfg, node_f, core_end, core_held, held, mem, file_bits, base,
           first_free, tails, cols, tcols, tree, node_i, dset, cand_times, pos, core_iv, iv, plan, pos_plan, pf_bits, pf_count,
-          buf, out_f, out_i, out_pos, ints, q_cores, q_wall, q_file, q_size, q_slot, q_seq, least, lb, cand, near,
-          acc):
+          buf, out_f, out_i, out_pos, ints, q_cores, q_wall, q_file, q_size, q_slot, q_seq, least, lb, cand):
     """Walks the standing plan's jobs in queue order, giving each the
     reservation a full pass would give it; returns (r, starts, busy count,
     changed nodes): r is the first job the walk cannot settle (P if none),
@@ -863,13 +831,8 @@ def _walk(P, nd, now, saturation, busy_count, cfg, node_f, core_end, core_held, 
       reloaded with the reservations of earlier jobs only).
     - b changed: if m is at most (its old score, b), no unchanged node can
       beat it, so the job goes to m (its old reservation again when nothing
-      about it differs); otherwise an unchanged node might now win. Its next
-      nodes (``near``: a lower bound of its score on each, exact where it was
-      scored, true while the node is unchanged) that could beat m are made
-      changed nodes in increasing order (reloaded with the reservations of
-      the jobs before it) and scored, m becoming the best of them; the choice
-      stands if it is below the floor under every other node's score, else
-      the walk cannot see the winner and stops there.
+      about it differs); otherwise an unchanged node might now win, which the
+      walk cannot see: it stops there.
     LEM: a job placed under the other saturation flag is chosen a node again
     (``_choose_again``), as a full pass would, making the unchanged nodes
     that could take it changed ones; the walk goes on from there.
@@ -895,10 +858,10 @@ def _walk(P, nd, now, saturation, busy_count, cfg, node_f, core_end, core_held, 
             if node_i[b, CHANGED] == 0 and plan[slot, START] <= now:
                 ints[STOP_FLAG] += 1
                 return i, ndec, busy_count, nd    # cannot happen (an event comes first); never trust it
-            best_s, best_k, best_case, best_t, best_tf, na, floor, nd = _choose_again(
+            best_s, best_k, best_case, best_t, best_tf, sec_s, sec_k, floor, nd = _choose_again(
                 i, b, nd, saturated, cfg, node_f, core_end, core_held, held, mem, file_bits, base, first_free, tails,
                 cols, tcols, tree, node_i, dset, cand_times, pos, core_iv, iv, plan, pos_plan, pf_bits, pf_count, buf,
-                ints, q_cores, q_wall, q_file, q_size, q_seq, least, lb, cand, acc)
+                ints, q_cores, q_wall, q_file, q_size, q_seq, least, lb, cand)
             if best_k < 0:
                 ints[STOP_FLAG] += 1
                 return i, ndec, busy_count, nd    # too many changed nodes: the rest is placed again
@@ -912,7 +875,7 @@ def _walk(P, nd, now, saturation, busy_count, cfg, node_f, core_end, core_held, 
                      pos, core_iv, iv, ints)
             _record(slot, k, best_t, best_tf, best_s, best_case, saturated, w, fid, size, q_seq[i], c, now, pos, plan,
                     pos_plan)
-            _near_record(slot, acc, na, floor, near, plan)
+            _runner_up(slot, sec_s, sec_k, floor, n, plan)
             _link(k, slot, node_i, plan, pf_bits, pf_count)
             if best_t == now:
                 busy_count = _decide(i, k, c, best_t, best_tf, best_s, best_case, node_i, pos, out_f, out_i, out_pos,
@@ -921,7 +884,11 @@ def _walk(P, nd, now, saturation, busy_count, cfg, node_f, core_end, core_held, 
             continue
         s_i, t_i = plan[slot, P_SCORE], plan[slot, START]
         on_changed = node_i[b, CHANGED] != 0
-        floor = plan[slot, P_FLOOR]
+        # The runner-up kept from before: exact while its node is unchanged.
+        sec_s, sec_k, floor = plan[slot, P_S2], int(plan[slot, P_K2]), plan[slot, P_FLOOR]
+        sec_changed = sec_k >= 0 and node_i[sec_k, CHANGED] != 0
+        if sec_k < 0 or sec_changed:
+            sec_s, sec_k = INF, n            # a changed runner-up is scored again below
         # The best so far (m): the old reservation on an unchanged b, else b scored again.
         if on_changed:
             best_s, best_case, best_t, best_tf = _score_node(
@@ -933,47 +900,47 @@ def _walk(P, nd, now, saturation, busy_count, cfg, node_f, core_end, core_held, 
         else:
             if t_i <= now:
                 return i, ndec, busy_count, nd    # cannot happen (an event comes first); never trust it
-            low = _cut(bound(policy, least[c - 1], 0.0, now, saturated, W), cfg)
-            if low > s_i:
-                _near_keep(slot, min(floor, low), near, node_i, plan)
-                continue                      # no changed node can take it: it stays
+            if not sec_changed:
+                low = _cut(bound(policy, least[c - 1], 0.0, now, saturated, W), cfg)
+                if low > s_i:
+                    _runner_up(slot, sec_s, sec_k, min(floor, low), n, plan)
+                    continue                      # no changed node can take it: it stays
             best_s, best_k, best_case, best_t, best_tf = s_i, b, int(plan[slot, P_CASE]), t_i, plan[slot, AVAIL]
-        # Its next nodes kept from before: true while their node is unchanged (the changed ones are scored).
-        na = _near_load(slot, near, node_i, acc, plan)
-        best_s, best_k, best_case, best_t, best_tf, na, floor = _score_nodes(
-            dset, nd, b, c, w, fid, size, saturated, best_s, best_k, best_case, best_t, best_tf, acc, na, floor,
+        best_s, best_k, best_case, best_t, best_tf, sec_s, sec_k, floor = _score_nodes(
+            dset, nd, b, c, w, fid, size, saturated, best_s, best_k, best_case, best_t, best_tf, sec_s, sec_k, floor,
             cfg, node_f, held, mem, file_bits, base, tails, cols, tcols, node_i, cand_times, pos, core_iv, iv, plan,
             pf_bits, buf, ints)
         if not on_changed and best_k == b:
-            _near_record(slot, acc, na, floor, near, plan)
+            _runner_up(slot, sec_s, sec_k, floor, n, plan)
             continue                      # stays, its reservation already in b's rows
         if on_changed and (best_s > s_i or (best_s == s_i and best_k > b)):
-            # b got dearer: every unchanged node scores at least its value among the next nodes, or the
-            # floor; those that might beat the best are made changed and scored, in increasing order.
-            for e in range(int(plan[slot, P_NEAR])):
-                v, k = near[slot, 0, e], int(near[slot, 1, e])
-                if not v < floor or v > best_s or (v == best_s and k > best_k):
-                    break                 # the later ones cannot beat the best, nor settle the job
-                if node_i[k, CHANGED] != 0:
-                    continue
+            # b got dearer: every unchanged node but the runner-up scores at
+            # least the floor; the runner-up, if unchanged, exactly its score.
+            to_runner_up = (sec_k < n and node_i[sec_k, CHANGED] == 0
+                            and (sec_s < best_s or (sec_s == best_s and sec_k < best_k)))
+            top = sec_s if to_runner_up else best_s
+            if not top < floor:
+                ints[STOP_DEARER] += 1
+                return i, ndec, busy_count, nd    # an unchanged node may win
+            if to_runner_up:
                 if nd == MAX_CHANGED:
                     ints[STOP_CAP] += 1
                     return i, ndec, busy_count, nd
-                na = _near_drop(acc, na, k)
-                nd = _reload_before(k, i, nd, now, backfilling, core_end, core_held, base, first_free, tails, cols,
+                k2 = sec_k
+                nd = _reload_before(k2, i, nd, now, backfilling, core_end, core_held, base, first_free, tails, cols,
                                     tcols, tree, node_i, dset, cand_times, pos, core_iv, iv, plan, pos_plan, pf_bits,
                                     pf_count, ints, q_seq, least)
-                ints[NEAR_RELOADED] += 1
-                sk, case, t, t_file = _score_node(
-                    k, c, w, fid, size, av.at(cols[c - 1, k], now), saturated, cfg, node_f, held, mem, base, tails,
+                s2, case2, t2, tf2 = _score_node(
+                    k2, c, w, fid, size, av.at(cols[c - 1, k2], now), saturated, cfg, node_f, held, mem, base, tails,
                     cols, node_i, cand_times, pos, core_iv, iv, plan, buf, ints)
-                if not t < INF:
-                    continue
-                best_s, best_k, best_case, best_t, best_tf, na, floor = _rank(
-                    sk, k, case, t, t_file, c, n, pos, best_s, best_k, best_case, best_t, best_tf, acc, na, floor)
-            if not best_s < floor:
-                ints[STOP_DEARER] += 1
-                return i, ndec, busy_count, nd    # an unchanged node may win
+                if s2 != sec_s or not t2 < INF:
+                    return i, ndec, busy_count, nd    # never trust a runner-up that moved
+                if best_k < n:
+                    floor = min(floor, best_s)
+                sec_s, sec_k = INF, n
+                best_s, best_k, best_case, best_t, best_tf = s2, k2, case2, t2, tf2
+                for p in range(c):
+                    pos[1, p] = pos[0, p]
             ints[MOVED] += 1
         elif not on_changed:
             # It leaves b: b's rows and windows keep only the earlier jobs'.
@@ -992,7 +959,7 @@ def _walk(P, nd, now, saturation, busy_count, cfg, node_f, core_end, core_held, 
                  core_iv, iv, ints)
         _record(slot, k, best_t, best_tf, best_s, best_case, saturated, w, fid, size, q_seq[i], c, now, pos, plan,
                 pos_plan)
-        _near_record(slot, acc, na, floor, near, plan)
+        _runner_up(slot, sec_s, sec_k, floor, n, plan)
         _link(k, slot, node_i, plan, pf_bits, pf_count)
         if best_t == now:
             busy_count = _decide(i, k, c, best_t, best_tf, best_s, best_case, node_i, pos, out_f, out_i, out_pos, ndec,
@@ -1002,42 +969,11 @@ def _walk(P, nd, now, saturation, busy_count, cfg, node_f, core_end, core_held, 
 
 
 @inline
-def _near_record(slot, acc, na, floor, near, plan):
-    """What the walk needs when the job's node gets dearer: its next nodes ``acc[:, :na]``
-    and a floor under every other node's score."""
-    for a in range(na):
-        near[slot, 0, a] = acc[0, a]
-        near[slot, 1, a] = acc[1, a]
-    plan[slot, P_NEAR] = na
-    plan[slot, P_FLOOR] = floor
-
-
-@inline
-def _near_load(slot, near, node_i, acc, plan):
-    """The job's next nodes kept from before whose node is unchanged, into ``acc``: their count."""
-    na = 0
-    for e in range(int(plan[slot, P_NEAR])):
-        k = int(near[slot, 1, e])
-        if node_i[k, CHANGED] == 0:
-            acc[0, na] = near[slot, 0, e]
-            acc[1, na] = k
-            na += 1
-    return na
-
-
-@inline
-def _near_keep(slot, floor, near, node_i, plan):
-    """The job stays, no changed node able to take it (``floor``: their least bound, at most):
-    its next nodes on changed nodes leave the list, the floor covering them."""
-    na = 0
-    for e in range(int(plan[slot, P_NEAR])):
-        k = int(near[slot, 1, e])
-        if node_i[k, CHANGED] == 0:
-            if na != e:
-                near[slot, 0, na] = near[slot, 0, e]
-                near[slot, 1, na] = k
-            na += 1
-    plan[slot, P_NEAR] = na
+def _runner_up(slot, sec_s, sec_k, floor, n, plan):
+    """What the walk needs when the job's node gets dearer: the exactly scored
+    runner-up (score, node; -1 none) and a floor under every other node."""
+    plan[slot, P_S2] = sec_s
+    plan[slot, P_K2] = sec_k if sec_k < n else -1
     plan[slot, P_FLOOR] = floor
 
 
@@ -1106,7 +1042,7 @@ def _drop_from(r, P, now, backfilling, base, first_free, tails, cols, tcols, tre
 def plan_pass(node_f, core_end, core_held, held, mem, file_bits,
               base, first_free, tails, cols, tcols, tree, node_i, dset, cand_times, pos, core_iv, iv, plan, pos_plan, lb,
               cand, stack, known, pf_bits, pf_count, buf, out_f, out_i, out_pos, smallest_left, left_wall, now_gaps,
-              ints, cfg, near, acc,
+              ints, cfg,
               dirty, q_cores, q_wall, q_file, q_size, q_slot, q_seq, qlen, saturation, standing):
     """Plans the first ``qlen`` queued jobs on the standing plan; the starts are
     in out_* (returns their count).
@@ -1158,7 +1094,7 @@ def plan_pass(node_f, core_end, core_held, held, mem, file_bits,
                                                 held, mem, file_bits, base, first_free, tails, cols, tcols, tree, node_i,
                                                 dset, cand_times, pos, core_iv, iv, plan, pos_plan, pf_bits, pf_count,
                                                 buf, out_f, out_i, out_pos, ints, q_cores, q_wall, q_file, q_size,
-                                                q_slot, q_seq, now_gaps, lb, cand, near, acc)
+                                                q_slot, q_seq, now_gaps, lb, cand)
         ints[DROPPED] += P - first
         _drop_from(first, P, now, backfilling, base, first_free, tails, cols, tcols, tree, node_i, dset, nd, cand_times, pos,
                    core_iv, iv, plan, pos_plan, pf_bits, pf_count, core_end, core_held, ints, q_slot, q_seq)
@@ -1180,14 +1116,14 @@ def plan_pass(node_f, core_end, core_held, held, mem, file_bits,
     return _place(first, qlen, ndec, busy_count, saturation, cfg, node_f, held, mem, file_bits, base, first_free,
                   tails, cols, tcols, tree, node_i, cand_times, pos, core_iv, iv, plan, pos_plan, lb, cand, stack, known,
                   pf_bits, pf_count, buf, out_f, out_i, out_pos, smallest_left, left_wall, now_gaps, ints, q_cores,
-                  q_wall, q_file, q_size, q_slot, q_seq, near, acc)
+                  q_wall, q_file, q_size, q_slot, q_seq)
 
 
 @njit
 def _place(first, qlen, ndec, busy_count, saturation, cfg, node_f, held, mem, file_bits, base, first_free, tails, cols,
            tcols, tree, node_i, cand_times, pos, core_iv, iv, plan, pos_plan, lb, cand, stack, known, pf_bits, pf_count, buf,
            out_f, out_i, out_pos, smallest_left, left_wall, now_gaps, ints, q_cores, q_wall, q_file, q_size, q_slot,
-           q_seq, near, acc):
+           q_seq):
     """Queued jobs first..qlen-1 placed in order on the rows (starts appended
     to out_* from ``ndec`` on); returns the count of starts."""
     n = node_f.shape[0]
@@ -1229,9 +1165,9 @@ def _place(first, qlen, ndec, busy_count, saturation, cfg, node_f, held, mem, fi
         slot = q_slot[i]
         c, w, fid, size = q_cores[i], q_wall[i], q_file[i], q_size[i]
         saturated = _saturation(int(cfg[C_POLICY]), busy_count, n, saturation, cfg)
-        best_score, best_k, best_case, best_t, best_tfile, na, floor = _choose(
+        best_score, best_k, best_case, best_t, best_tfile, sec_s, sec_k, floor = _choose(
             c, w, fid, size, saturated, cfg, node_f, held, mem, file_bits, base, tails, cols, tcols, tree, node_i,
-            cand_times, pos, core_iv, iv, plan, lb, cand, stack, known, pf_bits, buf, ints, acc)
+            cand_times, pos, core_iv, iv, plan, lb, cand, stack, known, pf_bits, buf, ints)
         if best_k == n:
             plan[slot, P_NODE] = NO_NODE
             continue
@@ -1246,7 +1182,7 @@ def _place(first, qlen, ndec, busy_count, saturation, cfg, node_f, held, mem, fi
             gaps_stale = True
         _record(slot, k, t, best_tfile, best_score, best_case, saturated, w, fid, size, q_seq[i], c, now, pos, plan,
                 pos_plan)
-        _near_record(slot, acc, na, floor, near, plan)
+        _runner_up(slot, sec_s, sec_k, floor, n, plan)
         _link(k, slot, node_i, plan, pf_bits, pf_count)
         if t == now:
             busy_count = _decide(i, k, c, t, best_tfile, best_score, best_case, node_i, pos, out_f, out_i, out_pos, ndec,
@@ -1259,8 +1195,7 @@ def _place(first, qlen, ndec, busy_count, saturation, cfg, node_f, held, mem, fi
 def place_new_jobs(node_f, core_end, core_held, held, mem, file_bits,
                    base, first_free, tails, cols, tcols, tree, node_i, dset, cand_times, pos, core_iv, iv, plan,
                    pos_plan, lb, cand, stack, known, pf_bits, pf_count, buf, out_f, out_i, out_pos, smallest_left, left_wall,
-                   now_gaps, ints, cfg, near, acc, q_cores, q_wall, q_file, q_size, q_slot, q_seq, first, qlen,
-                   saturation):
+                   now_gaps, ints, cfg, q_cores, q_wall, q_file, q_size, q_slot, q_seq, first, qlen, saturation):
     """The authors' submission pass (R2b): queued jobs first..qlen-1 placed on
     the rows as the passes since the last full one left them (no node
     reloaded: cores freed early stay reserved until their planned end);
@@ -1297,7 +1232,7 @@ def place_new_jobs(node_f, core_end, core_held, held, mem, file_bits,
     return _place(first, qlen, 0, busy_count, saturation, cfg, node_f, held, mem, file_bits, base, first_free, tails,
                   cols, tcols, tree, node_i, cand_times, pos, core_iv, iv, plan, pos_plan, lb, cand, stack, known, pf_bits,
                   pf_count, buf, out_f, out_i, out_pos, smallest_left, left_wall, now_gaps, ints, q_cores, q_wall, q_file,
-                  q_size, q_slot, q_seq, near, acc)
+                  q_size, q_slot, q_seq)
 
 
 class Planner:
@@ -1346,7 +1281,7 @@ class Planner:
         self._rows_used = 0        # file rows handed out since they were last written anew
         self._last_now = -np.inf
         self._stats_base = (0, 0, 0, 0, 0)
-        self._walk_base = np.zeros(8, dtype=np.int64)    # stats_walk's counters of earlier working memories
+        self._walk_base = np.zeros(7, dtype=np.int64)    # stats_walk's counters of earlier working memories
 
     def _stat(self, slot, i):
         return self._stats_base[i] + (int(self._scratch.ints[slot]) if self._scratch else 0)
@@ -1378,11 +1313,10 @@ class Planner:
         node for again under LEM's other flag with the unchanged nodes reloaded for them."""
         counts = self._walk_base.copy()
         if self._scratch is not None:
-            counts += self._scratch.ints[STOP_FLAG:NEAR_RELOADED + 1]
-        flag, dearer, cap, compactions, replayed, chosen, reloaded, near = counts.tolist()
+            counts += self._scratch.ints[STOP_FLAG:FLAG_RELOADED + 1]
+        flag, dearer, cap, compactions, replayed, chosen, reloaded = counts.tolist()
         return {"walk_stops_flag": flag, "walk_stops_dearer": dearer, "walk_stops_cap": cap,
-                "compactions": compactions, "replayed": replayed, "flag_chosen": chosen, "flag_reloaded": reloaded,
-                "near_reloaded": near}
+                "compactions": compactions, "replayed": replayed, "flag_chosen": chosen, "flag_reloaded": reloaded}
 
     def _scratch_for(self, slots, cores, files, memory_files, file_rows=0):
         """The working memory, grown when the queue, its cores, the files or
@@ -1405,7 +1339,7 @@ class Planner:
             if self._scratch is not None:
                 self._stats_base = (self.stats_jobs_scanned, self.stats_nodes_scored, self.stats_jobs_walked,
                                     self.stats_jobs_dropped, self.stats_jobs_moved)
-                self._walk_base += self._scratch.ints[STOP_FLAG:NEAR_RELOADED + 1]
+                self._walk_base += self._scratch.ints[STOP_FLAG:FLAG_RELOADED + 1]
             f = self.flat
             old = self._scratch
             self._scratch = allocate(f.n, f.m, f.words, max(room[0], 16), max(room[1], 16), max(room[2], 64),
@@ -1427,7 +1361,7 @@ class Planner:
         S.cfg[:] = (now, self.W, f.bw_max, self.policy, self.model, self.backfilling, self.inflight_from_now,
                     self.pass_stop, self._last_now, self.whole_queue, self.ended_windows,
                     self.truncate, *self.ramp, self.earliest_cores, self.float32_loads,
-                    self.per_file, NEAR if self.standing else 0)
+                    self.per_file)
 
     def plan(self, now, queue):
         qlen = len(queue)

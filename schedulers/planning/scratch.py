@@ -32,16 +32,12 @@ The rows hold the actual state plus every queued job's standing reservation
   case, LEM's saturation flag when it was placed and its walltime; and for
   the predictions (what ``squeue --start`` tells): its first planned start
   and the pass that made it (NaN until it is planned), and the planned start
-  it had before its latest placement; how many of its next nodes ``near[s]``
-  holds (``P_NEAR``) and a floor under the score of every node not among them; for a job of several files (its
+  it had before its latest placement; the runner-up when it was placed (score
+  and node, an exact score on a node whose view has not changed since) and a
+  floor under every other node's score; for a job of several files (its
   ``FILE`` is ``GROUP - slot``, below ``GROUP``) the first of its file rows
   and their count (``P_X0, P_XN``: 0 for a job of one file or none);
-  ``pos_plan[s]`` its cores (-1 after the last); ``near[s]``: the job's next
-  nodes when it was last placed or walked, up to ``NEAR`` of them, by increasing
-  (value, node): ``near[s, 0]`` a lower bound of its score there (its exact score
-  where it was scored), ``near[s, 1]`` the node, both true while the node's view
-  has not changed since (what the walk needs when the job's node gets dearer);
-  ``acc``, the same list being built for the job being placed;
+  ``pos_plan[s]`` its cores (-1 after the last);
 - the file rows of the jobs of several files, past the slots' rows of
   ``plan`` (``planner.Planner`` hands them out): one window per file in the
   columns of a slot's (start, file available, end, size, file id, and its
@@ -74,13 +70,13 @@ import numpy as np
 Scratch = namedtuple("Scratch", ["base", "first_free", "tails", "cols", "tcols", "tree", "node_i", "dset", "cand_times", "pos",
                                  "core_iv", "iv", "plan", "pos_plan", "lb", "cand", "stack", "known", "pf_bits", "pf_count",
                                  "buf", "out_f", "out_i", "out_pos", "smallest_left", "left_wall", "now_gaps", "ints",
-                                 "cfg", "near", "acc"])
+                                 "cfg"])
 
 # Columns of node_i, plan (after flat_state's START..FILE), iv, buf, out_f, out_i; slots of cfg.
 FREE, BUSY, CHANGED, HEAD, TAIL, REBUILT = range(6)
-P_NEXT, P_SEQ, P_SCORE, P_NODE, P_CASE, P_SAT, P_WALL, P_FIRST, P_FIRST_AT, P_PREV, P_NEAR, P_FLOOR = range(5, 17)
-P_X0, P_XN = 17, 18
-PLAN_COLUMNS = 19
+P_NEXT, P_SEQ, P_SCORE, P_NODE, P_CASE, P_SAT, P_WALL, P_FIRST, P_FIRST_AT, P_PREV, P_S2, P_K2, P_FLOOR = range(5, 18)
+P_X0, P_XN = 18, 19
+PLAN_COLUMNS = 20
 UNPLANNED, NO_NODE = -2.0, -1.0
 # plan[s, FILE] of a standing window whose file a pass placing only new jobs
 # does not see (the authors' simulator rebuilds its file view from started
@@ -107,9 +103,6 @@ C_EARLIEST_CORES = 15
 C_FLOAT32_LOADS = 16
 # cfg[C_PER_FILE]: a file's windows as the authors' simulator plans with them (R10, file_window).
 C_PER_FILE = 17
-# cfg[C_NEAR]: how many next nodes a placement records without scoring them (0: only those it
-# scored; the pass plans from scratch each time, nothing walks).
-C_NEAR = 18
 # cfg[C_PASS_STOP]: where a pass stops (options.pass_stop).
 STOP_NEVER, STOP_JOB_EXCEEDS, STOP_NO_FREE = range(3)
 STOP_CODES = {"never": STOP_NEVER, "job_exceeds_free_cores": STOP_JOB_EXCEEDS, "no_free_core": STOP_NO_FREE}
@@ -127,13 +120,6 @@ STOP_FLAG, STOP_DEARER, STOP_CAP, COMPACTIONS, REPLAYED = range(8, 13)
 # Jobs the walk chose a node for again under LEM's other flag, and the unchanged nodes it reloaded
 # to score them (statistics).
 FLAG_CHOSEN, FLAG_RELOADED = 13, 14
-# Unchanged nodes the walk reloaded and scored, among a job's next nodes, where its node got dearer.
-NEAR_RELOADED = 15
-
-# A job's next nodes kept per placement: when its node gets dearer by S, the walk settles it if the
-# floor beyond them is above S (a job's score jumps by 1-60 min there, the next node's is minutes
-# away on 486 nodes).
-NEAR = 16
 
 
 # Backfilling intervals are not reused until a compaction (every node reloaded, every
@@ -170,5 +156,4 @@ def allocate(n, m, words, jobs, cores, files, memory_files, file_rows=0):
         known=z(words, dtype=np.uint64), pf_bits=z((files, words), dtype=np.uint64),
         pf_count=z((files, n), dtype=np.int32),
         buf=z((u, 7)), out_f=z((jobs, 3)), out_i=z((jobs, 3), dtype=i64), out_pos=z((jobs, m), dtype=i64),
-        smallest_left=z(jobs, dtype=i64), left_wall=z((jobs, m)), now_gaps=z(m), ints=z(16, dtype=i64), cfg=z(19),
-        near=z((jobs, 2, NEAR)), acc=z((2, NEAR)))
+        smallest_left=z(jobs, dtype=i64), left_wall=z((jobs, m)), now_gaps=z(m), ints=z(16, dtype=i64), cfg=z(18))
