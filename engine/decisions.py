@@ -166,7 +166,8 @@ class DecisionHandlers:
         progress = {}
         for job in jobs:
             if job.state == "RUNNING":
-                progress[job.id] = {"profile": job.profile, "progress": self.progress_of(job)}
+                # Batsim 4.2.1 names the key profile_name (protocol.cpp; its docs' example says profile)
+                progress[job.id] = {"profile_name": job.profile, "progress": self.progress_of(job)}
                 self.end_job(job, "COMPLETED_KILLED", -1, announce=False)
         return progress
 

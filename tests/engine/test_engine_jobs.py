@@ -166,6 +166,7 @@ def test_kill_job_ends_the_job_and_reports_its_progress(tmp_path, platform):
     assert now == 11.0
     assert killed["data"]["job_ids"] == ["w0!1"]
     assert killed["data"]["job_progress"]["w0!1"]["progress"] == pytest.approx(0.1)
+    assert set(killed["data"]["job_progress"]["w0!1"]) == {"profile_name", "progress"}   # Batsim 4.2.1's keys
     row = res.jobs()["1"]
     assert (row["final_state"], row["finish_time"], row["execution_time"]) == (
         "COMPLETED_KILLED", "11.000000", "10.000000")
