@@ -441,7 +441,7 @@ class Relay:
             # Still waiting for its file: the engine never started it, and Batsim 4.2.1 refuses to kill
             # (or "complete") a job that did not run, so it is rejected there; the wrapped scheduler
             # learns of its kill from the proxy, at the protocol's next instant.
-            progress = {j: {"profile": self.profiles.get(j), "progress": 0.0} for j in held}
+            progress = {j: {"profile_name": self.profiles.get(j), "progress": 0.0} for j in held}
             for job_id in held:
                 out.append({"timestamp": now, "type": "REJECT_JOB", "data": {"job_id": job_id}})
                 self._end(job_id)

@@ -117,7 +117,7 @@ def run(engine, env, platform, workload, prefix, scheduler, dynamic):
         eng = subprocess.Popen(argv + (["--enable-dynamic-jobs"] if dynamic else []), stdout=elog,
                                stderr=subprocess.STDOUT, env=env, start_new_session=True, preexec_fn=_niced)
         try:
-            status, rss = _wait(eng, TIMEOUT)
+            status, rss = _wait(eng, TIMEOUT, sched)
             sched.wait(timeout=60 if status == 0 else 5)
         except subprocess.TimeoutExpired:
             status, rss = (None, float("nan")) if eng.poll() is None else (eng.returncode, rss)
@@ -141,9 +141,15 @@ def _niced():
     os.nice(10)
 
 
-def _wait(proc, timeout):
+def _wait(proc, timeout, scheduler=None):
+    """Wait for `proc`; once `scheduler` has failed, 30 s more at most: Batsim waits for ever for an answer
+    from a scheduler that died (pybatsim's KeyError on a kill, say), and the case would hold the sweep for
+    TIMEOUT."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
+        if scheduler is not None and scheduler.poll() not in (None, 0):
+            deadline = min(deadline, time.monotonic() + 30)
+            scheduler = None
         pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
         if pid:
             proc.returncode = os.waitstatus_to_exitcode(status)

@@ -166,7 +166,8 @@ class DecisionHandlers:
         progress = {}
         for job in jobs:
             if job.state == "RUNNING":
-                progress[job.id] = {"profile": job.profile, "progress": self.progress_of(job)}
+                # Batsim 4.2.1 names the key profile_name (protocol.cpp; its docs' example says profile)
+                progress[job.id] = {"profile_name": job.profile, "progress": self.progress_of(job)}
                 self.end_job(job, "COMPLETED_KILLED", -1, announce=False)
         return progress
 
@@ -234,9 +235,14 @@ class DecisionHandlers:
         where = f"REGISTER_JOB {shown(job_id)}"
         res = integer(desc.get("res"), "'res'", where, minimum=1, maximum=len(self.by_id))
         wall = walltime(desc.get("walltime"), where)
+        # Batsim 4.2.1 (jobs.cpp) aborts on a registered job without its own id or subtime: a scheduler
+        # the engine accepted would fail there. pybatsim's register_job sends both.
+        if desc.get("id") not in (job_id, local):
+            raise EngineError(f"{where}: the job's 'id' must be {job_id!r} (Batsim 4.2.1 reads the job's own "
+                              f"id), got {shown(desc.get('id'))}")
+        subtime = number(desc.get("subtime"), "'subtime' (Batsim 4.2.1 needs the job's submission time)", where)
         desc["id"] = job_id
-        desc.setdefault("subtime", self.now)
-        job = Job(wname, local, desc, self.now, res, wall, pname)
+        job = Job(wname, local, desc, subtime, res, wall, pname)   # Batsim's jobs.csv says the job's own subtime
         self.out.registered(job)
         self.submit(job, announce=self.opt.ack_dynamic)
 

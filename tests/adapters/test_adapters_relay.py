@@ -112,7 +112,7 @@ def test_killing_a_held_job_rejects_it_in_the_engine_and_reports_the_kill_itself
     assert types(relay.to_engine(msg(1.5))) == []     # the staging is still loading
     shown = relay.from_engine(msg(1.500001, ev(1.500001, "REQUESTED_CALL")))
     assert [(e["type"], e["data"]) for e in shown["events"]] == [
-        ("JOB_KILLED", {"job_ids": ["w0!1"], "job_progress": {"w0!1": {"profile": "d5", "progress": 0.0}}})]
+        ("JOB_KILLED", {"job_ids": ["w0!1"], "job_progress": {"w0!1": {"profile_name": "d5", "progress": 0.0}}})]
     assert types(relay.to_engine(msg(1.500001))) == []
     # its load ends: nobody waits for it any more; now nothing can need a staging
     assert relay.from_engine(msg(3.0, ev(3.0, "JOB_COMPLETED", job_id="batloc-stage!stage-w0-1-n000",

@@ -158,7 +158,7 @@ def test_a_job_waiting_for_room_can_be_killed(relay):
     assert [s[:2] for s in sent(reply)] == [("REJECT_JOB", "w0!2"), ("CALL_ME_LATER", None)]   # no KILL_JOB
     assert relay.state.waiting == []
     fwd = relay.from_engine(msg(1.000001, ev(1.000001, "REQUESTED_CALL")))
-    assert fwd["events"][0]["data"] == {"job_ids": ["w0!2"], "job_progress": {"w0!2": {"profile": "d5", "progress": 0.0}}}
+    assert fwd["events"][0]["data"] == {"job_ids": ["w0!2"], "job_progress": {"w0!2": {"profile_name": "d5", "progress": 0.0}}}
 
 
 def test_a_job_on_two_nodes_claims_both_at_once(relay, tmp_path):

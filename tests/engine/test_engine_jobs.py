@@ -166,6 +166,7 @@ def test_kill_job_ends_the_job_and_reports_its_progress(tmp_path, platform):
     assert now == 11.0
     assert killed["data"]["job_ids"] == ["w0!1"]
     assert killed["data"]["job_progress"]["w0!1"]["progress"] == pytest.approx(0.1)
+    assert set(killed["data"]["job_progress"]["w0!1"]) == {"profile_name", "progress"}   # Batsim 4.2.1's keys
     row = res.jobs()["1"]
     assert (row["final_state"], row["finish_time"], row["execution_time"]) == (
         "COMPLETED_KILLED", "11.000000", "10.000000")
@@ -186,13 +187,13 @@ def _dynamic_scheduler(second_job):
                 out += [{"type": "REGISTER_PROFILE", "data": {"workload_name": "dyn", "profile_name": "p5",
                                                                "profile": {"type": "delay", "delay": 5}}},
                         {"type": "REGISTER_JOB", "data": {"job_id": "dyn!a", "job": {
-                            "id": "dyn!a", "res": 1, "profile": "p5", "walltime": 9}}},
+                            "id": "dyn!a", "subtime": msg["now"], "res": 1, "profile": "p5", "walltime": 9}}},
                         {"type": "EXECUTE_JOB", "data": {"job_id": "dyn!a", "alloc": "3"}}]
             elif t == "JOB_SUBMITTED" and d["job_id"] == "w0!1":
                 out.append({"type": "EXECUTE_JOB", "data": {"job_id": "w0!1", "alloc": "1"}})
             elif t == "JOB_COMPLETED" and d["job_id"] == "dyn!a" and second_job:
                 out += [{"type": "REGISTER_JOB", "data": {"job_id": "dyn!b", "job": {
-                            "id": "dyn!b", "res": 1, "profile": "p5"}}},
+                            "id": "dyn!b", "subtime": msg["now"], "res": 1, "profile": "p5"}}},
                         {"type": "EXECUTE_JOB", "data": {"job_id": "dyn!b", "alloc": "3"}}]
             elif t == "JOB_COMPLETED" and d["job_id"] == ("dyn!b" if second_job else "dyn!a"):
                 out.append({"type": "NOTIFY", "data": {"type": "registration_finished"}})

@@ -66,3 +66,66 @@ def test_the_allocation_text_is_procsets_own():
         ids = [rng.randrange(40) for _ in range(rng.randrange(1, 12))]
         ours = procset_of(ids)
         assert ours == ProcSet(*ids) and alloc_text(ours) == str(ProcSet(*ids)) == str(ours)
+
+
+class _Network:
+    def __init__(self, msg):
+        self.msg, self.sent = msg, []
+
+    def recv(self, blocking=False):
+        return self.msg
+
+    def send(self, msg):
+        self.sent.append(msg)
+
+
+class _Recorder:
+    """A scheduler that records the jobs each callback is given."""
+
+    def __init__(self):
+        self.calls = []
+
+    def __getattr__(self, name):
+        if name.startswith("on"):
+            return lambda *args: self.calls.append((name, [[j.id for j in a] if isinstance(a, list) else a.id
+                                                          for a in args]))
+        raise AttributeError(name)
+
+
+@pytest.mark.parametrize("level", ["WARNING", "INFO"])     # the quick loop, then pybatsim's own
+def test_a_kill_of_two_jobs_one_of_which_ends_then_tells_the_one_killed(level):
+    # Batsim 4.2.1 (real_batsim.py policies, FCFS on a 64-node saturated input): the scheduler killed w0!2 and
+    # w0!3 at their window end; w0!3 ended in that instant, so JOB_KILLED names both and gives w0!2's progress
+    # only. pybatsim 3.2.1 then failed with KeyError 'w0!3' and Batsim waited for ever.
+    import logging
+
+    from batsim.batsim import Batsim, Job
+
+    from batloc.schedulers import dispatch
+
+    bs = object.__new__(Batsim)
+    bs.logger = logging.getLogger("batsim.batsim")
+    bs.scheduler = _Recorder()
+    bs.running_simulation, bs.use_storage_controller, bs.event_publisher = True, False, None
+    for counter in ("nb_jobs_completed", "nb_jobs_successful", "nb_jobs_killed", "nb_jobs_timeout",
+                    "nb_jobs_failed"):
+        setattr(bs, counter, 0)
+    bs.jobs = {jid: Job(jid, 0, 10, 1, "d", {}) for jid in ("w0!2", "w0!3")}
+    bs.network = _Network({"now": 10.0, "events": [
+        {"timestamp": 10.0, "type": "JOB_COMPLETED",
+         "data": {"job_id": "w0!3", "job_state": "COMPLETED_SUCCESSFULLY", "return_code": 0, "alloc": "1"}},
+        {"timestamp": 10.0, "type": "JOB_COMPLETED",
+         "data": {"job_id": "w0!2", "job_state": "COMPLETED_KILLED", "return_code": -1, "alloc": "0"}},
+        {"timestamp": 10.0, "type": "JOB_KILLED",
+         "data": {"job_ids": ["w0!2", "w0!3"], "job_progress": {"w0!2": {"profile_name": "d", "progress": 0.5}}}}]})
+    old = dispatch.PYBATSIM_LOG.level
+    dispatch.PYBATSIM_LOG.setLevel(level)
+    try:
+        assert dispatch.quick_read(bs)
+    finally:
+        dispatch.PYBATSIM_LOG.setLevel(old)
+    calls = [c for c in bs.scheduler.calls if c[0] in ("onJobCompletion", "onJobsKilled")]
+    assert calls == [("onJobCompletion", ["w0!3"]), ("onJobCompletion", ["w0!2"]), ("onJobsKilled", [["w0!2"]])]
+    assert bs.jobs["w0!2"].progress == {"profile_name": "d", "progress": 0.5}
+    assert (bs.nb_jobs_successful, bs.nb_jobs_killed) == (1, 1)
+    assert bs.network.sent == [{"now": 10.0, "events": []}]
