@@ -163,7 +163,7 @@ class TimedMessages:
         self.receiving = message
         shape = self.message_shapes.get(message.src)
         if shape is not None and (self.clock_transfers or not self.comms_in_flight):   # the common case, at once
-            self.clock.transfer(shape, self.transfer_done, message=True)
+            self.clock.send(shape, self.transfer_done)
             return
         route = self.route(message.src, self.platform.master)
         if self.comms_in_flight and route[0] and not self.clock_transfers:
@@ -178,7 +178,7 @@ class TimedMessages:
         else:
             if shape is None:   # Batsim's 1-byte message from that host: the same task every time
                 shape = self.message_shapes[message.src] = self.clock.shape([route + (1.0,)])
-            self.clock.transfer(shape, self.transfer_done, message=True)
+            self.clock.send(shape, self.transfer_done)
 
     def transfer_done(self):
         """The server took the message in transfer: handle it, maybe tell the scheduler, take the next one."""
@@ -316,6 +316,13 @@ class TimedMessages:
             if stop is not None and stop.signum is not None:
                 stop.check(self.now)
             self.run_later()
+            if not self.act_count:
+                ended = clock.message_step()   # the common step, at once
+                if ended is not None:
+                    self.run_round(ended, ())
+                    if self.progress is not None:
+                        self.progress.update(self.now)
+                    continue
             delta = clock.next_delta()
             t = INF if delta is None else clock.now + delta
             if self.act_count and self.activities_until(t):
