@@ -150,8 +150,11 @@ class TimedMessages:
 
     def end_round(self):
         puts, self.round_puts = self.round_puts, None
-        for message in puts:
-            self.enqueue(message)
+        for message in puts:   # enqueue's work, inline (a run's every message passes here)
+            if self.receiving is None and not self.box:
+                self.start_transfer(message)
+            else:
+                self.box.append(message)
 
     def enqueue(self, message):
         if self.receiving is None and not self.box:
@@ -184,7 +187,8 @@ class TimedMessages:
         """The server took the message in transfer: handle it, maybe tell the scheduler, take the next one."""
         message = self.receiving   # still busy until its next get: puts made while handling wait in the mailbox
         self.received(message)
-        self.maybe_send()
+        if self.sched_ready and not self.box:
+            self.maybe_send()
         if message.resume is not None:
             message.resume()
         self.receiving = None
@@ -315,11 +319,18 @@ class TimedMessages:
         while not (self.ends_sent and self.sched_ready):
             if stop is not None and stop.signum is not None:
                 stop.check(self.now)
-            self.run_later()
+            if self.later:
+                self.run_later()
             if not self.act_count:
-                ended = clock.message_step()   # the common step, at once
+                ended = clock.message_step()   # the common step, at once: run_round's work, inline
                 if ended is not None:
-                    self.run_round(ended, ())
+                    self.now = clock.now
+                    self.round_puts = []
+                    for action in ended:
+                        action.done()
+                    self.end_round()
+                    if self.later:
+                        self.run_later()
                     if self.progress is not None:
                         self.progress.update(self.now)
                     continue
