@@ -508,37 +508,49 @@ class L07Clock:
                     rate[t.slot] = t.rate or WAITING_RATE   # no share (a link of no bandwidth): no progress
         lmm.changed = []
 
-    def message_step(self):
-        """`next_delta` and `step` at once where the next step is a message's end and nothing else's (three steps
-        in four of a run: Batsim's messages one after the other), the same float operations in the same order;
-        None, having changed nothing, where it is not that case (another action could end or be next, a solve
-        is due, or the transfers in the arrays could not owe the step)."""
+    def quick_step(self):
+        """`next_delta` and `step` at once where the next step ends one message, or the least sleeps, and nothing
+        else (nearly every step of a run: Batsim's messages one after the other, and the jobs' ends), the same
+        float operations in the same order; None, having changed nothing that `next_delta` would not, where it
+        is not that case (latencies paid, messages in parallel, a transfer in the arrays that could end or be
+        next)."""
         messages = self.messages
-        if len(messages) != 1 or self.latent:
+        if len(messages) > 1 or self.latent:
             return None
         lmm = self.lmm
         if lmm.dirty:   # next_delta's first work, done here as there (it is not redone)
             lmm.solve()
         if lmm.changed:
             self.take_rates()
-        t = messages[0]
-        pace = t.pace
-        remains = t.remains
-        if pace <= 0 or remains <= 0:
-            return None
-        delta = remains / pace
         n = self.sleeps.n
-        if n:
-            low = self.low - delta
-            if low < PRECISION_TIMING:   # a sleep ends with it (or is next): the general step
+        if messages:
+            t = messages[0]
+            pace = t.pace
+            remains = t.remains
+            if pace <= 0 or remains <= 0:
                 return None
-        if self.moves.n:
+            delta = remains / pace
+            if n:
+                low = self.low - delta
+                if low < PRECISION_TIMING:   # a sleep ends with it (or is next): the general step
+                    return None
+        elif n:
+            delta = self.low
+        else:
+            return None
+        moves = self.moves.n
+        if moves:
             if not self.fresh:
                 self.exact_low()   # as next_delta would (and then need not)
             if not (self.moves_low - self.owed > 2.0 * delta and self.moves_rmin > 1e-12
                     and self.owed + delta <= 0.5 * self.moves_low):
                 return None
         self.now += delta
+        if moves:   # no transfer in the arrays can end before half its fraction is gone: the step is owed
+            self.owed_steps.append(delta)
+            self.owed += delta
+        if not messages:
+            return self.wear_sleeps(n, delta)
         if n:
             left = self.sleeps.left[:n]
             left -= delta
@@ -547,9 +559,6 @@ class L07Clock:
         if remains < PRECISION_REMAINS:
             remains = 0.0
         t.remains = remains
-        if self.moves.n:
-            self.owed_steps.append(delta)
-            self.owed += delta
         if remains <= 0 and t.penalty > 0:
             t.alive = False
             self.messages = []
@@ -601,25 +610,32 @@ class L07Clock:
             self.spare = np.empty(len(self.moves.remains))
         return self.spare
 
+    def wear_sleeps(self, n, delta):
+        """The `n` sleeps worn by a step of `delta`; those it ends, in the order they began."""
+        sleeps = self.sleeps
+        left = sleeps.left[:n]
+        left -= delta
+        # the least stays the least (rounding is monotonic): worn down as the array is, it says whether any ends
+        low = self.low - delta
+        if low >= PRECISION_TIMING:
+            self.low = low
+            return []
+        ended = [sleeps.owner[slot] for slot in (left < PRECISION_TIMING).nonzero()[0].tolist()]
+        for action in ended:
+            action.alive = False
+            sleeps.release(action)
+        self._new_low()
+        if len(ended) > 1:
+            ended.sort(key=seq_of)
+        return ended
+
     def step(self, delta):
         """Move the clock by `delta`; return the actions that end, in the order they began."""
         self.now += delta
         ended = []
-        sleeps = self.sleeps
-        n = sleeps.n
+        n = self.sleeps.n
         if n:
-            left = sleeps.left[:n]
-            left -= delta
-            # the least stays the least (rounding is monotonic): worn down as the array is, it says whether any ends
-            low = self.low - delta
-            if low < PRECISION_TIMING:
-                ended = [sleeps.owner[slot] for slot in (left < PRECISION_TIMING).nonzero()[0].tolist()]
-                for action in ended:
-                    action.alive = False
-                    sleeps.release(action)
-                self._new_low()
-            else:
-                self.low = low
+            ended = self.wear_sleeps(n, delta)
         lmm = self.lmm
         if self.latent:
             for t in list(self.latent):
@@ -668,14 +684,15 @@ class L07Clock:
                 done += finished
         if done:
             if len(done) > 1:
-                done.sort(key=lambda a: a.seq)
+                done.sort(key=seq_of)
             if ended:
-                ended.sort(key=lambda a: a.seq)
                 return merge(ended, done)
             return done
-        if len(ended) > 1:
-            ended.sort(key=lambda a: a.seq)
         return ended
+
+
+def seq_of(action):
+    return action.seq
 
 
 def merge(a, b):

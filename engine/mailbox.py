@@ -322,7 +322,7 @@ class TimedMessages:
             if self.later:
                 self.run_later()
             if not self.act_count:
-                ended = clock.message_step()   # the common step, at once: run_round's work, inline
+                ended = clock.quick_step()   # the common step, at once: run_round's work, inline
                 if ended is not None:
                     self.now = clock.now
                     self.round_puts = []
