@@ -234,9 +234,14 @@ class DecisionHandlers:
         where = f"REGISTER_JOB {shown(job_id)}"
         res = integer(desc.get("res"), "'res'", where, minimum=1, maximum=len(self.by_id))
         wall = walltime(desc.get("walltime"), where)
+        # Batsim 4.2.1 (jobs.cpp) aborts on a registered job without its own id or subtime: a scheduler
+        # the engine accepted would fail there. pybatsim's register_job sends both.
+        if desc.get("id") not in (job_id, local):
+            raise EngineError(f"{where}: the job's 'id' must be {job_id!r} (Batsim 4.2.1 reads the job's own "
+                              f"id), got {shown(desc.get('id'))}")
+        subtime = number(desc.get("subtime"), "'subtime' (Batsim 4.2.1 needs the job's submission time)", where)
         desc["id"] = job_id
-        desc.setdefault("subtime", self.now)
-        job = Job(wname, local, desc, self.now, res, wall, pname)
+        job = Job(wname, local, desc, subtime, res, wall, pname)   # Batsim's jobs.csv says the job's own subtime
         self.out.registered(job)
         self.submit(job, announce=self.opt.ack_dynamic)
 

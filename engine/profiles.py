@@ -67,6 +67,11 @@ def check_profile(profile, where, profiles):
     for field in ("delay", "cpu", "com", "nb_bytes", "bytes_to_read", "bytes_to_write"):
         if field in profile:
             number(profile[field], field, where, minimum=0)
+    if ptype == "delay" and float(profile["delay"]) == 0:
+        # Batsim 4.2.1 aborts on it (profiles.cpp: "non-strictly-positive 'delay'"): a workload the engine
+        # ran would not run on Batsim. A job of no work is a parallel_homogeneous of cpu 0 and com 0.
+        raise EngineError(f"{where}: delay must be > 0 (Batsim 4.2.1 refuses a delay of 0 s; a job that does "
+                          f"nothing is a parallel_homogeneous profile with cpu 0 and com 0)")
     if ptype == "usage_trace" and not isinstance(profile["trace"], str):
         raise EngineError(f"{where}: trace must be a file name (a string), got {excerpt(profile['trace'])}")
     for field in ("from", "to", "storage"):

@@ -74,7 +74,7 @@ def _job(number, record) -> dict:
     job = {"subtime": _number(name, record, "subtime", low=0.0),
            "res": _integer(name, record, "res", low=1, high=PLATFORM_HOSTS),   # no platform batloc reads has more
            "walltime": _walltime(name, record),
-           "delay": _number(name, record, "delay", low=0.0),
+           "delay": _delay(name, record),
            "input_size": _number(name, record, "input_size", low=0.0),
            "input_file": _text(name, record, "input_file"),
            "user": str(record["user"]) if _given(record.get("user")) else "",
@@ -95,6 +95,14 @@ def _number(name, record, key, low) -> float:
             or not math.isfinite(float(value)) or float(value) < low:
         raise WorkloadError(f"{name}: {key} must be a finite number >= {low:g}, not {value!r}")
     return float(value)
+
+
+def _delay(name, record) -> float:
+    value = record["delay"]
+    if isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_)) and value == 0:
+        # Batsim 4.2.1 refuses a delay profile of 0 s, and so does the engine
+        raise WorkloadError(f"{name}: delay must be > 0 s (Batsim refuses a job of no duration), not 0")
+    return _number(name, record, "delay", low=0.0)
 
 
 def _integer(name, record, key, low, high=None) -> int:

@@ -104,8 +104,12 @@ def test_a_decision_log_that_cannot_be_written_is_one_line_before_anything_runs(
 def test_a_daemon_the_wrapped_scheduler_leaves_outside_its_group_ends_with_the_proxy():
     # setsid took it out of the scheduler's process group: it outlived the proxy (the probe)
     marker = f"{700 + time.monotonic() % 1:.9f}"
-    proc = subprocess.run(PROXY + ["--bind", "tcp://127.0.0.1:0", "--ready-timeout", "5", "--", "bash", "-c",
-                                   f"setsid sleep {marker} < /dev/null > /dev/null 2>&1 & exit 3"],
+    # Popen returns once the child has left the group and become `sleep` (it waits for the exec): a shell's
+    # `setsid sleep &; exit 3` could exit first on a loaded machine, the daemon still in the group
+    daemon = (f"import subprocess, sys; d = subprocess.DEVNULL; subprocess.Popen(['sleep', '{marker}'], "
+              f"start_new_session=True, stdin=d, stdout=d, stderr=d); sys.exit(3)")
+    proc = subprocess.run(PROXY + ["--bind", "tcp://127.0.0.1:0", "--ready-timeout", "5", "--", sys.executable, "-c",
+                                   daemon],
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 1 and "Traceback" not in proc.stderr
     assert (f"batloc-stage-proxy: ended 1 process(es) the wrapped scheduler left outside its process group: "

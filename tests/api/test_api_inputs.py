@@ -76,6 +76,7 @@ def test_jobs_from_dicts_or_a_dataframe_are_the_contract_s_workload(tmp_path):
     # wider than any platform batloc reads: written as nb_res 10^20 in silence (the probe)
     (dict(res=10**20), "workload: job #1 (id 1): res must be an integer in 1..1048576, not 100000000000000000000"),
     (dict(delay=float("inf")), "workload: job #1 (id 1): delay must be a finite number >= 0, not inf"),
+    (dict(delay=0), "workload: job #1 (id 1): delay must be > 0 s (Batsim refuses a job of no duration), not 0"),
     (dict(walltime=0), "workload: job #1 (id 1): walltime must be a number of seconds > 0 (or -1: none)"),
     (dict(input_file=""), "workload: job #1 (id 1): input_file must be a non-empty string"),
     (dict(id=3), "workload: job #1: id 3 is job #0's too"),

@@ -53,6 +53,7 @@ def assert_one_line_error(proc, *fragments):
     (workload(profile={"delay": NAN}), ["profile 'd'", "delay must be a finite number, got nan"]),
     (workload(profile={"delay": INF}), ["profile 'd'", "delay must be a finite number, got inf"]),
     (workload(profile={"delay": -1}), ["profile 'd'", "delay must be >= 0, got -1"]),
+    (workload(profile={"delay": 0}), ["profile 'd'", "delay must be > 0 (Batsim 4.2.1 refuses a delay of 0 s"]),
     (workload(profile={"delay": "5"}), ["profile 'd'", "delay must be a number, got '5'"]),
     (workload(profile={"ret": 0.5}), ["profile 'd'", "ret (the return code) must be an integer"]),
     (workload(profile={"type": ["delay"]}), ["profile 'd'", "unknown profile type ['delay']"]),
@@ -109,7 +110,7 @@ def test_a_job_that_runs_in_no_time_counts_batsims_epsilon_and_no_output_holds_n
     # the requested call, 2 s after its submission: turnaround 2.00001 s, stretch 200 001.
     wl = write(tmp_path, "w.json", {"nb_res": 4, "jobs": [
         {"id": 1, "subtime": 1, "res": 1, "profile": "zero"}, {"id": 2, "subtime": 1, "res": 1, "profile": "zero"}],
-        "profiles": {"zero": {"type": "delay", "delay": 0}}})
+        "profiles": {"zero": {"type": "parallel_homogeneous", "cpu": 0, "com": 0}}})
 
     def sched(msg):
         if any(e["type"] == "JOB_SUBMITTED" for e in msg["events"]):
@@ -241,12 +242,12 @@ def execute(**data):
     ([{"type": "SET_RESOURCE_STATE", "data": {"resources": "0-99", "state": "1"}}],
      ["SET_RESOURCE_STATE at t=1.000000", "resource 99 does not exist"]),
     ([{"type": "QUERY", "data": {"requests": ["consumed_energy"]}}], ["QUERY at t=1.000000", "requests must be"]),
-    ([{"type": "REGISTER_JOB", "data": {"job_id": "w0!", "job": {"res": 1, "profile": "d"}}}],
+    ([{"type": "REGISTER_JOB", "data": {"job_id": "w0!", "job": {"id": "w0!1", "subtime": 1, "res": 1, "profile": "d"}}}],
      ["REGISTER_JOB: job id 'w0!' must read WORKLOAD!JOB, neither part empty"]),
-    ([{"type": "REGISTER_JOB", "data": {"job_id": "w0!1", "job": {"res": 1, "profile": "d"}}}],
+    ([{"type": "REGISTER_JOB", "data": {"job_id": "w0!1", "job": {"id": "w0!1", "subtime": 1, "res": 1, "profile": "d"}}}],
      ["REGISTER_JOB at t=1.000000: job 'w0!1' already exists (a job of workload 'w0')"]),
     # a workload job not submitted yet: its row would have been lost when it came
-    ([{"type": "REGISTER_JOB", "data": {"job_id": "w0!2", "job": {"res": 1, "profile": "d"}}}],
+    ([{"type": "REGISTER_JOB", "data": {"job_id": "w0!2", "job": {"id": "w0!2", "subtime": 1, "res": 1, "profile": "d"}}}],
      ["REGISTER_JOB at t=1.000000: job 'w0!2' already exists (a job of workload 'w0')"]),
 ])
 def test_type_confused_and_oversized_decisions_are_refused(tmp_path, platform, events, fragments):
@@ -274,6 +275,11 @@ def register(job):
     ({"res": 1, "profile": "p", "walltime": "9"}, "REGISTER_JOB 'dyn!a': walltime must be"),
     ({"res": 1, "profile": ["p"]}, "REGISTER_JOB 'dyn!a': profile ['p'] of workload 'dyn' is unknown"),
     (["res", 1], "REGISTER_JOB 'dyn!a': 'job' must be an object, got ['res', 1]"),
+    # Batsim 4.2.1 aborts on these two (jobs.cpp): a scheduler the engine ran would fail on Batsim
+    ({"id": "dyn!a", "res": 1, "profile": "p"},
+     "REGISTER_JOB 'dyn!a': 'subtime' (Batsim 4.2.1 needs the job's submission time) must be a number, got None"),
+    ({"subtime": 1, "res": 1, "profile": "p"},
+     "REGISTER_JOB 'dyn!a': the job's 'id' must be 'dyn!a' (Batsim 4.2.1 reads the job's own id), got None"),
 ])
 def test_bad_dynamic_jobs_are_refused(tmp_path, platform, job, fragment):
     wl = write(tmp_path, "w.json", workload())

@@ -186,13 +186,13 @@ def _dynamic_scheduler(second_job):
                 out += [{"type": "REGISTER_PROFILE", "data": {"workload_name": "dyn", "profile_name": "p5",
                                                                "profile": {"type": "delay", "delay": 5}}},
                         {"type": "REGISTER_JOB", "data": {"job_id": "dyn!a", "job": {
-                            "id": "dyn!a", "res": 1, "profile": "p5", "walltime": 9}}},
+                            "id": "dyn!a", "subtime": msg["now"], "res": 1, "profile": "p5", "walltime": 9}}},
                         {"type": "EXECUTE_JOB", "data": {"job_id": "dyn!a", "alloc": "3"}}]
             elif t == "JOB_SUBMITTED" and d["job_id"] == "w0!1":
                 out.append({"type": "EXECUTE_JOB", "data": {"job_id": "w0!1", "alloc": "1"}})
             elif t == "JOB_COMPLETED" and d["job_id"] == "dyn!a" and second_job:
                 out += [{"type": "REGISTER_JOB", "data": {"job_id": "dyn!b", "job": {
-                            "id": "dyn!b", "res": 1, "profile": "p5"}}},
+                            "id": "dyn!b", "subtime": msg["now"], "res": 1, "profile": "p5"}}},
                         {"type": "EXECUTE_JOB", "data": {"job_id": "dyn!b", "alloc": "3"}}]
             elif t == "JOB_COMPLETED" and d["job_id"] == ("dyn!b" if second_job else "dyn!a"):
                 out.append({"type": "NOTIFY", "data": {"type": "registration_finished"}})

@@ -140,7 +140,7 @@ class OverZeroMQ:
                 if e["type"] == "JOB_SUBMITTED" and e["data"]["job_id"] == "w0!6":
                     extra += [{"type": "REGISTER_PROFILE", "data": {"workload_name": "dyn", "profile_name": "p",
                                                                      "profile": {"type": "delay", "delay": 3}}},
-                              {"type": "REGISTER_JOB", "data": {"job_id": "dyn!a,1", "job": {"res": 1, "profile": "p",
+                              {"type": "REGISTER_JOB", "data": {"job_id": "dyn!a,1", "job": {"id": "dyn!a,1", "subtime": msg["now"], "res": 1, "profile": "p",
                                                                                              "walltime": 20}}},
                               {"type": "SET_JOB_METADATA", "data": {"job_id": "w0!2", "metadata": 'tag,"x"'}}]
             return extra + fifo(msg)

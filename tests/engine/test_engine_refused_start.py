@@ -22,7 +22,8 @@ def refused_staging(mapping):
                     {"type": "REGISTER_PROFILE", "data": {"workload_name": "batloc-stage", "profile_name": "s",
                                                            "profile": {"type": "data_staging", "nb_bytes": 1e9,
                                                                        "from": "pfs", "to": "mem"}}},
-                    {"type": "REGISTER_JOB", "data": {"job_id": "batloc-stage!s", "job": {"res": 2, "profile": "s"}}},
+                    {"type": "REGISTER_JOB", "data": {"job_id": "batloc-stage!s", "job": {
+                        "id": "batloc-stage!s", "subtime": msg["now"], "res": 2, "profile": "s"}}},
                 ]
             elif e["type"] == "JOB_SUBMITTED":
                 out += [{"type": "EXECUTE_JOB", "data": {"job_id": "w0!1", "alloc": "0"}},

@@ -23,7 +23,7 @@ def staging_scheduler(n_transfers, nb_bytes):
                         {"type": "REGISTER_PROFILE", "data": {"workload_name": "batloc-stage", "profile_name": name,
                                                                "profile": {"type": "data_staging", "nb_bytes": nb_bytes,
                                                                            "from": "pfs", "to": "mem"}}},
-                        {"type": "REGISTER_JOB", "data": {"job_id": jid, "job": {"id": jid, "res": 2,
+                        {"type": "REGISTER_JOB", "data": {"job_id": jid, "job": {"id": jid, "subtime": msg["now"], "res": 2,
                                                                                  "profile": name}}},
                         {"type": "EXECUTE_JOB", "data": {
                             "job_id": jid, "alloc": f"{storage['lustre']} {storage['n000_mem']}",
