@@ -242,8 +242,11 @@ class TimedMessages:
         self.sched_ready = False
         self.forget_sent_jobs()
         self.reqrep, self.reqrep_now = self.read_reply(raw)
-        self.check_stall([str(e.get("type")) for _, e in self.reqrep])
+        self.check_stall(self.reqrep_types)
         self.later.append(self.reqrep_step)   # an actor created now runs after those woken now
+
+    def reqrep_types(self):
+        return [str(e.get("type")) if isinstance(e, dict) else "?" for _, e in self.reqrep]
 
     def reqrep_step(self, woke=False):
         """Send the answer's next decision, or "ready" after the last. protocol.cpp send_message_at_time sleeps
