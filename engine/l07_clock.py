@@ -312,6 +312,9 @@ class Slots:
         self.n = last
 
 
+# The least element of a 1-d array (ndarray.min without its Python wrapper: many calls on small arrays)
+least = np.minimum.reduce
+
 # A transfer still paying its latency moves nothing: its rate in the arrays is this, not 0, so that its fraction
 # left over it (1e300) is never the least and a step wears nothing off it (1.0 - 1e-300 x delta == 1.0)
 WAITING_RATE = 1e-300
@@ -416,6 +419,25 @@ class L07Clock:
             self.latent.append(action)
         return action
 
+    def send(self, shape, done):
+        """`transfer(shape, done, message=True)`, shortest where the message is alone on its links with no latency
+        and its lone rate known (Batsim's messages on batloc's platforms, nearly always): ``Lmm.light``'s work."""
+        elements = shape.elements
+        if shape.latency <= 0 and shape.lone is not None and elements:
+            for c, _ in elements:
+                if c.users:
+                    return self.transfer(shape, done, message=True)
+            self.seq += 1
+            t = Transfer(self.seq, done, shape)
+            t.remains = 1.0
+            t.penalty = 1.0
+            t.pace = t.rate = shape.lone
+            self.messages.append(t)
+            for c, _ in elements:
+                c.lights.append(t)
+            return t
+        return self.transfer(shape, done, message=True)
+
     def message(self, route, done):
         """Batsim's 1-byte message over `route` = (links, latency)."""
         return self.transfer([(route[0], route[1], 1.0)], done, message=True)
@@ -442,7 +464,7 @@ class L07Clock:
 
     def _new_low(self):
         n = self.sleeps.n
-        self.low = float(self.sleeps.left[:n].min()) if n else INF
+        self.low = float(least(self.sleeps.left[:n])) if n else INF
 
     # ---- steps ------------------------------------------------------------------------------------------
     def next_delta(self):
@@ -452,17 +474,7 @@ class L07Clock:
         if lmm.dirty:
             lmm.solve()
         if lmm.changed:
-            rate = None
-            for t in lmm.changed:
-                if t.alive:
-                    if t.slot is None:
-                        t.pace = t.rate
-                    else:
-                        if rate is None:
-                            self.flush()   # the steps owed were worn at the former rates
-                            rate = self.moves.rate
-                        rate[t.slot] = t.rate or WAITING_RATE   # no share (a link of no bandwidth): no progress
-            lmm.changed = []
+            self.take_rates()
         for t in self.messages:
             pace = t.pace
             if pace > 0:
@@ -481,6 +493,79 @@ class L07Clock:
                     best = value
         return best
 
+    def take_rates(self):
+        """The rates the last solve (or an enable) set, into the messages' paces and the arrays."""
+        lmm = self.lmm
+        rate = None
+        for t in lmm.changed:
+            if t.alive:
+                if t.slot is None:
+                    t.pace = t.rate
+                else:
+                    if rate is None:
+                        self.flush()   # the steps owed were worn at the former rates
+                        rate = self.moves.rate
+                    rate[t.slot] = t.rate or WAITING_RATE   # no share (a link of no bandwidth): no progress
+        lmm.changed = []
+
+    def quick_step(self):
+        """`next_delta` and `step` at once where the next step ends one message, or the least sleeps, and nothing
+        else (nearly every step of a run: Batsim's messages one after the other, and the jobs' ends), the same
+        float operations in the same order; None, having changed nothing that `next_delta` would not, where it
+        is not that case (latencies paid, messages in parallel, a transfer in the arrays that could end or be
+        next)."""
+        messages = self.messages
+        if len(messages) > 1 or self.latent:
+            return None
+        lmm = self.lmm
+        if lmm.dirty:   # next_delta's first work, done here as there (it is not redone)
+            lmm.solve()
+        if lmm.changed:
+            self.take_rates()
+        n = self.sleeps.n
+        if messages:
+            t = messages[0]
+            pace = t.pace
+            remains = t.remains
+            if pace <= 0 or remains <= 0:
+                return None
+            delta = remains / pace
+            if n:
+                low = self.low - delta
+                if low < PRECISION_TIMING:   # a sleep ends with it (or is next): the general step
+                    return None
+        elif n:
+            delta = self.low
+        else:
+            return None
+        moves = self.moves.n
+        if moves:
+            if not self.fresh:
+                self.exact_low()   # as next_delta would (and then need not)
+            if not (self.moves_low - self.owed > 2.0 * delta and self.moves_rmin > 1e-12
+                    and self.owed + delta <= 0.5 * self.moves_low):
+                return None
+        self.now += delta
+        if moves:   # no transfer in the arrays can end before half its fraction is gone: the step is owed
+            self.owed_steps.append(delta)
+            self.owed += delta
+        if not messages:
+            return self.wear_sleeps(n, delta)
+        if n:
+            left = self.sleeps.left[:n]
+            left -= delta
+            self.low = low
+        remains -= pace * delta
+        if remains < PRECISION_REMAINS:
+            remains = 0.0
+        t.remains = remains
+        if remains <= 0 and t.penalty > 0:
+            t.alive = False
+            self.messages = []
+            lmm.disable(t)
+            return [t]
+        return []
+
     def exact_low(self):
         """The least fraction over rate of the transfers in the arrays, every step owed worn first."""
         if self.owed_steps:
@@ -489,14 +574,14 @@ class L07Clock:
             n = self.moves.n
             spare = self.scratch()[:n]
             np.divide(self.moves.remains[:n], self.moves.rate[:n], out=spare)
-            self.moves_low = float(spare.min())
-            self.moves_rmin = float(self.moves.remains[:n].min())
+            self.moves_low = float(least(spare))
+            self.moves_rmin = float(least(self.moves.remains[:n]))
             self.fresh = True
         return self.moves_low
 
     def flush(self, delta=None):
         """Wear the transfers in the arrays by the steps owed (and `delta`), one after the other, exactly as step by
-        step: each row [remains, rate x delta1, rate x delta2, ...] reduced by subtraction from the left."""
+        step: each column [remains, rate x delta1, rate x delta2, ...] reduced by subtraction from the top."""
         owed = self.owed_steps
         if delta is not None:
             owed.append(delta)
@@ -509,10 +594,12 @@ class L07Clock:
                     np.multiply(rate, owed[0], out=spare)   # SimGrid's update_remains(rate * delta)
                     remains -= spare
                 else:
-                    rows = np.empty((n, len(owed) + 1))
-                    rows[:, 0] = remains
-                    np.multiply.outer(rate, owed, out=rows[:, 1:])
-                    np.subtract.reduce(rows, axis=1, out=remains)
+                    # one row per step (the reduction then runs along the rows, element by element in place:
+                    # the same left fold as along columns, at the speed of one subtraction per row)
+                    rows = np.empty((len(owed) + 1, n))
+                    rows[0] = remains
+                    np.multiply.outer(owed, rate, out=rows[1:])
+                    np.subtract.reduce(rows, axis=0, out=remains)
             self.owed_steps = []
             self.owed = 0.0
             self.fresh = False
@@ -523,25 +610,32 @@ class L07Clock:
             self.spare = np.empty(len(self.moves.remains))
         return self.spare
 
+    def wear_sleeps(self, n, delta):
+        """The `n` sleeps worn by a step of `delta`; those it ends, in the order they began."""
+        sleeps = self.sleeps
+        left = sleeps.left[:n]
+        left -= delta
+        # the least stays the least (rounding is monotonic): worn down as the array is, it says whether any ends
+        low = self.low - delta
+        if low >= PRECISION_TIMING:
+            self.low = low
+            return []
+        ended = [sleeps.owner[slot] for slot in (left < PRECISION_TIMING).nonzero()[0].tolist()]
+        for action in ended:
+            action.alive = False
+            sleeps.release(action)
+        self._new_low()
+        if len(ended) > 1:
+            ended.sort(key=seq_of)
+        return ended
+
     def step(self, delta):
         """Move the clock by `delta`; return the actions that end, in the order they began."""
         self.now += delta
         ended = []
-        sleeps = self.sleeps
-        n = sleeps.n
+        n = self.sleeps.n
         if n:
-            left = sleeps.left[:n]
-            left -= delta
-            # the least stays the least (rounding is monotonic): worn down as the array is, it says whether any ends
-            low = self.low - delta
-            if low < PRECISION_TIMING:
-                ended = [sleeps.owner[slot] for slot in np.flatnonzero(left < PRECISION_TIMING).tolist()]
-                for action in ended:
-                    action.alive = False
-                    sleeps.release(action)
-                self._new_low()
-            else:
-                self.low = low
+            ended = self.wear_sleeps(n, delta)
         lmm = self.lmm
         if self.latent:
             for t in list(self.latent):
@@ -581,8 +675,8 @@ class L07Clock:
                 self.flush(delta)
         if n:
             remains = moves.remains[:n]
-            if float(remains.min()) < PRECISION_REMAINS:   # SimGrid's snap: worn below 1e-14, it ends
-                finished = [moves.owner[slot] for slot in np.flatnonzero(remains < PRECISION_REMAINS).tolist()]
+            if least(remains) < PRECISION_REMAINS:   # SimGrid's snap: worn below 1e-14, it ends
+                finished = [moves.owner[slot] for slot in (remains < PRECISION_REMAINS).nonzero()[0].tolist()]
                 for t in finished:
                     t.alive = False
                     moves.release(t)
@@ -590,14 +684,15 @@ class L07Clock:
                 done += finished
         if done:
             if len(done) > 1:
-                done.sort(key=lambda a: a.seq)
+                done.sort(key=seq_of)
             if ended:
-                ended.sort(key=lambda a: a.seq)
                 return merge(ended, done)
             return done
-        if len(ended) > 1:
-            ended.sort(key=lambda a: a.seq)
         return ended
+
+
+def seq_of(action):
+    return action.seq
 
 
 def merge(a, b):

@@ -150,8 +150,11 @@ class TimedMessages:
 
     def end_round(self):
         puts, self.round_puts = self.round_puts, None
-        for message in puts:
-            self.enqueue(message)
+        for message in puts:   # enqueue's work, inline (a run's every message passes here)
+            if self.receiving is None and not self.box:
+                self.start_transfer(message)
+            else:
+                self.box.append(message)
 
     def enqueue(self, message):
         if self.receiving is None and not self.box:
@@ -163,7 +166,7 @@ class TimedMessages:
         self.receiving = message
         shape = self.message_shapes.get(message.src)
         if shape is not None and (self.clock_transfers or not self.comms_in_flight):   # the common case, at once
-            self.clock.transfer(shape, self.transfer_done, message=True)
+            self.clock.send(shape, self.transfer_done)
             return
         route = self.route(message.src, self.platform.master)
         if self.comms_in_flight and route[0] and not self.clock_transfers:
@@ -178,13 +181,14 @@ class TimedMessages:
         else:
             if shape is None:   # Batsim's 1-byte message from that host: the same task every time
                 shape = self.message_shapes[message.src] = self.clock.shape([route + (1.0,)])
-            self.clock.transfer(shape, self.transfer_done, message=True)
+            self.clock.send(shape, self.transfer_done)
 
     def transfer_done(self):
         """The server took the message in transfer: handle it, maybe tell the scheduler, take the next one."""
         message = self.receiving   # still busy until its next get: puts made while handling wait in the mailbox
         self.received(message)
-        self.maybe_send()
+        if self.sched_ready and not self.box:
+            self.maybe_send()
         if message.resume is not None:
             message.resume()
         self.receiving = None
@@ -238,8 +242,11 @@ class TimedMessages:
         self.sched_ready = False
         self.forget_sent_jobs()
         self.reqrep, self.reqrep_now = self.read_reply(raw)
-        self.check_stall([str(e.get("type")) for _, e in self.reqrep])
+        self.check_stall(self.reqrep_types)
         self.later.append(self.reqrep_step)   # an actor created now runs after those woken now
+
+    def reqrep_types(self):
+        return [str(e.get("type")) if isinstance(e, dict) else "?" for _, e in self.reqrep]
 
     def reqrep_step(self, woke=False):
         """Send the answer's next decision, or "ready" after the last. protocol.cpp send_message_at_time sleeps
@@ -315,7 +322,21 @@ class TimedMessages:
         while not (self.ends_sent and self.sched_ready):
             if stop is not None and stop.signum is not None:
                 stop.check(self.now)
-            self.run_later()
+            if self.later:
+                self.run_later()
+            if not self.act_count:
+                ended = clock.quick_step()   # the common step, at once: run_round's work, inline
+                if ended is not None:
+                    self.now = clock.now
+                    self.round_puts = []
+                    for action in ended:
+                        action.done()
+                    self.end_round()
+                    if self.later:
+                        self.run_later()
+                    if self.progress is not None:
+                        self.progress.update(self.now)
+                    continue
             delta = clock.next_delta()
             t = INF if delta is None else clock.now + delta
             if self.act_count and self.activities_until(t):

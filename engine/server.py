@@ -198,6 +198,7 @@ class Simulation(DecisionHandlers, JobLifecycle, TimedMessages):
             self.to_delete = []
 
     def check_stall(self, answered):
+        """`answered`: the answer's event types, or a function giving them (only the error needs them)."""
         at, progress, count = self.stall
         moved = (len(self.jobs), self.unfinished)
         # one instant as the protocol prints it: Batsim's own messages move the clock by 1e-10 s or so meanwhile
@@ -207,6 +208,8 @@ class Simulation(DecisionHandlers, JobLifecycle, TimedMessages):
             at, count = self.now, 0
         self.stall = (at, moved, count)
         if count >= STALL_LIMIT:
+            if callable(answered):
+                answered = answered()
             raise EngineError(
                 f"the scheduler answered {count} messages in a row at t={self.now:.6f} without any job being "
                 f"submitted, registered or ending (its last answer: {', '.join(answered) or 'no event'}); "
