@@ -678,6 +678,40 @@ def _reload_before(k, i, nd, now, backfilling, core_end, core_held, base, first_
     return nd
 
 
+@inline_late
+def _score_nodes(dset, nd, skip, c, w, fid, size, saturated, best_s, best_k, best_case, best_t, best_tf, sec_s, sec_k,
+                 floor, cfg, node_f, held, mem, file_bits, base, tails, cols, tcols, node_i, cand_times, pos, core_iv,
+                 iv, plan, pf_bits, buf, ints):
+    """The changed nodes (``dset[:nd]``) but ``skip`` ranked for the job into the best so far, its
+    runner-up and floor (``_rank``), each scored exactly unless its bound cannot beat the best: their
+    rows show what the job sees (the actual state and the reservations walked so far)."""
+    n = node_f.shape[0]
+    now, W, policy = cfg[C_NOW], cfg[C_W], int(cfg[C_POLICY])
+    backfilling = cfg[C_BACKFILL] != 0
+    sorts_files = fid >= 0 and reads_overhead(policy)
+    for x in range(nd):
+        k = dset[x]
+        if k == skip:
+            continue
+        t_lb = _t_lower(k, c - 1, w, backfilling, now, cols, tcols, tails)
+        if not t_lb < INF:
+            continue
+        ov = 0.0
+        if sorts_files and not (_has_bit(file_bits, fid, k) or _has_bit(pf_bits, fid, k)):
+            ov = size / node_f[k, BW]
+        bk = _cut(bound(policy, t_lb, ov, now, saturated, W), cfg)
+        if bk > best_s or (bk == best_s and k > best_k):
+            floor = min(floor, bk)
+            continue
+        sk, case, t, t_file = _score_node(k, c, w, fid, size, t_lb, saturated, cfg, node_f, held, mem, base, tails,
+                                          cols, node_i, cand_times, pos, core_iv, iv, plan, buf, ints)
+        if not t < INF:
+            continue
+        best_s, best_k, best_case, best_t, best_tf, sec_s, sec_k, floor = _rank(
+            sk, k, case, t, t_file, c, n, pos, best_s, best_k, best_case, best_t, best_tf, sec_s, sec_k, floor)
+    return best_s, best_k, best_case, best_t, best_tf, sec_s, sec_k, floor
+
+
 @inline
 def _t_actual(k, c, now, core_end, buf):
     """A lower bound of t_k for c cores on node k whatever is reserved there:
@@ -734,26 +768,9 @@ def _choose_again(i, b, nd, saturated, cfg, node_f, core_end, core_held, held, m
                             node_i, dset, cand_times, pos, core_iv, iv, plan, pos_plan, pf_bits, pf_count, ints, q_seq,
                             least)
         ints[FLAG_RELOADED] += 1
-    best_s, best_k, best_case, best_t, best_tf = INF, n, NONE, INF, INF
-    sec_s, sec_k, floor = INF, n, INF
-    for x in range(nd):
-        k = dset[x]
-        t_lb = _t_lower(k, c - 1, w, backfilling, now, cols, tcols, tails)
-        if not t_lb < INF:
-            continue
-        ov = 0.0
-        if sorts_files and not (_has_bit(file_bits, fid, k) or _has_bit(pf_bits, fid, k)):
-            ov = size / node_f[k, BW]
-        bk = _cut(bound(policy, t_lb, ov, now, saturated, W), cfg)
-        if bk > best_s or (bk == best_s and k > best_k):
-            floor = min(floor, bk)
-            continue
-        sk, case, t, t_file = _score_node(k, c, w, fid, size, t_lb, saturated, cfg, node_f, held, mem, base, tails,
-                                          cols, node_i, cand_times, pos, core_iv, iv, plan, buf, ints)
-        if not t < INF:
-            continue
-        best_s, best_k, best_case, best_t, best_tf, sec_s, sec_k, floor = _rank(
-            sk, k, case, t, t_file, c, n, pos, best_s, best_k, best_case, best_t, best_tf, sec_s, sec_k, floor)
+    best_s, best_k, best_case, best_t, best_tf, sec_s, sec_k, floor = _score_nodes(
+        dset, nd, -1, c, w, fid, size, saturated, INF, n, NONE, INF, INF, INF, n, INF, cfg, node_f, held, mem,
+        file_bits, base, tails, cols, tcols, node_i, cand_times, pos, core_iv, iv, plan, pf_bits, buf, ints)
     # The unchanged nodes that might beat the best, by (bound, index).
     nl = 0
     for k in range(n):
@@ -889,27 +906,10 @@ def _walk(P, nd, now, saturation, busy_count, cfg, node_f, core_end, core_held, 
                     _runner_up(slot, sec_s, sec_k, min(floor, low), n, plan)
                     continue                      # no changed node can take it: it stays
             best_s, best_k, best_case, best_t, best_tf = s_i, b, int(plan[slot, P_CASE]), t_i, plan[slot, AVAIL]
-        sorts_files = fid >= 0 and reads_overhead(policy)
-        for x in range(nd):
-            k = dset[x]
-            if k == b:
-                continue
-            t_lb = _t_lower(k, c - 1, w, backfilling, now, cols, tcols, tails)
-            if not t_lb < INF:
-                continue
-            ov = 0.0
-            if sorts_files and not (_has_bit(file_bits, fid, k) or _has_bit(pf_bits, fid, k)):
-                ov = size / node_f[k, BW]
-            bk = _cut(bound(policy, t_lb, ov, now, saturated, W), cfg)
-            if bk > best_s or (bk == best_s and k > best_k):
-                floor = min(floor, bk)
-                continue
-            sk, case, t, t_file = _score_node(k, c, w, fid, size, t_lb, saturated, cfg, node_f, held, mem, base,
-                                              tails, cols, node_i, cand_times, pos, core_iv, iv, plan, buf, ints)
-            if not t < INF:
-                continue
-            best_s, best_k, best_case, best_t, best_tf, sec_s, sec_k, floor = _rank(
-                sk, k, case, t, t_file, c, n, pos, best_s, best_k, best_case, best_t, best_tf, sec_s, sec_k, floor)
+        best_s, best_k, best_case, best_t, best_tf, sec_s, sec_k, floor = _score_nodes(
+            dset, nd, b, c, w, fid, size, saturated, best_s, best_k, best_case, best_t, best_tf, sec_s, sec_k, floor,
+            cfg, node_f, held, mem, file_bits, base, tails, cols, tcols, node_i, cand_times, pos, core_iv, iv, plan,
+            pf_bits, buf, ints)
         if not on_changed and best_k == b:
             _runner_up(slot, sec_s, sec_k, floor, n, plan)
             continue                      # stays, its reservation already in b's rows
@@ -927,16 +927,9 @@ def _walk(P, nd, now, saturation, busy_count, cfg, node_f, core_end, core_held, 
                     ints[STOP_CAP] += 1
                     return i, ndec, busy_count, nd
                 k2 = sec_k
-                head = node_i[k2, HEAD]
-                av.load(k2, backfilling, now, core_end, core_held, base, first_free, tails, core_iv, cols, tcols,
-                        tree, node_i, cand_times)
-                node_i[k2, HEAD] = head
-                _replay(k2, now, backfilling, base, first_free, tails, cols, tcols, tree, node_i, cand_times, pos,
-                        core_iv, iv, plan, pos_plan, pf_bits, pf_count, ints, float(q_seq[i]))
-                node_i[k2, CHANGED] = 1
-                dset[nd] = k2
-                nd += 1
-                _changed_least(least, dset, nd, cols, now)
+                nd = _reload_before(k2, i, nd, now, backfilling, core_end, core_held, base, first_free, tails, cols,
+                                    tcols, tree, node_i, dset, cand_times, pos, core_iv, iv, plan, pos_plan, pf_bits,
+                                    pf_count, ints, q_seq, least)
                 s2, case2, t2, tf2 = _score_node(
                     k2, c, w, fid, size, av.at(cols[c - 1, k2], now), saturated, cfg, node_f, held, mem, base, tails,
                     cols, node_i, cand_times, pos, core_iv, iv, plan, buf, ints)
@@ -954,20 +947,9 @@ def _walk(P, nd, now, saturation, busy_count, cfg, node_f, core_end, core_held, 
             if nd == MAX_CHANGED:
                 ints[STOP_CAP] += 1
                 return i, ndec, busy_count, nd
-            for p in range(c):
-                pos[2, p] = pos[1, p]
-            head = node_i[b, HEAD]
-            av.load(b, backfilling, now, core_end, core_held, base, first_free, tails, core_iv, cols, tcols, tree,
-                    node_i, cand_times)
-            node_i[b, HEAD] = head
-            _replay(b, now, backfilling, base, first_free, tails, cols, tcols, tree, node_i, cand_times, pos, core_iv,
-                    iv, plan, pos_plan, pf_bits, pf_count, ints, float(q_seq[i]))
-            node_i[b, CHANGED] = 1
-            dset[nd] = b
-            nd += 1
-            _changed_least(least, dset, nd, cols, now)
-            for p in range(c):
-                pos[1, p] = pos[2, p]
+            nd = _reload_before(b, i, nd, now, backfilling, core_end, core_held, base, first_free, tails, cols, tcols,
+                                tree, node_i, dset, cand_times, pos, core_iv, iv, plan, pos_plan, pf_bits, pf_count,
+                                ints, q_seq, least)
             ints[MOVED] += 1
         elif not (best_k == b and best_t == t_i and best_s == s_i and best_tf == plan[slot, AVAIL]
                   and best_case == plan[slot, P_CASE] and _same_cores(pos, pos_plan, slot, c)):
