@@ -19,9 +19,20 @@ from batloc.schedulers.boundary import PREFIX
 
 class WorkflowSubmissions:
     """Mixed into a scheduler family's class: ``read_workflows`` at SIMULATION_BEGINS,
-    ``parent_ended`` at each end of a job of a workload (``submit_dependent`` is the family's)."""
+    ``parent_ended`` at each end of a job of a workload. A family whose submission is one call,
+    ``submit(job)``, takes ``onJobSubmission`` and ``submit_dependent`` from here; the planning
+    family has its own."""
 
     dependencies = None
+
+    def onJobSubmission(self, job):
+        if not self.is_registered_dependent(job.id):     # else the engine's acknowledgement of one we queued
+            self.submit(job)
+
+    def submit_dependent(self, job):
+        """A dependent job whose parents completed, registered now: a submission of this instant."""
+        job.submit_time = self.bs.time()
+        self.submit(job)
 
     def read_workflows(self):
         """The dependent jobs of every workload; False (the run stopping, one line) when one is unreadable.

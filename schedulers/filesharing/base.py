@@ -65,15 +65,6 @@ class FileSharingScheduler(WorkflowSubmissions, SchedulerBase):
         self.ready = True
 
     # ---- events -------------------------------------------------------------
-    def onJobSubmission(self, job):
-        if not self.is_registered_dependent(job.id):     # else the engine's acknowledgement of one we queued
-            self.submit(job)
-
-    def submit_dependent(self, job):
-        """A dependent job whose parents completed, registered now: a submission of this instant."""
-        job.submit_time = self.bs.time()
-        self.submit(job)
-
     def submit(self, job):
         sub = self.admitted(job)
         if sub is None:
