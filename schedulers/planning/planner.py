@@ -696,10 +696,7 @@ def _score_nodes(dset, nd, skip, c, w, fid, size, saturated, best_s, best_k, bes
         t_lb = _t_lower(k, c - 1, w, backfilling, now, cols, tcols, tails)
         if not t_lb < INF:
             continue
-        ov = 0.0
-        if sorts_files and not (_has_bit(file_bits, fid, k) or _has_bit(pf_bits, fid, k)):
-            ov = size / node_f[k, BW]
-        bk = _cut(bound(policy, t_lb, ov, now, saturated, W), cfg)
+        bk = _bound_from(k, t_lb, fid, size, sorts_files, policy, now, saturated, W, cfg, node_f, file_bits, pf_bits)
         if bk > best_s or (bk == best_s and k > best_k):
             floor = min(floor, bk)
             continue
@@ -710,6 +707,16 @@ def _score_nodes(dset, nd, skip, c, w, fid, size, saturated, best_s, best_k, bes
         best_s, best_k, best_case, best_t, best_tf, sec_s, sec_k, floor = _rank(
             sk, k, case, t, t_file, c, n, pos, best_s, best_k, best_case, best_t, best_tf, sec_s, sec_k, floor)
     return best_s, best_k, best_case, best_t, best_tf, sec_s, sec_k, floor
+
+
+@inline
+def _bound_from(k, t_lb, fid, size, sorts_files, policy, now, saturated, W, cfg, node_f, file_bits, pf_bits):
+    """The least score the job could have on node k if its cores were free at t_lb: the load's overhead
+    counted unless the node holds, loads or plans the file, no penalty."""
+    ov = 0.0
+    if sorts_files and not (_has_bit(file_bits, fid, k) or _has_bit(pf_bits, fid, k)):
+        ov = size / node_f[k, BW]
+    return _cut(bound(policy, t_lb, ov, now, saturated, W), cfg)
 
 
 @inline
@@ -779,10 +786,7 @@ def _choose_again(i, b, nd, saturated, cfg, node_f, core_end, core_held, held, m
         t_lb = _t_actual(k, c, now, core_end, cand_times)
         if not t_lb < INF:
             continue
-        ov = 0.0
-        if sorts_files and not (_has_bit(file_bits, fid, k) or _has_bit(pf_bits, fid, k)):
-            ov = size / node_f[k, BW]
-        bk = _cut(bound(policy, t_lb, ov, now, saturated, W), cfg)
+        bk = _bound_from(k, t_lb, fid, size, sorts_files, policy, now, saturated, W, cfg, node_f, file_bits, pf_bits)
         if bk > best_s or (bk == best_s and k > best_k):
             floor = min(floor, bk)
             continue
