@@ -82,11 +82,13 @@ def test_stop_tagged_ends_what_left_the_group_and_only_that():
     marker = f"{600 + time.monotonic() % 1:.9f}"
     leader = subprocess.Popen(["bash", "-c", f"setsid sleep {marker} < /dev/null > /dev/null 2>&1 & exit 0"],
                               env=env, start_new_session=True)
-    other = subprocess.Popen(["sleep", marker], env=other_env)
     leader.wait()
-    deadline = time.monotonic() + 10   # the daemon out of the group (a group stop before its setsid would end it)
+    # Wait for the daemon out of the group (a group stop before its setsid would end it) before the other
+    # tag's process starts: with the same command line, that one would end the wait early (as it did in CI).
+    deadline = time.monotonic() + 10
     while f"sleep {marker}" not in _commands() and time.monotonic() < deadline:
         time.sleep(0.05)
+    other = subprocess.Popen(["sleep", marker], env=other_env)
     processes.stop_group(leader, 0.5)
     ended = processes.stop_tagged(tag, 0.5)
     assert ended == [f"sleep {marker}"]
