@@ -56,6 +56,7 @@ from batloc.workloads.errors import WorkloadError
 from batloc.workloads.source import read_json
 
 from . import records, run_folder
+from .instant_orders import DEFERRABLE, OtherOrders
 from .memory_model import REPLAY_MODELS
 from .replications import replication_events
 
@@ -284,62 +285,102 @@ def check_files_and_memory(rows, decisions, memories, model, jobs=None):
     # Batsim's message timing that end may reach the scheduler after starts of its instant (they print alike),
     # and the scheduler then still held the file for them: a hit at t on such a file is no false hit.
     ended_now = {}
+    orders = OtherOrders(model in ("lru", "value"))
     for t, _, kind, p in events:
         node = p[2] if kind == "start" else p[0]
         cache = caches.get(node)
         if cache is None:
             capacity = memories.get(node, float("inf"))
             cache = caches[node] = ValueCache(capacity, census) if model == "value" else NodeCache(capacity, model)
-        if kind == "loaded":
-            cache.load_done(p[1], t)
-        elif kind == "replica":         # booked: a load serving no job, its node's memory claimed from now
-            _, file, size, load_end = p
-            census.drop(cache.start_job(file, size, t, load_end=load_end)[1], node)
-            census.add(file, node)
-        elif kind == "replica loaded":
-            cache.load_done(p[1], t)
-            census.drop(cache.end_job(p[1], t), node)
-        elif kind == "end":
+        if kind == "start":
+            cache = _start(cache, t, p, census, ended_now, orders, out, model)
+            caches[node] = cache
+            continue
+        if kind in DEFERRABLE:
+            orders.deferrable(node, t, cache, lambda c, kind=kind, p=p, t=t: _apply(c, kind, p, t))
+        if kind == "end":
             kept = {f: cache.files[f] for f in p[1] if f in cache.files and cache.files[f].loaded}
-            for f in cache.end_files(p[1], t):
-                _dropped_at(ended_now, node, t)[f] = kept.get(f)
-                census.drop((f,), node)
+        for op, files in _apply(cache, kind, p, t):
+            (census.drop if op == "drop" else _add_all(census))(files, node)
+            if kind == "end":
+                for f in files:
+                    _dropped_at(ended_now, node, t)[f] = kept.get(f)
+        if kind == "end":
             for f in p[1]:   # paper: the next start of the instant drops it, whichever file that start reads
                 r = cache.files.get(f)
                 if r is not None and r.users == 0 and r.loaded:
                     _dropped_at(ended_now, node, t)[f] = r
-        elif kind == "output":
-            for f, size in p[1]:
-                census.drop(cache.add_output(f, size, t, pinned=p[2]), node)
-                if cache.status(f) != "absent":
-                    census.add(f, node)
-        elif kind == "unpin":
-            for f in p[1]:
-                census.drop(cache.unpin(f, t), node)
-        else:
-            _, jid, _, entries, load_ends = p
-            dropped = ended_now.get(node, (None, {}))
-            for f, _, logged, _ in entries:
-                if (logged == "hit" and f not in cache.files and dropped[0] is not None
-                        and abs(t - dropped[0]) < SAME_INSTANT and dropped[1].get(f) is not None):
-                    cache.files[f] = dropped[1][f]   # its last user's end had not reached the scheduler yet
-                    census.add(f, node)
-            before = [cache.status(f, t) for f, _, _, _ in entries]
-            for f, _, _, _ in entries:
-                census.accessed(f)
-            census.drop(cache.start_files([(f, size) for f, size, _, _ in entries], t, load_end=load_ends)[1], node)
-            for f, _, _, _ in entries:
-                census.add(f, node)
-            for (file, _, logged, _), was in zip(entries, before):
-                if logged == "hit" and was != "loaded":
-                    out.append((FALSE_HIT, f"{jid}: logged as a hit at {t:.6f} but {file} is not in {node}'s "
-                                           f"memory under the {model} model"))
-            used = cache.used_bytes()
-            if used > cache.capacity + EPS:
-                reads = ";".join(f for f, _, _, _ in entries) or "no file"
-                out.append((OVER_CAPACITY, f"{node}: memory holds {used:.0f} bytes > capacity "
-                                           f"{cache.capacity:.0f} at {t:.6f} (after {jid} starts, reading {reads})"))
+        orders.apply(node, lambda c, kind=kind, p=p, t=t: _apply(c, kind, p, t))
     return out
+
+
+def _add_all(census):
+    def add(files, node):
+        for f in files:
+            census.add(f, node)
+    return add
+
+
+def _apply(cache, kind, p, t):
+    """An event other than a start applied to a node's memory: [("drop" | "add", files), ...] for the census,
+    in order (an output may evict one added before it)."""
+    if kind == "loaded":
+        cache.load_done(p[1], t)
+        return []
+    if kind == "replica":           # booked: a load serving no job, its node's memory claimed from now
+        _, file, size, load_end = p
+        return [("drop", cache.start_job(file, size, t, load_end=load_end)[1]), ("add", (file,))]
+    if kind == "replica loaded":
+        cache.load_done(p[1], t)
+        return [("drop", cache.end_job(p[1], t))]
+    if kind == "end":
+        return [("drop", cache.end_files(p[1], t))]
+    if kind == "unpin":
+        return [("drop", cache.unpin(f, t)) for f in p[1]]
+    ops = []                        # outputs
+    for f, size in p[1]:
+        ops.append(("drop", cache.add_output(f, size, t, pinned=p[2])))
+        if cache.status(f) != "absent":
+            ops.append(("add", (f,)))
+    return ops
+
+
+def _start(cache, t, p, census, ended_now, orders, out, model):
+    """A start replayed on its node's memory `cache`; the violations it shows into `out`. Returns the node's
+    memory from now on (``instant_orders``: another order of the instant, where the log says so)."""
+    _, jid, node, entries, load_ends = p
+    dropped = ended_now.get(node, (None, {}))
+    for f, _, logged, _ in entries:
+        if (logged == "hit" and f not in cache.files and dropped[0] is not None
+                and abs(t - dropped[0]) < SAME_INSTANT and dropped[1].get(f) is not None):
+            cache.files[f] = dropped[1][f]   # its last user's end had not reached the scheduler yet
+            census.add(f, node)
+    files = [(f, size) for f, size, _, _ in entries]
+
+    def start(c):
+        before = [c.status(f, t) for f, _ in files]
+        c.start_files(files, t, load_end=load_ends)
+        return before, c.used_bytes()
+
+    for f, _ in files:
+        census.accessed(f)
+    before = [cache.status(f, t) for f, _ in files]
+    census.drop(cache.start_files(files, t, load_end=load_ends)[1], node)
+    _add_all(census)([f for f, _ in files], node)
+    had = set(cache.files)
+    kept, before, over = orders.start(node, t, cache, start, [e[2] for e in entries], before, cache.used_bytes())
+    if kept is not cache:           # the census follows the node's memory
+        census.drop([f for f in had if f not in kept.files], node)
+        _add_all(census)([f for f in kept.files if f not in had], node)
+    for (file, _, logged, _), was in zip(entries, before):
+        if logged == "hit" and was != "loaded":
+            out.append((FALSE_HIT, f"{jid}: logged as a hit at {t:.6f} but {file} is not in {node}'s "
+                                   f"memory under the {model} model"))
+    if over:
+        reads = ";".join(f for f, _ in files) or "no file"
+        out.append((OVER_CAPACITY, f"{node}: memory holds {kept.used_bytes():.0f} bytes > capacity "
+                                   f"{kept.capacity:.0f} at {t:.6f} (after {jid} starts, reading {reads})"))
+    return kept
 
 
 def _dropped_at(ended_now, node, t):

@@ -109,3 +109,21 @@ def test_the_family_s_runs_are_replayed_under_their_own_model():
     assert memory_model.memory_model({"policy": "jdp_dll"}) == "lru"      # LRU, as in the original
     assert memory_model.memory_model({"policy": "met", "options": {"cache": "paper"}}) == "paper"
     assert memory_model.command_model("python schedulers/mct.py -o '{}'") == "value"
+
+
+def test_a_start_that_came_before_an_end_of_its_instant_is_no_false_hit():
+    # Under Batsim's timing w0!3 (submitted at 10) may start before w0!1's end at 10 reaches the scheduler
+    # (contract §4). Then A is still in use and C's load evicts B (A: 1 access x 10 = 10, B: 3 x 10 = 30);
+    # ended first, A would leave instead. w0!4's hit on A at 11.5 says which order the scheduler saw.
+    rows = [job_row(1, 1, 10), stage(1, 0), job_row(2, 3, 4), stage(2, 2), job_row(5, 5, 5.5), job_row(6, 6, 6.5),
+            job_row(3, 11, 12), stage(3, 10), job_row(4, 11.5, 12)]
+    decisions = [decision(1, 0, "miss", "A"), decision(2, 2, "miss", "B"), decision(5, 5, "hit", "B"),
+                 decision(6, 6, "hit", "B"), decision(3, 10, "miss", "C")]
+    assert validate.check_files_and_memory(rows, decisions + [decision(4, 11.5, "hit", "A")], MEMORIES, "value") == []
+    assert validate.check_files_and_memory(rows, decisions + [decision(4, 11.5, "hit", "B")], MEMORIES, "value") == []
+    # a second later w0!1's end is no longer in w0!3's instant: A left for C, a hit on it is false
+    late = [job_row(1, 1, 9)] + rows[1:]
+    assert kinds(validate.check_files_and_memory(late, decisions + [decision(4, 11.5, "hit", "A")], MEMORIES,
+                                                 "value")) == [validate.FALSE_HIT]
+    assert kinds(validate.check_files_and_memory(rows, decisions + [decision(4, 11.5, "hit", "D")], MEMORIES,
+                                                 "value")) == [validate.FALSE_HIT]
