@@ -16,9 +16,10 @@ counts only when no alternative agrees (false hit), or when all that agree are o
 
 import copy
 
+from batloc.locality.cache import SAME_INSTANT
+
 LIMIT = 8                       # alternatives kept per node at most
 DEFERRABLE = ("end", "output", "unpin")
-SAME_INSTANT = 1e-6
 
 
 def clone(cache):

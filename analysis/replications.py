@@ -12,9 +12,10 @@ bookings are the instants at which those counts, replayed over the jobs in submi
 threshold. The threshold (an option the records do not hold) is the one from 1 to ``MAX_THRESHOLD`` for
 which every replication of a file matches its own such instant, in order, at or before its issue and in
 the order of n, with the fewest instants left without a replication (none at the run's threshold unless
-every node held the file then; a lower one leaves more; on a tie the default, 2). Without one (a file every node held when its count reached the threshold gets no
-replication, which this matching cannot tell), a replication is booked at the last submission of a job
-reading its file at or before its issue: its booking whenever it was issued at once.
+every node held the file then; a lower one leaves more; on a tie the default, 2). Without one (a file
+every node held when its count reached the threshold gets no replication, which this matching cannot
+tell), a replication is booked at the last submission of a job reading its file at or before its issue:
+its booking whenever it was issued at once.
 """
 
 from bisect import bisect_right

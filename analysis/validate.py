@@ -609,7 +609,8 @@ def main(argv=None) -> int:
                                    "<prefix>_jobs.csv, <prefix>_decisions.csv; then --workload and --platform)")
     ap.add_argument("--workload", help="the run's workload (default: run.json's)")
     ap.add_argument("--platform", help="the run's platform (default: run.json's)")
-    ap.add_argument("--cache", choices=REPLAY_MODELS, help="memory model of the run (default: run.json's scheduler's, else paper)")
+    ap.add_argument("--cache", choices=REPLAY_MODELS,
+                    help="memory model of the run (default: run.json's scheduler's, else paper)")
     ap.add_argument("-m", "--master-host", metavar="NAME",
                     help="the engine's -m: the host that runs no job when none has role=master (default: run.json's, "
                          "else master_host)")
