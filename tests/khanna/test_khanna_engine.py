@@ -13,6 +13,7 @@ import pytest
 
 import policy_run
 from batloc.analysis import validate
+from batloc.analysis.memory_model import memory_model
 from engine_harness import platform_xml
 
 pytestmark = pytest.mark.needs_engine
@@ -31,9 +32,9 @@ def khanna_run(tmp_path, policy, jobs, options=None, nodes=2, cores=1, bandwidth
         "profiles": {f"d{d}": {"type": "delay", "delay": d} for *_, d in jobs}}
     prefix = policy_run.simulate(tmp_path, policy, platform, workload, options, name=policy).prefix
     rows = validate.read_jobs_csv(f"{prefix}_jobs.csv")
-    # No core used twice, no job before its submission (the memory replay of the validator
-    # knows neither the value policy nor replications: nothing is evicted here anyway).
-    assert validate.check_cores(rows) == [] and validate.check_submission(rows) == []
+    # valid, the memory replayed under the policy's own model (value, or JDP+DLL's lru with its replications)
+    model = memory_model({"policy": policy, "options": options})
+    assert validate.validate(prefix, tmp_path / f"{policy}_w.json", platform, model, quiet=True)[0] == []
     own = {r["job_id"]: r for r in rows if r["workload_name"] == "w0"}
     decisions = list(csv.DictReader(open(f"{prefix}_decisions.csv")))
     node = {int(d["job_id"].split("!")[1]): {"n000": "n1", "n001": "n2"}[d["node"]] for d in decisions}
