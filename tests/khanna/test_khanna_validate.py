@@ -27,16 +27,21 @@ def workload():
     return {"nb_res": 2, "jobs": jobs, "profiles": {f"d{d}": {"type": "delay", "delay": d} for d in (2, 3, 4)}}
 
 
-@pytest.mark.parametrize("policy", ["met", "mct", "sa", "jdp_dll", "online_hps"])
-def test_a_run_of_the_family_validates_under_its_own_model(tmp_path, policy):
+def run_policy(tmp_path, policy, wl_doc, memory):
     platform, wl, prefix = tmp_path / "p.xml", tmp_path / "w.json", str(tmp_path / policy)
-    platform.write_text(platform_xml(nodes=2, cores=1, bandwidth=10, memory=20))
-    wl.write_text(json.dumps(workload()))
+    platform.write_text(platform_xml(nodes=2, cores=1, bandwidth=10, memory=memory))
+    wl.write_text(json.dumps(wl_doc))
     proc = subprocess.run(ENGINE + ["-p", str(platform), "-w", str(wl), "-e", prefix, "-q", "--enable-dynamic-jobs",
                                     "--in-process", f"schedulers/{policy}.py",
                                     "--scheduler-options", json.dumps({"export_prefix": prefix})],
                           capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
+    return platform, wl, prefix
+
+
+@pytest.mark.parametrize("policy", ["met", "mct", "sa", "jdp_dll", "online_hps"])
+def test_a_run_of_the_family_validates_under_its_own_model(tmp_path, policy):
+    platform, wl, prefix = run_policy(tmp_path, policy, workload(), 20)
     model = memory_model({"policy": policy})
     assert model == ("lru" if policy == "jdp_dll" else "value")
     assert validate.validate(prefix, wl, platform, model, quiet=True)[0] == []
@@ -52,3 +57,19 @@ def test_a_run_of_the_family_validates_under_its_own_model(tmp_path, policy):
         assert reloads > 0
     if policy == "jdp_dll":
         assert any(r["job_id"].startswith("rep-") for r in read_rows(f"{prefix}_jobs.csv")[1])
+
+
+def test_dll_makes_no_replica_where_the_file_does_not_fit_next_to_the_files_in_use(tmp_path):
+    # Nodes of one 10-byte file each: A runs on n000 (jobs 1, 3), B on n001 (jobs 2, 4). Job 3 is A's second
+    # mapping to n000, so DLL replicates A to the least-loaded node without it, n001, whose memory holds B for
+    # job 2, still running: A does not fit there, and no replica is made (one was, and held 20 bytes of n001's
+    # 10); the same for B's second mapping, to n000.
+    jobs = [{"id": i, "subtime": i - 1, "res": 1, "walltime": w, "profile": "d15", "user": "u", "input_file": f,
+             "input_size": 10.0, "evaluated": True} for i, f, w in ((1, "A", 100), (2, "B", 100), (3, "A", 30),
+                                                                     (4, "B", 30))]
+    wl_doc = {"nb_res": 2, "jobs": jobs, "profiles": {"d15": {"type": "delay", "delay": 15}}}
+    platform, wl, prefix = run_policy(tmp_path, "jdp_dll", wl_doc, 10)
+    assert validate.validate(prefix, wl, platform, "lru", quiet=True)[0] == []
+    rows = read_rows(f"{prefix}_jobs.csv")[1]
+    assert not any(r["job_id"].startswith("rep-") for r in rows)
+    assert sorted(r["job_id"] for r in rows if r["workload_name"] == "w0") == ["1", "2", "3", "4"]
