@@ -155,3 +155,15 @@ def test_a_queue_head_waits_for_room_until_a_replica_is_loaded(tmp_path):
     assert stagings == [("rep-A-n001-1", 2.0), ("stage-w0-1-n000", 1.0), ("stage-w0-3-n001", 12.0)]
     assert decided_at(tmp_path, "jdp_dll")[3] == (12.0, "n001")
     assert makespan == 61.0
+
+
+def test_online_hps_does_not_nominate_a_job_whose_file_has_no_room(tmp_path):
+    # One node of 2 cores and 15 bytes: J1 (A) starts at 1, loads [1,11), ends 61. J2 (B) at 2 has a
+    # free core but B does not fit next to A, in use: not nominated (at 2, nor at A's load end at
+    # 11) until J1's end at 61; loads B [61,71), ends 91. Responses 60, 89.
+    nodes, stagings, response, makespan = khanna_run(
+        tmp_path, "online_hps", [(1, 1, "A", 60), (2, 2, "B", 30)], nodes=1, cores=2, memory=15)
+    assert nodes == ["n1", "n1"]
+    assert stagings == [("stage-w0-1-n000", 1.0), ("stage-w0-2-n000", 61.0)]
+    assert decided_at(tmp_path, "online_hps")[2] == (61.0, "n000")
+    assert (response, makespan) == (74.5, 91.0)
