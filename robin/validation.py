@@ -16,7 +16,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from batloc.analysis import run_folder
-from batloc.analysis.memory_model import VALUE_MODEL_POLICIES, command_model, memory_model  # noqa: F401
+from batloc.analysis.memory_model import memory_model
 from batloc.analysis.validate import InputError, verdict
 
 UNREADABLE = "unreadable outputs"
