@@ -12,8 +12,8 @@ the nodes that have free cores start some of theirs:
          (``filesharing.partition``: greedy by default, ε = 0.10);
     5.   order, in rounds: each node with free cores nominates its fitting job
          (its cores free, its absent files fitting next to the files in use in
-         the node's memory, or never could) of least ECT = (file in memory ? now : loading ? the load's end :
-         TCT_k(f)) + walltime (ties: submission order); nominees start by
+         the node's memory, or never could) of least ECT = (file in memory ?
+         now : loading ? the load's end : TCT_k(f)) + walltime (ties: submission order); nominees start by
          increasing ECT, reserving their transfers in the Gantt chart (an ECT
          that a reservation made later is re-evaluated); repeat until no node
          can start a job.

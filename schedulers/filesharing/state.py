@@ -84,7 +84,7 @@ class FileSharingState(HeldJobs):
         if not any(memory.status(f, now) == "absent" for f, _ in reads) or memory.room_for_files(reads, now):
             return False
         return (sum(dict(reads).values()) <= memory.capacity
-                and any(r.held for f, r in memory.files.items()))
+                and any(r.held for r in memory.files.values()))
 
     # ---- events ---------------------------------------------------------
     def start(self, job, node, now):
