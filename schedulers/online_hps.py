@@ -13,8 +13,8 @@ the nodes that have free cores start some of theirs:
     5.   order, in rounds: each node with free cores nominates its fitting job
          (its cores free, its absent files fitting next to the files in use in
          the node's memory, or never could) of least ECT = (file in memory ?
-         now : loading ? the load's end : TCT_k(f)) + walltime (ties: submission order); nominees start by
-         increasing ECT, reserving their transfers in the Gantt chart (an ECT
+         now : loading ? the load's end : TCT_k(f)) + walltime (ties:
+         submission order); nominees start by increasing ECT, reserving their transfers in the Gantt chart (an ECT
          that a reservation made later is re-evaluated); repeat until no node
          can start a job.
 """
