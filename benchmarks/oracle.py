@@ -6,7 +6,8 @@ beside the authors' ``aggregates.csv``: total transfer, total wait for another
 job's load, their sum (the paper's "time spent waiting for a file"), mean stretch
 over evaluated jobs, their relative differences, and the share of evaluated jobs
 whose per-job transfer + wait equals the authors' (to the second: the C simulator
-counts whole seconds). docs/authors-simulator.md says what the C model does.
+counts whole seconds), and the CPU time of engine + scheduler beside the C simulator's
+(``aggregates.csv``'s ``c_cpu_s``, when it has one). docs/authors-simulator.md says what the C model does.
 
     python benchmarks/oracle.py [--variants fcfs lea] [--options JSON] [--keep DIR [--reuse]]
     python benchmarks/oracle.py --parallel 1 --options '{"profile": "authors"}'   # docs/reproduction.md
@@ -20,6 +21,7 @@ node, for ``pin_history_node``), or ``oracle-s2.json`` when the text is absent.
 
 import argparse
 import concurrent.futures as cf
+import csv
 import glob
 import json
 import os
@@ -60,6 +62,12 @@ def print_table(rows):
             cells.append(fmt.format(ours / scale, theirs / scale) + f" {rel(r[key]):+6.1f}")
         print(f"{r['variant']:<8} {r['completed']:>5} | " + " | ".join(cells)
               + f" | {r['exact'] * 100:5.1f}% {'yes' if r['valid'] else 'NO':>5} {r['wall']:>7.0f}  {r['note']}")
+    timed = [r for r in rows if "cpu" in r]
+    if timed:
+        print("CPU seconds, engine + scheduler over ZeroMQ (batloc / the C simulator's, aggregates.csv):")
+        for r in timed:
+            ours, theirs = r["cpu"]
+            print(f"  {r['variant']:<8} {ours:7.1f} / {theirs:7.1f}  = {ours / theirs:5.2f}x")
     base = next((r for r in rows if r["variant"] == "fcfs" and "total" in r), None)
     if base is not None and len(rows) > 1:
         print("time waiting for a file vs FCFS (batloc / authors):")
@@ -67,6 +75,15 @@ def print_table(rows):
             if "total" in r and r is not base:
                 print(f"  {r['variant']:<8} {rel((r['total'][0], base['total'][0])):+6.1f}% / "
                       f"{rel((r['total'][1], base['total'][1])):+6.1f}%")
+
+
+def authors_cpu(variant, oracle):
+    """The C simulator's CPU seconds for the variant (``aggregates.csv``'s ``c_cpu_s``), or NaN."""
+    with open(os.path.join(oracle, "aggregates.csv")) as fh:
+        for r in csv.DictReader(fh):
+            if r["variant"] == variant.replace("_", "-") and r.get("c_cpu_s"):
+                return float(r["c_cpu_s"])
+    return float("nan")
 
 
 def authors_text(oracle):
@@ -107,6 +124,9 @@ def run_one(variant, platform, workload, out, options, reuse, oracle_dir):
                     note=f"no authors' results; valid {'yes' if checked['valid'] else 'NO'}"
                          + (f": {lines[0]}" if lines else ""))
     row = compare(variant, per_job(prefix, workload, platform), oracle_dir)
+    run = result.get("run", {})
+    if run.get("engine_cpu") is not None and run.get("sched_cpu") is not None:
+        row["cpu"] = (run["engine_cpu"] + run["sched_cpu"], authors_cpu(variant, oracle_dir))
     row.update(wall=result["wall"], valid=checked["valid"],
                note=lines[0] if lines else result.get("note", "") if not result.get("ok", True) else "")
     return row

@@ -143,31 +143,51 @@ def tree_fix(tree, cols, c, k):
         tree[q, 0, 0] = count + 1
 
 
+# A tree with more nodes noted than this share of its leaves is rebuilt whole at its
+# next read: one pass over its 2L entries costs less than that many climbs from a leaf
+# (a rarely read tree, of a core count few jobs ask for, collects most of the nodes).
+REBUILD_SHARE = 4
+
+
 @inline
 def flush(tree, cols, c):
-    """Tree c brought up to date with column c: the nodes noted since its last read put in place."""
+    """Tree c brought up to date with column c: the nodes noted since its last read put in
+    place, or the whole tree rebuilt when they are many (the same tree: each entry is the
+    least (key, node) under it, whichever way it was reached)."""
     q = tree.shape[0] // 2 + c
     leaves = tree.shape[1] // 2
-    for j in range(int(tree[q, 0, 0])):
-        k = int(tree[q, 1 + j, 1])
-        tree[q, leaves + k, 0] = 0.0
-        _tree_set(tree, c, k, cols[c, k], k)
+    count = int(tree[q, 0, 0])
+    if count > leaves // REBUILD_SHARE:
+        for j in range(count):
+            tree[q, leaves + int(tree[q, 1 + j, 1]), 0] = 0.0
+        _tree_build_one(tree, cols, c, cols.shape[1] - 1)
+    else:
+        for j in range(count):
+            k = int(tree[q, 1 + j, 1])
+            tree[q, leaves + k, 0] = 0.0
+            _tree_set(tree, c, k, cols[c, k], k)
     tree[q, 0, 0] = 0.0
 
 
 @njit
-def _tree_build(tree, cols, n):
+def _tree_build_one(tree, cols, c, n):
+    """Tree c built from column c over nodes 0..n-1 (the other leaves +inf, node n)."""
     leaves = tree.shape[1] // 2
+    for k in range(leaves):
+        tree[c, leaves + k, TK] = cols[c, k] if k < n else INF
+        tree[c, leaves + k, TN] = k if k < n else n
+    for i in range(leaves - 1, 0, -1):
+        w = _win(tree, c, 2 * i, 2 * i + 1)
+        tree[c, i, TK] = tree[c, w, TK]
+        tree[c, i, TN] = tree[c, w, TN]
+
+
+@njit
+def _tree_build(tree, cols, n):
     m = tree.shape[0] // 2
     tree[m:] = 0.0                # nothing pending
     for c in range(m):
-        for k in range(leaves):
-            tree[c, leaves + k, TK] = cols[c, k] if k < n else INF
-            tree[c, leaves + k, TN] = k if k < n else n
-        for i in range(leaves - 1, 0, -1):
-            w = _win(tree, c, 2 * i, 2 * i + 1)
-            tree[c, i, TK] = tree[c, w, TK]
-            tree[c, i, TN] = tree[c, w, TN]
+        _tree_build_one(tree, cols, c, n)
 
 
 @inline

@@ -31,9 +31,9 @@ from batloc.schedulers.planning import availability as av
 from batloc.schedulers.planning.file_outlook import (CASE_NAMES, MISS, MODEL_CODES, NONE, WAIT, ended_window_bytes,
                                                      evaluate, evaluate_files, evaluate_per_file, file_case,
                                                      float32_load, put_file, unused_bytes, window_rows)
-from batloc.schedulers.planning.flat_state import (AVAIL, BW, END, FILE, M_FILE, M_PIN, M_SIZE, MEM, MIN_END,
-                                                   MIN_LOADING, N_FREE, N_HELD, N_MEM, N_PINNED, SIZE, START)
-from batloc.schedulers.planning.formulas import (CODES, LEA, LEM, LEMG, RAMP_SCALES, SHAPES, bound, locality_weight, needs_penalty,
+from batloc.schedulers.planning.flat_state import (AVAIL, BACKBONE, BW, END, FILE, M_FILE, M_PIN, M_SIZE, MEM,
+                                                   MIN_END, MIN_LOADING, N_FREE, N_HELD, N_MEM, N_PINNED, SIZE, START)
+from batloc.schedulers.planning.formulas import (CODES, EFT, FCFS, LEA, LEM, LEMG, RAMP_SCALES, SHAPES, bound, locality_weight, needs_penalty,
                                                  reads_overhead, score)
 from batloc.schedulers.planning import jit
 from batloc.schedulers.planning.jit import inline, inline_late, njit
@@ -159,6 +159,42 @@ def _score_node(k, cores, walltime, fid, size, lower, saturated, cfg, node_f, he
     if need and pen_bytes != 0.0:
         pen = pen_bytes * size / node_f[k, MEM] / node_f[k, BW]
     return _cut(score(policy, t, overhead, pen, now, saturated, W), cfg), case, t, t_file
+
+
+@inline
+def _quick_misses(fid, saturated, cfg):
+    """Whether ``_score_miss`` may stand for ``_score_node`` on the nodes that neither hold, load
+    nor plan the job's file: one file, no backfilling, each file its job's window, and a score
+    that never reads the eviction penalty (FCFS, EFT, LEM unsaturated)."""
+    policy = int(cfg[C_POLICY])
+    return (fid >= 0 and cfg[C_BACKFILL] == 0 and cfg[C_PER_FILE] == 0
+            and (policy == FCFS or policy == EFT or ((policy == LEM or policy == LEMG) and saturated == 0.0)))
+
+
+@inline
+def _knows(k, fid, file_bits, pf_bits):
+    """Whether node k holds or loads file fid (its memory) or plans it (a standing window)."""
+    return _has_bit(file_bits, fid, k) or _has_bit(pf_bits, fid, k)
+
+
+@inline
+def _score_miss(k, cores, fid, size, saturated, cfg, node_f, base, cols, pos, ints):
+    """``_score_node`` where it cannot find the file (``_quick_misses``, the node not ``_knows`` it,
+    no output pinned there, no shared backbone): every held window, planned window and memory
+    entry naming the file sets one of the node's bits, so ``file_case`` would scan them all for
+    nothing and ``evaluate`` says a miss, its load from t_k."""
+    now, W, policy = cfg[C_NOW], cfg[C_W], int(cfg[C_POLICY])
+    t = av.t_exact(k, cores, now, cols, base, pos)
+    if cfg[C_EARLIEST_CORES] != 0 and t < INF:
+        av.earliest_cores(base, k, cores, now, pos)
+    if not t < INF:
+        return INF, NONE, INF, INF
+    ints[SCORED] += 1
+    overhead = size / node_f[k, BW]
+    t_file = t + overhead
+    if cfg[C_FLOAT32_LOADS] != 0:
+        t_file = t + float32_load(size, node_f[k, BW])
+    return _cut(score(policy, t, overhead, 0.0, now, saturated, W), cfg), MISS, t, t_file
 
 
 @njit
@@ -372,6 +408,7 @@ def _choose(c, w, fid, size, saturated, cfg, node_f, held, mem, file_bits, base,
     best_score, best_k, best_case, best_t, best_tfile = INF, n, NONE, INF, INF
     # The runner-up (an exactly scored node) and a floor under every other node's score.
     sec_s, sec_k, floor = INF, n, INF
+    quick = _quick_misses(fid, saturated, cfg)
     fi, nset, tree_done = 0, 0, False
     while True:
         kn, b_tree = n, INF
@@ -413,8 +450,13 @@ def _choose(c, w, fid, size, saturated, cfg, node_f, held, mem, file_bits, base,
         if b > best_score or (b == best_score and k > best_k):
             floor = min(floor, b)
             continue
-        s, case, t, t_file = _score_node(k, c, w, fid, size, av.at(cols[tc, k], now), saturated, cfg, node_f, held,
-                                         mem, base, tails, cols, node_i, cand_times, pos, core_iv, iv, plan, buf, ints)
+        if (quick and node_f[k, N_PINNED] == 0 and not node_f[k, BACKBONE] < INF
+                and not _knows(k, fid, file_bits, pf_bits)):
+            s, case, t, t_file = _score_miss(k, c, fid, size, saturated, cfg, node_f, base, cols, pos, ints)
+        else:
+            s, case, t, t_file = _score_node(k, c, w, fid, size, av.at(cols[tc, k], now), saturated, cfg, node_f,
+                                             held, mem, base, tails, cols, node_i, cand_times, pos, core_iv, iv, plan,
+                                             buf, ints)
         if not t < INF:
             continue
         best_score, best_k, best_case, best_t, best_tfile, sec_s, sec_k, floor = _rank(
@@ -1076,8 +1118,9 @@ def plan_pass(node_f, core_end, core_held, held, mem, file_bits,
         while P < qlen and plan[q_slot[P], P_NODE] != UNPLANNED:
             P += 1
         total = 0
-        for i in range(qlen):
-            total += q_cores[i]
+        if backfilling:
+            for i in range(qlen):
+                total += q_cores[i]
         if backfilling and ints[IV_COUNT] + total > iv.shape[0]:
             ints[COMPACTIONS] += 1
             _compact(backfilling, now, core_end, core_held, base, first_free, tails, cols, tcols, tree, node_i, cand_times,

@@ -59,6 +59,28 @@ def test_eft_chooses_the_node_holding_the_file():
     assert (node_of(e, s["3"]), s["3"]["start"]) == ("n001", 30.0)
 
 
+def test_eft_counts_a_file_that_a_queued_job_plans_to_load():
+    # A node that only *plans* the file (an earlier queued job's reservation loads it) is not scored as
+    # a miss (planner._score_miss must not take it). n000: 2 cores, 1 GB/s; n001: 1 core, 0.5 GB/s;
+    # F is 60 GB (60 s on n000, 120 s on n001). At t=0 J1 takes n000's core 0 to 90 (walltime),
+    # J2 its core 1 to 20 (ends at 15). At t=1, J3 (F): n000 20 + 60 = 80 < n001 1 + 120 = 121 ->
+    # reserved on n000 at 20, its load planned over [20, 80). J4 (F): n000 has a core at 90, F
+    # loaded there by then (J3's window) -> a hit, 90; n001: 121 -> reserved on n000 (scored as a
+    # miss, 150, it would start on n001 at once). At 15, J3 starts on n000 (load [15, 75), computes
+    # [75, 80)); at 80 J4 starts on n000's freed core, a hit: one load in all.
+    jobs = [job(1, 0, 1, 90, 85), job(2, 0, 1, 20, 15), job(3, 1, 1, 100, 5, "F", 60),
+            job(4, 1, 1, 100, 5, "F", 60)]
+    profiles = {j["profile"]: {"type": "delay", "delay": float(j["profile"][1:])} for j in jobs}
+    sched = Eft({})
+    compute, storage = make_resources({"n000": 2, "n001": 1}, memory_bytes=100 * GB,
+                                      bandwidth={"n000": 1 * GB, "n001": 0.5 * GB})
+    res = DryRun(sched, compute, storage, {"jobs": jobs, "profiles": profiles}).run()
+    s = {k.split("!")[1]: v for k, v in res.items() if k.startswith("w0!")}
+    assert (node_of(sched, s["3"]), s["3"]["start"]) == ("n000", 75.0)
+    assert (node_of(sched, s["4"]), s["4"]["start"]) == ("n000", 80.0)
+    assert [k for k in res if k.startswith("batloc-stage!")] == ["batloc-stage!stage-w0-3-n000"]
+
+
 # J1 loads A on n000 [1,11) and computes [11,61) (walltime 100: reserved to 101).
 # J2 (file A) arrives at t=2 while n001 is idle.
 WAIT_JOBS = [job(1, 1, 1, 100, 50, "A", 10), job(2, 2, 1, 100, 10, "A", 10)]
