@@ -122,6 +122,9 @@ def walk_note(st):
         return ""
     return (f"; walks stopped: node dearer {st['walk_stops_dearer']}, move cap {st['walk_stops_cap']}, "
             f"LEM flag {st['walk_stops_flag']}; compactions {st['compactions']}; replayed {st['replayed']}"
+            + (f"; walked jobs settled by the least bound {st['walk_settled']}, changed nodes bounded "
+               f"{st['walk_bounded']}" if "walk_bounded" in st else "")
+            + (f"; chosen again where their node got dearer {st['chosen_dearer']}" if st.get("chosen_dearer") else "")
             + (f"; chosen again under LEM's other flag {st['flag_chosen']} (nodes reloaded {st['flag_reloaded']})"
                if st.get("flag_chosen") else ""))
 

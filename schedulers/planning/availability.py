@@ -25,7 +25,7 @@ import numpy as np
 
 from batloc.schedulers.planning.flat_state import END
 from batloc.schedulers.planning.jit import inline, njit
-from batloc.schedulers.planning.scratch import BUSY, FREE, HEAD, IV_COUNT, IV_END, IV_NEXT, IV_START, MAX_FREE, P_NEXT, TAIL
+from batloc.schedulers.planning.scratch import BUSY, CHANGED, FREE, HEAD, IV_COUNT, IV_END, IV_NEXT, IV_START, MAX_FREE, P_NEXT, TAIL
 
 INF = np.inf
 
@@ -96,7 +96,7 @@ def _count_free(rows, k, now):
 # power of two >= n), unused or set-aside leaves hold (+inf, n), the root is i = 1.
 #
 # The trees are lazy: a node whose column changed is only noted in tree c's
-# plane of pending nodes (tree[M + c], M the core count: its count at [0, 0],
+# plane of pending nodes (tree[M + c], M the core count = cols.shape[0]: its count at [0, 0],
 # the nodes at [1.., 1], a flag per node at [L + k, 0]) and put in place when
 # tree c is next read (``flush``, by ``planner._choose``). A reservation moves
 # every column of its node, and a node reloaded replays its whole chain of
@@ -134,7 +134,7 @@ def _tree_set(tree, c, k, key, node):
 @inline
 def tree_fix(tree, cols, c, k):
     """Node k's value in column c changed: noted, put in place at tree c's next ``flush``."""
-    q = tree.shape[0] // 2 + c
+    q = cols.shape[0] + c
     leaf = tree.shape[1] // 2 + k
     if tree[q, leaf, 0] == 0.0:
         tree[q, leaf, 0] = 1.0
@@ -154,7 +154,7 @@ def flush(tree, cols, c):
     """Tree c brought up to date with column c: the nodes noted since its last read put in
     place, or the whole tree rebuilt when they are many (the same tree: each entry is the
     least (key, node) under it, whichever way it was reached)."""
-    q = tree.shape[0] // 2 + c
+    q = cols.shape[0] + c
     leaves = tree.shape[1] // 2
     count = int(tree[q, 0, 0])
     if count > leaves // REBUILD_SHARE:
@@ -184,8 +184,8 @@ def _tree_build_one(tree, cols, c, n):
 
 @njit
 def _tree_build(tree, cols, n):
-    m = tree.shape[0] // 2
-    tree[m:] = 0.0                # nothing pending
+    m = cols.shape[0]
+    tree[m:2 * m] = 0.0           # nothing pending
     for c in range(m):
         _tree_build_one(tree, cols, c, n)
 
@@ -205,6 +205,79 @@ def set_aside(tree, cols, c, k):
 @inline
 def put_back(tree, cols, c, k):
     _tree_set(tree, c, k, cols[c, k], k)
+
+
+# ---- a walk's changed nodes by bound: one segment tree per core count ------------
+# The standing plan's walk (``planner._walk``) asks, for each job, which changed
+# nodes could beat its score: tree[2M + c] holds, under tree node i (leaves
+# i = L + k), the least ``tcols[c]`` (with backfilling; ``cols[c]`` without)
+# and the least ``cols[c]`` over the changed nodes below it (+inf: none), and
+# tree[3M + c, i, 0] their longest gap between reservations (``tails[k, 2M]``;
+# -inf: none, or no backfilling). A job longer than every gap of a subtree has
+# t_k >= its least tcols on each of its nodes, else >= its least cols: a
+# subtree whose bound cannot beat the job's best holds no node that can.
+# Lazy as the trees above: a node that joins or leaves the changed nodes, or
+# whose columns move while it is one, is noted in tree[4M + c] (same layout as
+# the pending planes above) and put in place when tree c is next read. Between
+# passes every leaf not pending is (+inf, +inf, -inf).
+CHANGED_TREES = 3     # the planes past the 2M of the trees above
+
+
+@inline
+def changed_note(tree, m, k):
+    """Node k joined or left the changed nodes, or its columns moved while it is one."""
+    leaf = tree.shape[1] // 2 + k
+    for c in range(m):
+        q = 4 * m + c
+        if tree[q, leaf, 0] == 0.0:
+            tree[q, leaf, 0] = 1.0
+            count = int(tree[q, 0, 0])
+            tree[q, 1 + count, 1] = k
+            tree[q, 0, 0] = count + 1
+
+
+@inline
+def _changed_set(tree, m, c, k, t, f, g):
+    a, b = 2 * m + c, 3 * m + c
+    i = tree.shape[1] // 2 + k
+    tree[a, i, 0] = t
+    tree[a, i, 1] = f
+    tree[b, i, 0] = g
+    i >>= 1
+    while i >= 1:
+        t = min(tree[a, 2 * i, 0], tree[a, 2 * i + 1, 0])
+        f = min(tree[a, 2 * i, 1], tree[a, 2 * i + 1, 1])
+        g = max(tree[b, 2 * i, 0], tree[b, 2 * i + 1, 0])
+        if t == tree[a, i, 0] and f == tree[a, i, 1] and g == tree[b, i, 0]:
+            break
+        tree[a, i, 0] = t
+        tree[a, i, 1] = f
+        tree[b, i, 0] = g
+        i >>= 1
+
+
+@inline
+def changed_flush(tree, backfilling, cols, tcols, tails, node_i, c):
+    """The changed nodes' tree c brought up to date: the nodes noted since its last read put in place."""
+    m = cols.shape[0]
+    q = 4 * m + c
+    leaves = tree.shape[1] // 2
+    for j in range(int(tree[q, 0, 0])):
+        k = int(tree[q, 1 + j, 1])
+        tree[q, leaves + k, 0] = 0.0
+        if node_i[k, CHANGED] == 0:
+            _changed_set(tree, m, c, k, INF, INF, -INF)
+        elif backfilling:
+            _changed_set(tree, m, c, k, tcols[c, k], cols[c, k], tails[k, 2 * m])
+        else:
+            _changed_set(tree, m, c, k, cols[c, k], cols[c, k], -INF)
+    tree[q, 0, 0] = 0.0
+
+
+@inline
+def fits_gap(walltime, gap):
+    """Might a job of this walltime fit a gap this long (``longer_than_gaps``'s converse)?"""
+    return not walltime > 1.000001 * gap + 1e-6
 
 
 @njit
@@ -405,7 +478,7 @@ def longer_than_gaps(walltime, k, tails):
     cores' last reservations; the gap kept is an upper bound (time passing
     only shortens the first one), so the answer is never wrong, only cautious."""
     m = (tails.shape[1] - 1) // 2
-    return walltime > 1.000001 * tails[k, 2 * m] + 1e-6
+    return not fits_gap(walltime, tails[k, 2 * m])
 
 
 @inline

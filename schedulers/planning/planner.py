@@ -20,6 +20,7 @@ the next pass rebuilds them anyway. With the option ``queue_depth`` it plans
 only the head of the queue (a production scheduler's bound, not the paper's rule).
 """
 
+import os
 import threading
 from contextlib import nullcontext
 from dataclasses import dataclass
@@ -47,7 +48,8 @@ from batloc.schedulers.planning.scratch import (B_SIZE, BUSY, C_BACKFILL, C_BW_M
                                                 GROUP, HIDDEN, P_X0, P_XN, REBUILT, SCANNED, DROPPED, MOVED, SCORED, TAIL,
                                                 UNPLANNED, VALID, WALKED,
                                                 STOP_FLAG, STOP_DEARER, STOP_CAP, COMPACTIONS, REPLAYED,
-                                                FLAG_CHOSEN, FLAG_RELOADED,
+                                                FLAG_CHOSEN, FLAG_RELOADED, BOUNDED, SETTLED, CHOSEN_DEARER,
+                                                C_WALK_RECHOOSE,
                                                 allocate)
 
 INF = np.inf
@@ -683,22 +685,8 @@ MAX_CHANGED = 256
 
 
 @inline
-def _changed_least(least, dset, nd, cols, now):
-    """least[c - 1] becomes the least t_k bound for c cores over the changed nodes (cols: exact without
-    backfilling, the earliest-free lower bound with it). Reservations only raise cols, so it stays a
-    lower bound as the walk reserves on them; a node joining them (reloaded) calls this again."""
-    for c in range(least.shape[0]):
-        x = INF
-        for y in range(nd):
-            v = av.at(cols[c, dset[y]], now)
-            if v < x:
-                x = v
-        least[c] = x
-
-
-@inline
 def _reload_before(k, i, nd, now, backfilling, core_end, core_held, base, first_free, tails, cols, tcols, tree, node_i,
-                   dset, cand_times, pos, core_iv, iv, plan, pos_plan, pf_bits, pf_count, ints, q_seq, least):
+                   dset, cand_times, pos, core_iv, iv, plan, pos_plan, pf_bits, pf_count, ints, q_seq, known):
     """Unchanged node k becomes a changed one for queued job i: its rows
     reloaded with the reservations of the jobs before i only (pos[1] kept);
     returns the new count of changed nodes."""
@@ -711,31 +699,85 @@ def _reload_before(k, i, nd, now, backfilling, core_end, core_held, base, first_
     node_i[k, HEAD] = head
     _replay(k, now, backfilling, base, first_free, tails, cols, tcols, tree, node_i, cand_times, pos, core_iv, iv, plan,
             pos_plan, pf_bits, pf_count, ints, float(q_seq[i]))
-    node_i[k, CHANGED] = 1
-    dset[nd] = k
-    nd += 1
-    _changed_least(least, dset, nd, cols, now)
+    _mark_changed(k, node_i, dset, nd, tree, cols, known)
     for p in range(c_all):
         pos[1, p] = pos[2, p]
-    return nd
+    return nd + 1
+
+
+@inline
+def _mark_changed(k, node_i, dset, nd, tree, cols, known):
+    """Node k is the walk's changed node nd: flagged, in its bit set (``known`` during a walk) and
+    noted for the changed nodes' trees."""
+    node_i[k, CHANGED] = 1
+    dset[nd] = k
+    known[k >> 6] |= np.uint64(1) << np.uint64(k & 63)
+    av.changed_note(tree, cols.shape[0], k)
 
 
 @inline_late
-def _score_nodes(dset, nd, skip, c, w, fid, size, saturated, best_s, best_k, best_case, best_t, best_tf, sec_s, sec_k,
-                 floor, cfg, node_f, held, mem, file_bits, base, tails, cols, tcols, node_i, cand_times, pos, core_iv,
-                 iv, plan, pf_bits, buf, ints):
-    """The changed nodes (``dset[:nd]``) but ``skip`` ranked for the job into the best so far, its
+def _score_nodes(skip, c, w, fid, size, saturated, best_s, best_k, best_case, best_t, best_tf, sec_s, sec_k,
+                 floor, cfg, node_f, held, mem, file_bits, base, tails, cols, tcols, tree, node_i, cand_times, pos,
+                 core_iv, iv, plan, pf_bits, stack, known, buf, ints):
+    """The changed nodes but ``skip`` that could beat the best so far ranked for the job into it, its
     runner-up and floor (``_rank``), each scored exactly unless its bound cannot beat the best: their
-    rows show what the job sees (the actual state and the reservations walked so far)."""
+    rows show what the job sees (the actual state and the reservations walked so far).
+
+    Those that know the job's file (``known`` holds the changed nodes' bits during a walk) are taken
+    one by one (no load overhead at best); the others come from the changed nodes' tree for its core
+    count (``availability.changed_note``), depth first, each subtree left out whose bound (its least
+    t_k bound, the least overhead size / the largest bandwidth) cannot beat the best: so a job that no
+    changed node can take costs one bound, and one that some can, the nodes below its score."""
     n = node_f.shape[0]
+    m = cols.shape[0]
+    tc = c - 1
     now, W, policy = cfg[C_NOW], cfg[C_W], int(cfg[C_POLICY])
     backfilling = cfg[C_BACKFILL] != 0
     sorts_files = fid >= 0 and reads_overhead(policy)
-    for x in range(nd):
-        k = dset[x]
-        if k == skip:
-            continue
-        t_lb = _t_lower(k, c - 1, w, backfilling, now, cols, tcols, tails)
+    av.changed_flush(tree, backfilling, cols, tcols, tails, node_i, tc)
+    ov_least = size / cfg[C_BW_MAX] if sorts_files else 0.0
+    a, g = 2 * m + tc, 3 * m + tc
+    leaves = tree.shape[1] // 2
+    words = known.shape[0]
+    x, xw, bits = 0, 0, np.uint64(0)
+    listing = sorts_files          # first the changed nodes that know the file, then the tree
+    stack[0] = 1
+    top = 1
+    while True:
+        if listing:
+            while bits == 0 and x < words:
+                bits = (file_bits[fid, x] | pf_bits[fid, x]) & known[x]
+                xw = x
+                x += 1
+            if bits == 0:
+                listing = False
+                continue
+            k = xw * 64 + _lowest_bit(bits)
+            bits &= bits - np.uint64(1)
+            if k == skip:
+                continue
+        else:
+            if top == 0:
+                break
+            top -= 1
+            j = stack[top]
+            key = tree[a, j, 1] if backfilling and av.fits_gap(w, tree[g, j, 0]) else tree[a, j, 0]
+            if not key < INF:
+                continue
+            lb_j = _cut(bound(policy, av.at(key, now), ov_least, now, saturated, W), cfg)
+            if lb_j > best_s:
+                floor = min(floor, lb_j)
+                continue
+            if j < leaves:
+                stack[top] = 2 * j + 1
+                stack[top + 1] = 2 * j
+                top += 2
+                continue
+            k = j - leaves
+            if k == skip or (sorts_files and (_has_bit(file_bits, fid, k) or _has_bit(pf_bits, fid, k))):
+                continue
+        ints[BOUNDED] += 1
+        t_lb = _t_lower(k, tc, w, backfilling, now, cols, tcols, tails)
         if not t_lb < INF:
             continue
         bk = _bound_from(k, t_lb, fid, size, sorts_files, policy, now, saturated, W, cfg, node_f, file_bits, pf_bits)
@@ -785,7 +827,7 @@ def _t_actual(k, c, now, core_end, buf):
 @njit
 def _choose_again(i, b, nd, saturated, cfg, node_f, core_end, core_held, held, mem, file_bits, base, first_free, tails,
                   cols, tcols, tree, node_i, dset, cand_times, pos, core_iv, iv, plan, pos_plan, pf_bits, pf_count, buf,
-                  ints, q_cores, q_wall, q_file, q_size, q_seq, least, lb, cand):
+                  ints, q_cores, q_wall, q_file, q_size, q_seq, lb, cand, stack, known):
     """Queued job i, placed under LEM's other flag (or another weight of the
     gradual LEM), chosen a node again under this one, exactly as a full pass
     would: (score, node, case, t_k, t'_k, runner-up score and node, floor,
@@ -815,11 +857,12 @@ def _choose_again(i, b, nd, saturated, cfg, node_f, core_end, core_held, held, m
             return INF, -1, NONE, INF, INF, INF, n, INF, nd
         nd = _reload_before(b, i, nd, now, backfilling, core_end, core_held, base, first_free, tails, cols, tcols, tree,
                             node_i, dset, cand_times, pos, core_iv, iv, plan, pos_plan, pf_bits, pf_count, ints, q_seq,
-                            least)
+                            known)
         ints[FLAG_RELOADED] += 1
     best_s, best_k, best_case, best_t, best_tf, sec_s, sec_k, floor = _score_nodes(
-        dset, nd, -1, c, w, fid, size, saturated, INF, n, NONE, INF, INF, INF, n, INF, cfg, node_f, held, mem,
-        file_bits, base, tails, cols, tcols, node_i, cand_times, pos, core_iv, iv, plan, pf_bits, buf, ints)
+        -1, c, w, fid, size, saturated, INF, n, NONE, INF, INF, INF, n, INF, cfg, node_f, held, mem,
+        file_bits, base, tails, cols, tcols, tree, node_i, cand_times, pos, core_iv, iv, plan, pf_bits, stack, known,
+        buf, ints)
     # The unchanged nodes that might beat the best, by (bound, index).
     nl = 0
     for k in range(n):
@@ -842,7 +885,7 @@ def _choose_again(i, b, nd, saturated, cfg, node_f, core_end, core_held, held, m
             return INF, -1, NONE, INF, INF, INF, n, INF, nd
         nd = _reload_before(k, i, nd, now, backfilling, core_end, core_held, base, first_free, tails, cols, tcols, tree,
                             node_i, dset, cand_times, pos, core_iv, iv, plan, pos_plan, pf_bits, pf_count, ints, q_seq,
-                            least)
+                            known)
         ints[FLAG_RELOADED] += 1
         t_lb = av.at(cols[c - 1, k], now)
         sk, case, t, t_file = _score_node(k, c, w, fid, size, t_lb, saturated, cfg, node_f, held, mem, base, tails,
@@ -857,7 +900,7 @@ def _choose_again(i, b, nd, saturated, cfg, node_f, core_end, core_held, held, m
 @njit
 def _walk(P, nd, now, saturation, busy_count, cfg, node_f, core_end, core_held, held, mem, file_bits, base,
           first_free, tails, cols, tcols, tree, node_i, dset, cand_times, pos, core_iv, iv, plan, pos_plan, pf_bits, pf_count,
-          buf, out_f, out_i, out_pos, ints, q_cores, q_wall, q_file, q_size, q_slot, q_seq, least, lb, cand):
+          buf, out_f, out_i, out_pos, ints, q_cores, q_wall, q_file, q_size, q_slot, q_seq, lb, cand, stack, known):
     """Walks the standing plan's jobs in queue order, giving each the
     reservation a full pass would give it; returns (r, starts, busy count,
     changed nodes): r is the first job the walk cannot settle (P if none),
@@ -884,14 +927,18 @@ def _walk(P, nd, now, saturation, busy_count, cfg, node_f, core_end, core_held, 
     that could take it changed ones; the walk goes on from there.
 
     A job on an unchanged node whose score is below every changed node's bound
-    for its core count (``least``, kept over the changed nodes: a policy's
-    score bound grows with t_k and the load's overhead) stays without
-    scoring them one by one: no changed node can take it."""
+    for its core count (the root of the changed nodes' tree, ``_score_nodes``:
+    a policy's score bound grows with t_k and the load's overhead) stays
+    without scoring any: no changed node can take it; otherwise only the
+    changed nodes whose bound could beat its score are looked at."""
     n = node_f.shape[0]
     W, policy = cfg[C_W], int(cfg[C_POLICY])
     backfilling = cfg[C_BACKFILL] != 0
     ndec = 0
-    _changed_least(least, dset, nd, cols, now)
+    for x in range(known.shape[0]):
+        known[x] = np.uint64(0)
+    for x in range(nd):
+        _mark_changed(dset[x], node_i, dset, x, tree, cols, known)
     for i in range(P):
         slot = q_slot[i]
         b = int(plan[slot, P_NODE])
@@ -907,7 +954,7 @@ def _walk(P, nd, now, saturation, busy_count, cfg, node_f, core_end, core_held, 
             best_s, best_k, best_case, best_t, best_tf, sec_s, sec_k, floor, nd = _choose_again(
                 i, b, nd, saturated, cfg, node_f, core_end, core_held, held, mem, file_bits, base, first_free, tails,
                 cols, tcols, tree, node_i, dset, cand_times, pos, core_iv, iv, plan, pos_plan, pf_bits, pf_count, buf,
-                ints, q_cores, q_wall, q_file, q_size, q_seq, least, lb, cand)
+                ints, q_cores, q_wall, q_file, q_size, q_seq, lb, cand, stack, known)
             if best_k < 0:
                 ints[STOP_FLAG] += 1
                 return i, ndec, busy_count, nd    # too many changed nodes: the rest is placed again
@@ -919,6 +966,7 @@ def _walk(P, nd, now, saturation, busy_count, cfg, node_f, core_end, core_held, 
             k = best_k
             _reserve(k, c, best_t, w, now, backfilling, base, first_free, tails, cols, tcols, tree, node_i, cand_times,
                      pos, core_iv, iv, ints)
+            av.changed_note(tree, cols.shape[0], k)
             _record(slot, k, best_t, best_tf, best_s, best_case, saturated, w, fid, size, q_seq[i], c, now, pos, plan,
                     pos_plan)
             _runner_up(slot, sec_s, sec_k, floor, n, plan)
@@ -946,17 +994,15 @@ def _walk(P, nd, now, saturation, busy_count, cfg, node_f, core_end, core_held, 
         else:
             if t_i <= now:
                 return i, ndec, busy_count, nd    # cannot happen (an event comes first); never trust it
-            if not sec_changed:
-                low = _cut(bound(policy, least[c - 1], 0.0, now, saturated, W), cfg)
-                if low > s_i:
-                    _runner_up(slot, sec_s, sec_k, min(floor, low), n, plan)
-                    continue                      # no changed node can take it: it stays
             best_s, best_k, best_case, best_t, best_tf = s_i, b, int(plan[slot, P_CASE]), t_i, plan[slot, AVAIL]
+        bounded = ints[BOUNDED]
         best_s, best_k, best_case, best_t, best_tf, sec_s, sec_k, floor = _score_nodes(
-            dset, nd, b, c, w, fid, size, saturated, best_s, best_k, best_case, best_t, best_tf, sec_s, sec_k, floor,
-            cfg, node_f, held, mem, file_bits, base, tails, cols, tcols, node_i, cand_times, pos, core_iv, iv, plan,
-            pf_bits, buf, ints)
+            b, c, w, fid, size, saturated, best_s, best_k, best_case, best_t, best_tf, sec_s, sec_k, floor,
+            cfg, node_f, held, mem, file_bits, base, tails, cols, tcols, tree, node_i, cand_times, pos, core_iv, iv,
+            plan, pf_bits, stack, known, buf, ints)
         if not on_changed and best_k == b:
+            if ints[BOUNDED] == bounded:
+                ints[SETTLED] += 1                # no changed node could take it
             _runner_up(slot, sec_s, sec_k, floor, n, plan)
             continue                      # stays, its reservation already in b's rows
         if on_changed and (best_s > s_i or (best_s == s_i and best_k > b)):
@@ -966,16 +1012,29 @@ def _walk(P, nd, now, saturation, busy_count, cfg, node_f, core_end, core_held, 
                             and (sec_s < best_s or (sec_s == best_s and sec_k < best_k)))
             top = sec_s if to_runner_up else best_s
             if not top < floor:
-                ints[STOP_DEARER] += 1
-                return i, ndec, busy_count, nd    # an unchanged node may win
-            if to_runner_up:
+                # An unchanged node may win: with ``walk_rechoose``, the job is chosen a node again
+                # exactly, as under LEM's other flag (``_choose_again``), and the walk goes on.
+                if cfg[C_WALK_RECHOOSE] == 0:
+                    ints[STOP_DEARER] += 1
+                    return i, ndec, busy_count, nd
+                best_s, best_k, best_case, best_t, best_tf, sec_s, sec_k, floor, nd = _choose_again(
+                    i, b, nd, saturated, cfg, node_f, core_end, core_held, held, mem, file_bits, base, first_free,
+                    tails, cols, tcols, tree, node_i, dset, cand_times, pos, core_iv, iv, plan, pos_plan, pf_bits,
+                    pf_count, buf, ints, q_cores, q_wall, q_file, q_size, q_seq, lb, cand, stack, known)
+                if best_k < 0:
+                    ints[STOP_DEARER] += 1
+                    return i, ndec, busy_count, nd    # too many changed nodes: the rest is placed again
+                if best_k == n:
+                    return i, ndec, busy_count, nd    # no node holds it now (a full pass says so)
+                ints[CHOSEN_DEARER] += 1
+            elif to_runner_up:
                 if nd == MAX_CHANGED:
                     ints[STOP_CAP] += 1
                     return i, ndec, busy_count, nd
                 k2 = sec_k
                 nd = _reload_before(k2, i, nd, now, backfilling, core_end, core_held, base, first_free, tails, cols,
                                     tcols, tree, node_i, dset, cand_times, pos, core_iv, iv, plan, pos_plan, pf_bits,
-                                    pf_count, ints, q_seq, least)
+                                    pf_count, ints, q_seq, known)
                 s2, case2, t2, tf2 = _score_node(
                     k2, c, w, fid, size, av.at(cols[c - 1, k2], now), saturated, cfg, node_f, held, mem, base, tails,
                     cols, node_i, cand_times, pos, core_iv, iv, plan, buf, ints)
@@ -995,7 +1054,7 @@ def _walk(P, nd, now, saturation, busy_count, cfg, node_f, core_end, core_held, 
                 return i, ndec, busy_count, nd
             nd = _reload_before(b, i, nd, now, backfilling, core_end, core_held, base, first_free, tails, cols, tcols,
                                 tree, node_i, dset, cand_times, pos, core_iv, iv, plan, pos_plan, pf_bits, pf_count,
-                                ints, q_seq, least)
+                                ints, q_seq, known)
             ints[MOVED] += 1
         elif not (best_k == b and best_t == t_i and best_s == s_i and best_tf == plan[slot, AVAIL]
                   and best_case == plan[slot, P_CASE] and _same_cores(pos, pos_plan, slot, c)):
@@ -1003,6 +1062,7 @@ def _walk(P, nd, now, saturation, busy_count, cfg, node_f, core_end, core_held, 
         k = best_k
         _reserve(k, c, best_t, w, now, backfilling, base, first_free, tails, cols, tcols, tree, node_i, cand_times, pos,
                  core_iv, iv, ints)
+        av.changed_note(tree, cols.shape[0], k)
         _record(slot, k, best_t, best_tf, best_s, best_case, saturated, w, fid, size, q_seq[i], c, now, pos, plan,
                 pos_plan)
         _runner_up(slot, sec_s, sec_k, floor, n, plan)
@@ -1141,12 +1201,13 @@ def plan_pass(node_f, core_end, core_held, held, mem, file_bits,
                                                 held, mem, file_bits, base, first_free, tails, cols, tcols, tree, node_i,
                                                 dset, cand_times, pos, core_iv, iv, plan, pos_plan, pf_bits, pf_count,
                                                 buf, out_f, out_i, out_pos, ints, q_cores, q_wall, q_file, q_size,
-                                                q_slot, q_seq, now_gaps, lb, cand)
+                                                q_slot, q_seq, lb, cand, stack, known)
         ints[DROPPED] += P - first
         _drop_from(first, P, now, backfilling, base, first_free, tails, cols, tcols, tree, node_i, dset, nd, cand_times, pos,
                    core_iv, iv, plan, pos_plan, pf_bits, pf_count, core_end, core_held, ints, q_slot, q_seq)
         for x in range(nd):
             node_i[dset[x], CHANGED] = 0
+            av.changed_note(tree, cols.shape[0], dset[x])     # out of the changed nodes' trees at their next read
         ints[MAX_FREE] = -1
     else:
         for k in range(n):
@@ -1311,6 +1372,12 @@ class Planner:
         self.earliest_cores = opts.core_choice == "earliest"
         self.float32_loads = opts.load_time_rounding == "float32_floor"
         self.per_file = opts.file_window == "per_file"
+        # A walked job whose node got dearer past its floor is chosen a node again (the walk goes on)
+        # rather than the rest of the queue placed again: the same decisions either way; measured
+        # faster for LEM (its walks then nearly never stop), slower for FCFS-BF (docs/performance.md,
+        # issue 40). BATLOC_WALK_RECHOOSE=0 or 1 forces it off or on (benchmarks), not an option.
+        force = os.environ.get("BATLOC_WALK_RECHOOSE")
+        self.walk_rechoose = self.policy in (LEM, LEMG) if force is None else force != "0"
         self.pass_stop = STOP_CODES[opts.pass_stop_for(policy_name)]
         # Those rules read now in scores the walk assumes time-free (waits
         # counted from now, files whose last user ended now) or end a pass at
@@ -1328,7 +1395,7 @@ class Planner:
         self._rows_used = 0        # file rows handed out since they were last written anew
         self._last_now = -np.inf
         self._stats_base = (0, 0, 0, 0, 0)
-        self._walk_base = np.zeros(7, dtype=np.int64)    # stats_walk's counters of earlier working memories
+        self._walk_base = np.zeros(10, dtype=np.int64)    # stats_walk's counters of earlier working memories
 
     def _stat(self, slot, i):
         return self._stats_base[i] + (int(self._scratch.ints[slot]) if self._scratch else 0)
@@ -1360,10 +1427,11 @@ class Planner:
         node for again under LEM's other flag with the unchanged nodes reloaded for them."""
         counts = self._walk_base.copy()
         if self._scratch is not None:
-            counts += self._scratch.ints[STOP_FLAG:FLAG_RELOADED + 1]
-        flag, dearer, cap, compactions, replayed, chosen, reloaded = counts.tolist()
+            counts += self._scratch.ints[STOP_FLAG:CHOSEN_DEARER + 1]
+        flag, dearer, cap, compactions, replayed, chosen, reloaded, bounded, settled, redone = counts.tolist()
         return {"walk_stops_flag": flag, "walk_stops_dearer": dearer, "walk_stops_cap": cap,
-                "compactions": compactions, "replayed": replayed, "flag_chosen": chosen, "flag_reloaded": reloaded}
+                "compactions": compactions, "replayed": replayed, "flag_chosen": chosen, "flag_reloaded": reloaded,
+                "walk_bounded": bounded, "walk_settled": settled, "chosen_dearer": redone}
 
     def _scratch_for(self, slots, cores, files, memory_files, file_rows=0):
         """The working memory, grown when the queue, its cores, the files or
@@ -1386,7 +1454,7 @@ class Planner:
             if self._scratch is not None:
                 self._stats_base = (self.stats_jobs_scanned, self.stats_nodes_scored, self.stats_jobs_walked,
                                     self.stats_jobs_dropped, self.stats_jobs_moved)
-                self._walk_base += self._scratch.ints[STOP_FLAG:FLAG_RELOADED + 1]
+                self._walk_base += self._scratch.ints[STOP_FLAG:CHOSEN_DEARER + 1]
             f = self.flat
             old = self._scratch
             self._scratch = allocate(f.n, f.m, f.words, max(room[0], 16), max(room[1], 16), max(room[2], 64),
@@ -1408,7 +1476,7 @@ class Planner:
         S.cfg[:] = (now, self.W, f.bw_max, self.policy, self.model, self.backfilling, self.inflight_from_now,
                     self.pass_stop, self._last_now, self.whole_queue, self.ended_windows,
                     self.truncate, *self.ramp, self.earliest_cores, self.float32_loads,
-                    self.per_file)
+                    self.per_file, self.walk_rechoose)
 
     def plan(self, now, queue):
         qlen = len(queue)

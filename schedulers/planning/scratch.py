@@ -17,7 +17,9 @@ The rows hold the actual state plus every queued job's standing reservation
   that nodes come out in increasing t_k without scanning them all (each tree
   node holds its winner's key and index, see ``availability``), and
   ``tree[m + c - 1]`` the nodes whose key changed since that tree was last
-  read (the trees are brought up to date lazily);
+  read (the trees are brought up to date lazily); ``tree[2m..5m)`` the same
+  for the changed nodes of a walk (their least bounds and longest gap per
+  subtree, ``availability.changed_note``);
 - per node, ``node_i[k]``: cores free now, busy, whether the pass sees the node
   changed (``CHANGED``: its rows hold only the reservations walked so far) or
   rebuilds it (``REBUILT``), its first and last planned window (``HEAD, TAIL``);
@@ -103,6 +105,9 @@ C_EARLIEST_CORES = 15
 C_FLOAT32_LOADS = 16
 # cfg[C_PER_FILE]: a file's windows as the authors' simulator plans with them (R10, file_window).
 C_PER_FILE = 17
+# cfg[C_WALK_RECHOOSE]: a walked job whose node got dearer past its floor is chosen a node again (the walk
+# goes on) rather than the rest of the queue placed again (planner._walk).
+C_WALK_RECHOOSE = 18
 # cfg[C_PASS_STOP]: where a pass stops (options.pass_stop).
 STOP_NEVER, STOP_JOB_EXCEEDS, STOP_NO_FREE = range(3)
 STOP_CODES = {"never": STOP_NEVER, "job_exceeds_free_cores": STOP_JOB_EXCEEDS, "no_free_core": STOP_NO_FREE}
@@ -120,6 +125,11 @@ STOP_FLAG, STOP_DEARER, STOP_CAP, COMPACTIONS, REPLAYED = range(8, 13)
 # Jobs the walk chose a node for again under LEM's other flag, and the unchanged nodes it reloaded
 # to score them (statistics).
 FLAG_CHOSEN, FLAG_RELOADED = 13, 14
+# Changed nodes whose bound the walk computed for a job, and walked jobs that the changed nodes' least
+# bound settled without any (statistics).
+BOUNDED, SETTLED = 15, 16
+# Walked jobs whose node got dearer past their floor chosen a node again (``walk_rechoose``; statistics).
+CHOSEN_DEARER = 17
 
 
 # Backfilling intervals are not reused until a compaction (every node reloaded, every
@@ -132,6 +142,15 @@ IV_ROOM = 8
 def leaves(n):
     """Leaf count of the tournament trees: the power of two >= n."""
     return 1 << max(0, (n - 1).bit_length())
+
+
+def _trees(n, m):
+    """The trees over the nodes (``availability``): 2m planes for every node's t_k, 3m for a
+    walk's changed nodes, all empty."""
+    tree = np.zeros((5 * m, 2 * leaves(n), 2))
+    tree[2 * m:3 * m] = np.inf
+    tree[3 * m:4 * m] = -np.inf
+    return tree
 
 
 def allocate(n, m, words, jobs, cores, files, memory_files, file_rows=0):
@@ -148,7 +167,7 @@ def allocate(n, m, words, jobs, cores, files, memory_files, file_rows=0):
     return Scratch(
         base=z((n, m)), first_free=z((n, m)), tails=z((n, 2 * m + 1)), cols=np.full((m, n + 1), np.inf),
         tcols=np.full((m, n + 1), np.inf),
-        tree=z((2 * m, 2 * leaves(n), 2)), node_i=node_i, dset=z(n, dtype=i64),
+        tree=_trees(n, m), node_i=node_i, dset=z(n, dtype=i64),
         cand_times=z(m + jobs + 1), pos=z((3, m), dtype=i64),
         core_iv=np.full((n, m), -1, dtype=i64), iv=z((IV_ROOM * cores, 3)), plan=z((jobs + file_rows, PLAN_COLUMNS)),
         pos_plan=z((jobs, m), dtype=i64),
@@ -156,4 +175,4 @@ def allocate(n, m, words, jobs, cores, files, memory_files, file_rows=0):
         known=z(words, dtype=np.uint64), pf_bits=z((files, words), dtype=np.uint64),
         pf_count=z((files, n), dtype=np.int32),
         buf=z((u, 7)), out_f=z((jobs, 3)), out_i=z((jobs, 3), dtype=i64), out_pos=z((jobs, m), dtype=i64),
-        smallest_left=z(jobs, dtype=i64), left_wall=z((jobs, m)), now_gaps=z(m), ints=z(16, dtype=i64), cfg=z(18))
+        smallest_left=z(jobs, dtype=i64), left_wall=z((jobs, m)), now_gaps=z(m), ints=z(18, dtype=i64), cfg=z(19))
