@@ -328,6 +328,7 @@ class L07Clock:
         self.now = 0.0
         self.seq = 0
         self.sleeps = Slots(capacity, left=INF)                  # each sleep's remaining duration
+        self.live = self.sleeps.left[:0]                          # its live part (a view, kept as sleeps come and go)
         self.moves = Slots(capacity, remains=INF, rate=1.0)      # each job transfer's fraction left and rate
         self.spare = np.empty(capacity)                           # scratch of the transfers' size
         # Steps not yet worn off the transfers in the arrays (while none can end, nor be the next to): worn all at
@@ -352,8 +353,10 @@ class L07Clock:
         """A CPU sleep of `seconds` (SimGrid's: a duration of 0 still ends at the next step only)."""
         self.seq += 1
         action = Sleep(self.seq, None, done)
-        slot = self.sleeps.take(action)   # first: it may grow the arrays
-        self.sleeps.left[slot] = seconds
+        sleeps = self.sleeps
+        slot = sleeps.take(action)   # first: it may grow the arrays
+        sleeps.left[slot] = seconds
+        self.live = sleeps.left[:sleeps.n]
         if seconds < self.low:
             self.low = seconds
         return action
@@ -447,8 +450,10 @@ class L07Clock:
             return
         action.alive = False
         if type(action) is Sleep:
-            lowest = self.sleeps.left[action.slot] <= self.low
-            self.sleeps.release(action)
+            sleeps = self.sleeps
+            lowest = sleeps.left[action.slot] <= self.low
+            sleeps.release(action)
+            self.live = sleeps.left[:sleeps.n]
             if lowest:
                 self._new_low()
         else:
@@ -463,8 +468,7 @@ class L07Clock:
             self.lmm.disable(action)
 
     def _new_low(self):
-        n = self.sleeps.n
-        self.low = float(least(self.sleeps.left[:n])) if n else INF
+        self.low = float(least(self.live)) if self.sleeps.n else INF
 
     # ---- steps ------------------------------------------------------------------------------------------
     def next_delta(self):
@@ -552,8 +556,8 @@ class L07Clock:
         if not messages:
             return self.wear_sleeps(n, delta)
         if n:
-            left = self.sleeps.left[:n]
-            left -= delta
+            live = self.live
+            live -= delta
             self.low = low
         remains -= pace * delta
         if remains < PRECISION_REMAINS:
@@ -562,7 +566,13 @@ class L07Clock:
         if remains <= 0 and t.penalty > 0:
             t.alive = False
             self.messages = []
-            lmm.disable(t)
+            elements = t.elements
+            if elements and t in elements[0][0].lights:   # Lmm.disable's work for a message alone on its links
+                for c, _ in elements:
+                    c.lights.remove(t)
+                t.penalty = 0.0
+            else:
+                lmm.disable(t)
             return [t]
         return []
 
@@ -613,7 +623,7 @@ class L07Clock:
     def wear_sleeps(self, n, delta):
         """The `n` sleeps worn by a step of `delta`; those it ends, in the order they began."""
         sleeps = self.sleeps
-        left = sleeps.left[:n]
+        left = self.live
         left -= delta
         # the least stays the least (rounding is monotonic): worn down as the array is, it says whether any ends
         low = self.low - delta
@@ -624,6 +634,7 @@ class L07Clock:
         for action in ended:
             action.alive = False
             sleeps.release(action)
+        self.live = sleeps.left[:sleeps.n]
         self._new_low()
         if len(ended) > 1:
             ended.sort(key=seq_of)
