@@ -315,6 +315,7 @@ class Slots:
 # The least element of a 1-d array (ndarray.min without its Python wrapper: many calls on small arrays)
 least = np.minimum.reduce
 subtract = np.subtract
+multiply = np.multiply
 
 # A transfer still paying its latency moves nothing: its rate in the arrays is this, not 0, so that its fraction
 # left over it (1e300) is never the least and a step wears nothing off it (1.0 - 1e-300 x delta == 1.0)
@@ -605,10 +606,13 @@ class L07Clock:
             n = self.moves.n
             if n:
                 remains, rate = self.moves.remains[:n], self.moves.rate[:n]
-                if len(owed) == 1:
+                if len(owed) <= 3:   # a few steps: one in-place pair of operations each (cheaper than the rows)
                     spare = self.scratch()[:n]
-                    np.multiply(rate, owed[0], out=spare)   # SimGrid's update_remains(rate * delta)
-                    remains -= spare
+                    d = self.step_delta
+                    for step in owed:
+                        d[()] = step
+                        multiply(rate, d, out=spare)   # SimGrid's update_remains(rate * delta)
+                        subtract(remains, spare, out=remains)
                 else:
                     # one row per step (the reduction then runs along the rows, element by element in place:
                     # the same left fold as along columns, at the speed of one subtraction per row)
