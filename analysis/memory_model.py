@@ -14,8 +14,14 @@ from pathlib import Path
 
 from batloc.locality.cache import MODELS
 
-# Policies whose default memory model is file-sharing's `value` (schedulers/filesharing/options.py).
-VALUE_MODEL_POLICIES = {"met", "mct", "sa", "jdp_dll", "online_hps"}
+# The models `batloc validate` replays: cache.py's and the file-sharing family's `value` (Eq. 7).
+REPLAY_MODELS = MODELS + ("value",)
+# The file-sharing family (schedulers/filesharing/options.py: `value` by default) and the members that
+# default to another model (schedulers/jdp_dll.py: LRU, as in the original).
+FILE_SHARING_POLICIES = {"met", "mct", "sa", "jdp_dll", "online_hps"}
+FAMILY_DEFAULTS = {"jdp_dll": "lru"}
+# Policies whose default memory model is file-sharing's `value`.
+VALUE_MODEL_POLICIES = FILE_SHARING_POLICIES - set(FAMILY_DEFAULTS)
 
 
 def memory_model(scheduler: dict) -> str | None:
@@ -30,8 +36,8 @@ def _policy_model(policy: str, options: dict) -> str | None:
     if cache is None and options.get("profile") == "authors":
         cache = "authors"       # the profile's own model (schedulers/planning/options.py PROFILES)
     if cache is None:
-        cache = "value" if policy in VALUE_MODEL_POLICIES else "paper"
-    return cache if cache in MODELS else None
+        cache = FAMILY_DEFAULTS.get(policy, "value") if policy in FILE_SHARING_POLICIES else "paper"
+    return cache if cache in REPLAY_MODELS else None
 
 
 def command_model(command: str) -> str | None:
@@ -42,7 +48,7 @@ def command_model(command: str) -> str | None:
         return "paper"
     for i, a in enumerate(args[:-1]):
         if a == "--cache":
-            return args[i + 1] if args[i + 1] in MODELS else None
+            return args[i + 1] if args[i + 1] in REPLAY_MODELS else None
         if a == "--":
             break           # the proxy's wrapped command follows: the proxy's model is the run's
     script = next((Path(a).stem for a in args if a.endswith(".py")), None)

@@ -14,7 +14,9 @@ read as the schedulers read them):
   file loaded: executed and killed in one answer at its window's end,
   contract §6, it starts at that end at the earliest); a hit finds the file
   in memory when the node's memory is replayed under the memory model;
-- no node memory over capacity under that model (``--cache``, default paper);
+- no node memory over capacity under that model (``--cache``, default paper; the file-sharing
+  family's ``value`` of Eq. 7 with one cluster-wide census, and JDP+DLL's replications, which
+  ``replications`` books as the scheduler did);
 - workflows (contract §2b): every dependent job present too; none started or
   submitted before each of its parents ended, nor when one did not complete;
   no job reads an output before its producer completed; outputs enter their
@@ -42,7 +44,8 @@ from pathlib import Path
 import numpy as np
 from procset import ProcSet
 
-from batloc.locality.cache import MODELS, SAME_INSTANT, NodeCache
+from batloc.locality.cache import SAME_INSTANT, NodeCache
+from batloc.locality.value_cache import FileCensus, ValueCache
 from batloc.locality.staging import STAGE_WORKLOAD, writeback_job_id
 from batloc.locality.workflow import WorkflowError, check as check_workflows, job_files, job_outputs, parents
 from batloc.locality.platform_view import PlatformView
@@ -53,6 +56,9 @@ from batloc.workloads.errors import WorkloadError
 from batloc.workloads.source import read_json
 
 from . import records, run_folder
+from .instant_orders import DEFERRABLE, OtherOrders
+from .memory_model import REPLAY_MODELS
+from .replications import replication_events
 
 EPS = 1e-6
 # The execution time Batsim 4.2.1 (and the engine) write for a job that ran in no time, its finish_time that much
@@ -228,8 +234,9 @@ def check_files_and_memory(rows, decisions, memories, model, jobs=None):
     jobs = jobs or {}
     by_id = {full_id(r): r for r in rows if started(r)}
     out = []
-    # (time, order, kind, payload). At equal times loads complete, then jobs end, then jobs start: a
-    # file whose load completes in the very instant its last user ends is loaded then, in any model.
+    # (time, order, kind, payload). At equal times loads complete, then jobs end, then the file-sharing
+    # family's replications are booked (at a submission, before the pass), then jobs start: a file whose
+    # load completes in the very instant its last user ends is loaded then, in any model.
     events = []
     windows = {}        # job -> its reservation's start (t_k): its first row, a `full` one included
     for d in decisions:
@@ -259,7 +266,7 @@ def check_files_and_memory(rows, decisions, memories, model, jobs=None):
             if case == "miss" and st is not None:
                 events.append((st["_finish"], 0, "loaded", (d["node"], file)))
                 load_ends[file] = st["_finish"]
-        events.append((float(d["time"]), 2, "start", (i, jid, d["node"], entries, load_ends)))
+        events.append((float(d["time"]), 3, "start", (i, jid, d["node"], entries, load_ends)))
         events.append((r["_finish"], 1, "end", (d["node"], [e[0] for e in entries])))
         outputs = job_outputs(job) if job else []
         if outputs and r["final_state"] == "COMPLETED_SUCCESSFULLY":
@@ -268,52 +275,112 @@ def check_files_and_memory(rows, decisions, memories, model, jobs=None):
             if wb is not None:
                 events.append((wb["_finish"], 1, "unpin", (d["node"], [f for f, _ in outputs])))
     if model is None:
-        return out      # a memory model the replay does not know (e.g. file-sharing's `value`)
+        return out      # a memory model the replay does not know
+    events += replication_events(rows, jobs, decisions, memories)
     events.sort(key=lambda e: (e[0], e[1], e[3][0] if e[2] == "start" else -1))
     caches = {}
+    # Eq. 7's cluster-wide counts, fed as schedulers/filesharing/state.py feeds them (read by `value` only)
+    census = FileCensus()
     # node -> (t, {file: Resident}): loaded files dropped at instant t once their last user ended at t. Under
     # Batsim's message timing that end may reach the scheduler after starts of its instant (they print alike),
     # and the scheduler then still held the file for them: a hit at t on such a file is no false hit.
     ended_now = {}
+    orders = OtherOrders(model in ("lru", "value"))
     for t, _, kind, p in events:
         node = p[2] if kind == "start" else p[0]
         cache = caches.get(node)
         if cache is None:
-            cache = caches[node] = NodeCache(memories.get(node, float("inf")), model)
-        if kind == "loaded":
-            cache.load_done(p[1], t)
-        elif kind == "end":
+            capacity = memories.get(node, float("inf"))
+            cache = caches[node] = ValueCache(capacity, census) if model == "value" else NodeCache(capacity, model)
+        if kind == "start":
+            cache = _start(cache, t, p, census, ended_now, orders, out, model)
+            caches[node] = cache
+            continue
+        if kind in DEFERRABLE:
+            orders.deferrable(node, t, cache, lambda c, kind=kind, p=p, t=t: _apply(c, kind, p, t))
+        if kind == "end":
             kept = {f: cache.files[f] for f in p[1] if f in cache.files and cache.files[f].loaded}
-            for f in cache.end_files(p[1], t):
-                _dropped_at(ended_now, node, t)[f] = kept.get(f)
+        for op, files in _apply(cache, kind, p, t):
+            (census.drop if op == "drop" else _add_all(census))(files, node)
+            if kind == "end":
+                for f in files:
+                    _dropped_at(ended_now, node, t)[f] = kept.get(f)
+        if kind == "end":
             for f in p[1]:   # paper: the next start of the instant drops it, whichever file that start reads
                 r = cache.files.get(f)
                 if r is not None and r.users == 0 and r.loaded:
                     _dropped_at(ended_now, node, t)[f] = r
-        elif kind == "output":
-            for f, size in p[1]:
-                cache.add_output(f, size, t, pinned=p[2])
-        elif kind == "unpin":
-            for f in p[1]:
-                cache.unpin(f, t)
-        else:
-            _, jid, _, entries, load_ends = p
-            dropped = ended_now.get(node, (None, {}))
-            for f, _, logged, _ in entries:
-                if (logged == "hit" and f not in cache.files and dropped[0] is not None
-                        and abs(t - dropped[0]) < SAME_INSTANT and dropped[1].get(f) is not None):
-                    cache.files[f] = dropped[1][f]   # its last user's end had not reached the scheduler yet
-            before = [cache.status(f, t) for f, _, _, _ in entries]
-            cache.start_files([(f, size) for f, size, _, _ in entries], t, load_end=load_ends)
-            for (file, _, logged, _), was in zip(entries, before):
-                if logged == "hit" and was != "loaded":
-                    out.append((FALSE_HIT, f"{jid}: logged as a hit at {t:.6f} but {file} is not in {node}'s "
-                                           f"memory under the {model} model"))
-            used = cache.used_bytes()
-            if used > cache.capacity + EPS:
-                out.append((OVER_CAPACITY, f"{node}: memory holds {used:.0f} bytes > capacity "
-                                           f"{cache.capacity:.0f} at {t:.6f} (after {jid} starts)"))
+        orders.apply(node, lambda c, kind=kind, p=p, t=t: _apply(c, kind, p, t))
     return out
+
+
+def _add_all(census):
+    def add(files, node):
+        for f in files:
+            census.add(f, node)
+    return add
+
+
+def _apply(cache, kind, p, t):
+    """An event other than a start applied to a node's memory: [("drop" | "add", files), ...] for the census,
+    in order (an output may evict one added before it)."""
+    if kind == "loaded":
+        cache.load_done(p[1], t)
+        return []
+    if kind == "replica":           # booked: a load serving no job, its node's memory claimed from now
+        _, file, size, load_end = p
+        return [("drop", cache.start_job(file, size, t, load_end=load_end)[1]), ("add", (file,))]
+    if kind == "replica loaded":
+        cache.load_done(p[1], t)
+        return [("drop", cache.end_job(p[1], t))]
+    if kind == "end":
+        return [("drop", cache.end_files(p[1], t))]
+    if kind == "unpin":
+        return [("drop", cache.unpin(f, t)) for f in p[1]]
+    ops = []                        # outputs
+    for f, size in p[1]:
+        ops.append(("drop", cache.add_output(f, size, t, pinned=p[2])))
+        if cache.status(f) != "absent":
+            ops.append(("add", (f,)))
+    return ops
+
+
+def _start(cache, t, p, census, ended_now, orders, out, model):
+    """A start replayed on its node's memory `cache`; the violations it shows into `out`. Returns the node's
+    memory from now on (``instant_orders``: another order of the instant, where the log says so)."""
+    _, jid, node, entries, load_ends = p
+    dropped = ended_now.get(node, (None, {}))
+    for f, _, logged, _ in entries:
+        if (logged == "hit" and f not in cache.files and dropped[0] is not None
+                and abs(t - dropped[0]) < SAME_INSTANT and dropped[1].get(f) is not None):
+            cache.files[f] = dropped[1][f]   # its last user's end had not reached the scheduler yet
+            census.add(f, node)
+    files = [(f, size) for f, size, _, _ in entries]
+
+    def start(c):
+        before = [c.status(f, t) for f, _ in files]
+        c.start_files(files, t, load_end=load_ends)
+        return before, c.used_bytes()
+
+    for f, _ in files:
+        census.accessed(f)
+    before = [cache.status(f, t) for f, _ in files]
+    census.drop(cache.start_files(files, t, load_end=load_ends)[1], node)
+    _add_all(census)([f for f, _ in files], node)
+    had = set(cache.files)
+    kept, before, over = orders.start(node, t, cache, start, [e[2] for e in entries], before, cache.used_bytes())
+    if kept is not cache:           # the census follows the node's memory
+        census.drop([f for f in had if f not in kept.files], node)
+        _add_all(census)([f for f in kept.files if f not in had], node)
+    for (file, _, logged, _), was in zip(entries, before):
+        if logged == "hit" and was != "loaded":
+            out.append((FALSE_HIT, f"{jid}: logged as a hit at {t:.6f} but {file} is not in {node}'s "
+                                   f"memory under the {model} model"))
+    if over:
+        reads = ";".join(f for f, _ in files) or "no file"
+        out.append((OVER_CAPACITY, f"{node}: memory holds {kept.used_bytes():.0f} bytes > capacity "
+                                   f"{kept.capacity:.0f} at {t:.6f} (after {jid} starts, reading {reads})"))
+    return kept
 
 
 def _dropped_at(ended_now, node, t):
@@ -542,7 +609,8 @@ def main(argv=None) -> int:
                                    "<prefix>_jobs.csv, <prefix>_decisions.csv; then --workload and --platform)")
     ap.add_argument("--workload", help="the run's workload (default: run.json's)")
     ap.add_argument("--platform", help="the run's platform (default: run.json's)")
-    ap.add_argument("--cache", choices=MODELS, help="memory model of the run (default: run.json's scheduler's, else paper)")
+    ap.add_argument("--cache", choices=REPLAY_MODELS,
+                    help="memory model of the run (default: run.json's scheduler's, else paper)")
     ap.add_argument("-m", "--master-host", metavar="NAME",
                     help="the engine's -m: the host that runs no job when none has role=master (default: run.json's, "
                          "else master_host)")

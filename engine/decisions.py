@@ -78,8 +78,9 @@ class DecisionHandlers:
         self.out.started(job, self.now, self.nb_computing)
         job.pdata = profiles[job.profile]
         # Batsim's executors take the allocation in id order (an interval set)
+        job.trail = []
         job.runner = phases(job.pdata, profiles, [r.host for r in sorted(resources, key=lambda r: r.id)], storage,
-                            self.workloads[job.workload].traces)
+                            self.workloads[job.workload].traces, job.trail, job.profile)
         if self.timed:
             job.remaining = job.walltime   # Batsim's remaining_time (jobs_execution.cpp): < 0 without walltime
         elif job.walltime > 0:
@@ -166,8 +167,7 @@ class DecisionHandlers:
         progress = {}
         for job in jobs:
             if job.state == "RUNNING":
-                # Batsim 4.2.1 names the key profile_name (protocol.cpp; its docs' example says profile)
-                progress[job.id] = {"profile_name": job.profile, "progress": self.progress_of(job)}
+                progress[job.id] = self.progress_of(job)
                 self.end_job(job, "COMPLETED_KILLED", -1, announce=False)
         return progress
 

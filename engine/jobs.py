@@ -239,9 +239,47 @@ class JobLifecycle:
         self.next_phase(job)
 
     def progress_of(self, job):
-        if job.phase_end is not None and job.phase_end > job.phase_start:
-            return min(1.0, (self.now - job.phase_start) / (job.phase_end - job.phase_start))
-        return 0.0
+        """A running job's progress as Batsim 4.2.1's JOB_KILLED gives it (protocol.cpp's generate_task_tree; the
+        key is ``profile_name``, where its docs' example says ``profile``): each sequence level's profile, task
+        index and current task, down to the phase's profile and the ratio it has done; a phase with no ratio (a
+        usage trace, a phase not started) says task index -1 instead, as Batsim does."""
+        tree = None
+        for name, x in reversed(job.trail):
+            if tree is not None:
+                tree = {"profile_name": name, "current_task_index": x, "current_task": tree}
+                continue
+            ratio = self.ratio_done(job, x)
+            if ratio is None:
+                tree = {"profile_name": name, "current_task_index": -1}
+            else:   # printed with six decimals, as Batsim prints every double
+                tree = {"profile_name": name, "progress": batsim_doubles(ratio)}
+        return tree
+
+    def ratio_done(self, job, phase):
+        """What the job's current phase has done (Batsim's compute_leaf_progress): a delay, the time it has run
+        over its length; a parallel task, 1 - SimGrid's remaining ratio; None for a usage trace or a phase not
+        started (waiting for the exclusive file system)."""
+        if type(phase) is Delay:
+            return (self.now - job.phase_start) / phase.seconds if phase.seconds else 1.0
+        if type(phase) is UsageTrace:
+            return None
+        if not phase.execs and not phase.comms:
+            return 1.0   # L07: a task on no resource has nothing left from its start
+        if job.transfer is not None:
+            return 1.0 - self.clock.remains(job.transfer)
+        if not job.activities:
+            return None
+        self.sync_simgrid()
+        if self.opt.ptasks:
+            return 1.0 - job.activities[0].remaining_ratio
+        # CM02's separate activities (not Batsim's model): the least any of them has done
+        done = 1.0
+        for act in job.activities:
+            if isinstance(act, self.sg.Exec):
+                done = min(done, 1.0 - act.remaining_ratio)
+            elif act.dst_data_size > 0:
+                done = min(done, 1.0 - act.remaining / act.dst_data_size)
+        return done
 
     def end_job(self, job, state, return_code, announce=True):
         """`job` ends now where it runs: its resources are free. With `announce`, its end is told to the

@@ -624,6 +624,13 @@ class L07Clock:
             self.owed = 0.0
             self.fresh = False
 
+    def remains(self, action):
+        """The fraction of its work a transfer has left (SimGrid's get_remaining_ratio of a parallel task)."""
+        if action.slot is None:
+            return action.remains
+        self.flush()
+        return float(self.moves.remains[action.slot])
+
     def scratch(self):
         """A scratch array as long as the transfers' arrays."""
         if len(self.spare) != len(self.moves.remains):

@@ -120,16 +120,36 @@ def _check_acyclic(profile, where, profiles, path=(), done=None):
         done.add(name)
 
 
-def phases(profile, profiles, hosts, storage, traces=None):
-    """Yield the phases of `profile` run on `hosts`; `storage(label)` maps a storage label to a host, `traces`
-    a usage trace's `trace` field to its ranks' actions (``usage_trace.read_trace``)."""
+def phases(profile, profiles, hosts, storage, traces=None, trail=None, name=None):
+    """Yield the phases of `profile` (named `name`) run on `hosts`; `storage(label)` maps a storage label to a host,
+    `traces` a usage trace's `trace` field to its ranks' actions (``usage_trace.read_trace``).
+
+    `trail` (a list) is kept as where the job is in its profile tree, which Batsim's JOB_KILLED tells: one
+    [name, task index] per sequence level (Batsim's ``current_task_index``: iteration x length + index), then the
+    phase's [name, phase]."""
+    if trail is None:
+        trail = []
+    ptype = profile["type"]
+    if ptype in ("sequence", "composed"):
+        here = [name, -1]
+        trail.append(here)
+        depth = len(trail)
+        seq = profile["seq"]
+        for r in range(profile.get("repeat", 1)):
+            for i, sub in enumerate(seq):
+                here[1] = r * len(seq) + i
+                yield from phases(profiles[sub], profiles, hosts, storage, traces, trail, sub)
+                del trail[depth:]
+        return
+    for phase in _leaf(profile, hosts, storage, traces):
+        trail.append([name, phase])
+        yield phase
+
+
+def _leaf(profile, hosts, storage, traces):
     ptype = profile["type"]
     if ptype == "delay":
         yield Delay(float(profile["delay"]))
-    elif ptype in ("sequence", "composed"):
-        for _ in range(profile.get("repeat", 1)):
-            for name in profile["seq"]:
-                yield from phases(profiles[name], profiles, hosts, storage, traces)
     elif ptype == "usage_trace":
         yield usage_trace.phase(traces[profile["trace"]], hosts)
     elif ptype == "parallel":

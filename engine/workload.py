@@ -23,6 +23,7 @@ class Job:
         "state", "start", "finish", "alloc", "alloc_str", "metadata",
         "token", "runner", "activities", "phase_end", "phase_start", "pdata",
         "return_code", "written", "gone", "kill_asked", "moves_bytes", "remaining", "sleep", "replay", "transfer",
+        "trail",
     )
 
     def __init__(self, workload, local_id, description, subtime, res, walltime, profile):
@@ -55,6 +56,7 @@ class Job:
         self.sleep = None         # timed mode: its sleep (a delay, or its walltime's timeout) on the L07 clock
         self.replay = None        # its usage-trace phase in flight (``usage_trace.Replay``)
         self.transfer = None      # timed mode: its phase of transfers in flight on the L07 clock
+        self.trail = None         # where it is in its profile tree (``profiles.phases``), for JOB_KILLED
 
 
 class Workload:

@@ -4,9 +4,10 @@ run.json gets ``"validation": {"valid": true|false, "violations": {"<kind>": cou
 (kinds as `batloc validate` counts them); a run with violations is a failed run
 (its outputs kept) and ``log/validate.txt`` lists every violation. The memory
 model the validator replays is the run's own: the scheduler's `cache` option,
-`authors` under the authors' profile, the proxy's `--cache`, `paper` otherwise;
-for the file-sharing family's `value` model, which the replay does not know,
-hits and capacity go unchecked (the other checks still run). The platform is read with
+`authors` under the authors' profile, the proxy's `--cache`, the file-sharing
+family's own default (`value`; `lru` for JDP+DLL), `paper` otherwise; a model
+the replay does not know leaves hits and capacity unchecked (the other checks
+still run). The platform is read with
 the engine's -m/-r as the run gave them (run.json's `platform_options`).
 """
 
@@ -15,7 +16,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from batloc.analysis import run_folder
-from batloc.analysis.memory_model import VALUE_MODEL_POLICIES, command_model, memory_model  # noqa: F401
+from batloc.analysis.memory_model import memory_model
 from batloc.analysis.validate import InputError, verdict
 
 UNREADABLE = "unreadable outputs"

@@ -8,7 +8,10 @@ to a node-local FIFO queue:
                   (load_k = max(0, ready_k - now); ties: lowest index);
     3. DLL: c(k, f) += 1; when c(k, f) reaches the threshold (2, the paper's
        best), replicate f to the least-loaded node not holding it (a staging
-       job that holds no cores) and reset c(k, f).
+       job that holds no cores) and reset c(k, f). Only a node where f fits
+       next to the files in use takes a replica (none may: then none is made);
+       the paper's memories never fill, and a replica over a full memory would
+       hold more bytes than the node has.
 
 Node memory is LRU, as in the original (the ``cache`` option changes it).
 """
@@ -44,6 +47,7 @@ class Jdp_dll(ImmediateScheduler):
             return
         self.mappings[key] = 0
         holders = self.state.census.nodes(job.file)
-        others = [k for k in range(len(self.cores)) if k not in holders]
+        memories = self.state.memories
+        others = [k for k in range(len(self.cores)) if k not in holders and memories[k].room_for(job.size, now)]
         if others:
             self.replicate(job.file, job.size, self.least_loaded(others, now), now)

@@ -11,9 +11,10 @@ the nodes that have free cores start some of theirs:
          weight <= (1 + ε) x W x cores(k) / Σ cores, anchors fixed
          (``filesharing.partition``: greedy by default, ε = 0.10);
     5.   order, in rounds: each node with free cores nominates its fitting job
-         of least ECT = (file in memory ? now : loading ? the load's end :
-         TCT_k(f)) + walltime (ties: submission order); nominees start by
-         increasing ECT, reserving their transfers in the Gantt chart (an ECT
+         (its cores free, its absent files fitting next to the files in use in
+         the node's memory, or never could) of least ECT = (file in memory ?
+         now : loading ? the load's end : TCT_k(f)) + walltime (ties:
+         submission order); nominees start by increasing ECT, reserving their transfers in the Gantt chart (an ECT
          that a reservation made later is re-evaluated); repeat until no node
          can start a job.
 """
@@ -73,15 +74,18 @@ class Online_hps(FileSharingScheduler):
         return ready + job.walltime
 
     def nominee(self, group, node, now):
-        """(ECT, submission order, job) of the node's fitting job of least ECT, or None."""
+        """(ECT, submission order, job) of the node's fitting job of least ECT, or None. A job fits when
+        its cores are free and its files fit next to the files in use in the node's memory (or never
+        could: ``FileSharingState.lacks_room``)."""
         free = self.free_cores(node)
-        best = None
-        for job in group:
-            if job.cores <= free:
-                key = (self.ect(job, node, now), job.seq)
-                if best is None or key < best[:2]:
-                    best = key + (job,)
-        return best
+        fitting = [(self.ect(job, node, now), job.seq, job) for job in group if job.cores <= free]
+        if not fitting:
+            return None
+        best = min(fitting, key=lambda c: c[:2])
+        if not self.state.lacks_room(best[2], node, now):
+            return best
+        return next((c for c in sorted(fitting, key=lambda c: c[:2])
+                     if not self.state.lacks_room(c[2], node, now)), None)
 
     def order_and_start(self, groups, now):
         started = set()

@@ -41,6 +41,9 @@ class FileSharingScheduler(WorkflowSubmissions, SchedulerBase):
     def node_changed(self, node):
         """Something real happened on `node` (a start or an end)."""
 
+    def load_ended(self, node):
+        """A load into `node`'s memory completed (a replica's end frees room there)."""
+
     # ---- setup ------------------------------------------------------------
     def __init__(self, options=None):
         super().__init__(options)
@@ -78,8 +81,10 @@ class FileSharingScheduler(WorkflowSubmissions, SchedulerBase):
     def onJobCompletion(self, job):
         now = self.bs.time()
         if is_staging_job(job.id):
-            for held in self.state.staging_done(job.id, now):
+            node, ready = self.state.staging_done(job.id, now)
+            for held in ready:
                 self.execute(held)
+            self.load_ended(node)
         else:
             self._finish(job.id, now, job.job_state == job.State.COMPLETED_SUCCESSFULLY)
         self.dirty = True

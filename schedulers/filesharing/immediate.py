@@ -1,9 +1,12 @@
 """Immediate mode (Khanna et al. §5): map each job once, at its arrival, to a node-local FIFO queue.
 
 A policy only says which node a job goes to (``choose``); the job joins that
-node's queue, whose head starts as soon as its cores are free (no
-backfilling: a head that does not fit blocks the jobs behind it). Estimates
-use the queues played with walltimes (``projection``).
+node's queue, whose head starts as soon as its cores are free and its files
+fit next to the files in use in the node's memory (``FileSharingState.lacks_room``;
+no backfilling: a head that does not fit blocks the jobs behind it). A head
+waiting for room is tried again at the node's next end or load's end. Estimates
+use the queues played with walltimes (``projection``): cores only, so a head
+waiting for room is projected to start now, until it does.
 """
 
 from collections import deque
@@ -34,11 +37,16 @@ class ImmediateScheduler(FileSharingScheduler):
         self.projection = Projection([len(n.core_ids) for n in self.platform.nodes])
         self.to_start = set()      # nodes whose queue head may start
         self.to_rebuild = set()    # nodes whose projection no longer matches the actual state
+        self.room_waits = set()    # nodes whose head waits for room in memory
         self.waiting = 0
 
     def node_changed(self, node):
         self.to_start.add(node)
         self.to_rebuild.add(node)
+
+    def load_ended(self, node):
+        if node in self.room_waits:
+            self.to_start.add(node)
 
     def unstarted(self):
         return self.waiting
@@ -82,7 +90,11 @@ class ImmediateScheduler(FileSharingScheduler):
         nodes, self.to_start = sorted(self.to_start), set()
         for node in nodes:
             queue = self.queues[node]
+            self.room_waits.discard(node)
             while queue and queue[0][0].cores <= self.free_cores(node):
+                if self.state.lacks_room(queue[0][0], node, now):
+                    self.room_waits.add(node)
+                    break
                 job, score = queue.popleft()
                 self.waiting -= 1
                 self.start(job, node, now, score)

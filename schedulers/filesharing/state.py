@@ -73,6 +73,19 @@ class FileSharingState(HeldJobs):
             return status, (st.est_end if st is not None else now)
         return status, None
 
+    def lacks_room(self, job, node, now):
+        """Whether `job`'s start on node now must wait for room in its memory: some of its files are absent
+        and they do not fit next to the files in use (running jobs', loads in flight, replicas loading;
+        with its resident files no job uses, which its start holds too), though they would once those
+        leave. A job that could never fit (its files alone above the capacity, or nothing else in use)
+        does not wait: its load overflows, recorded by the memory, as before."""
+        memory = self.memories[node]
+        reads = job.reads
+        if not any(memory.status(f, now) == "absent" for f, _ in reads) or memory.room_for_files(reads, now):
+            return False
+        return (sum(dict(reads).values()) <= memory.capacity
+                and any(r.held for r in memory.files.values()))
+
     # ---- events ---------------------------------------------------------
     def start(self, job, node, now):
         """Hold `job`'s cores on `node` now; book its load or join one.
@@ -178,7 +191,7 @@ class FileSharingState(HeldJobs):
         return st
 
     def staging_done(self, staging_id, now):
-        """A load completed: returns the Held jobs that may now compute."""
+        """A load completed: returns its node and the Held jobs that may now compute."""
         st, ready = self.loaded(staging_id)
         self.chart.released(st.node, st.est_end, now)
         memory = self.memories[st.node]
@@ -187,7 +200,7 @@ class FileSharingState(HeldJobs):
         if staging_id in self.replicas:
             self.replicas.discard(staging_id)
             self.census.drop(memory.end_job(st.file, now), st.node)
-        return ready
+        return st.node, ready
 
     def finish(self, job_id, now):
         """A job ended (completed or killed): free its cores and its file's use; its Held, or None."""

@@ -145,27 +145,48 @@ def test_rejected_job_is_written_with_empty_times(tmp_path, platform):
     assert sched_csv["nb_jobs_rejected"] == "1" and sched_csv["nb_jobs"] == "2"
 
 
-def test_kill_job_ends_the_job_and_reports_its_progress(tmp_path, platform):
-    wl = write(tmp_path, "w.json", workload([job(1, 1, 1, "d100")], {"d100": {"type": "delay", "delay": 100}}))
+def fifo_killing_at(t, jid):
+    """Fifo that asks for a call at t on the first submission and kills `jid` then."""
     fifo = Fifo()
 
     def sched(msg):
         out = fifo(msg)
         types = [e["type"] for e in msg["events"]]
         if "JOB_SUBMITTED" in types:
-            out.append({"type": "CALL_ME_LATER", "data": {"timestamp": 11}})
+            out.append({"type": "CALL_ME_LATER", "data": {"timestamp": t}})
         if "REQUESTED_CALL" in types:
-            out.append({"type": "KILL_JOB", "data": {"job_ids": ["w0!1"]}})
+            out.append({"type": "KILL_JOB", "data": {"job_ids": [jid]}})
         if "JOB_KILLED" in types:
             fifo.alloc.clear()
         return out
 
-    res = run(tmp_path, platform, [wl], sched)
+    return sched
+
+
+def test_killed_sequence_reports_batsims_task_tree(tmp_path, platform):
+    # c = [s], s = [d4, d6] twice: d4 runs 1-5, d6 5-11, then s's third task (iteration 1, index 0: Batsim's
+    # current_task_index 1 x 2 + 0) d4 11-15; killed at 13 it has done (13 - 11) / 4 of it
+    profiles = {"c": {"type": "composed", "seq": ["s"]}, "s": {"type": "sequence", "seq": ["d4", "d6"], "repeat": 2},
+                "d4": {"type": "delay", "delay": 4}, "d6": {"type": "delay", "delay": 6}}
+    wl = write(tmp_path, "w.json", workload([job(1, 1, 1, "c")], profiles))
+    res = run(tmp_path, platform, [wl], fifo_killing_at(13, "w0!1"))
+    assert res.returncode == 0, res.stderr
+    (now, killed), = res.events("JOB_KILLED")
+    tree = killed["data"]["job_progress"]["w0!1"]
+    # (13 - 11 - 10^-10 s, the start decision's message) / 4, printed with six decimals as Batsim prints it
+    assert tree == {"profile_name": "c", "current_task_index": 0,
+                    "current_task": {"profile_name": "s", "current_task_index": 2,
+                                     "current_task": {"profile_name": "d4", "progress": 0.5}}}
+
+
+def test_kill_job_ends_the_job_and_reports_its_progress(tmp_path, platform):
+    wl = write(tmp_path, "w.json", workload([job(1, 1, 1, "d100")], {"d100": {"type": "delay", "delay": 100}}))
+    res = run(tmp_path, platform, [wl], fifo_killing_at(11, "w0!1"))
     assert res.returncode == 0, res.stderr
     (now, killed), = res.events("JOB_KILLED")
     assert now == 11.0
     assert killed["data"]["job_ids"] == ["w0!1"]
-    assert killed["data"]["job_progress"]["w0!1"]["progress"] == pytest.approx(0.1)
+    assert killed["data"]["job_progress"]["w0!1"]["progress"] == 0.1   # six decimals, as Batsim prints it
     assert set(killed["data"]["job_progress"]["w0!1"]) == {"profile_name", "progress"}   # Batsim 4.2.1's keys
     row = res.jobs()["1"]
     assert (row["final_state"], row["finish_time"], row["execution_time"]) == (

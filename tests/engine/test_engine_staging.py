@@ -85,3 +85,28 @@ def test_a_load_ends_on_time_among_timers_that_fall_during_it(tmp_path, sharing,
     assert [now for now, e in res.events("JOB_SUBMITTED")] == times
     nows = [m["now"] for m in res.messages]
     assert nows == sorted(nows)
+
+
+def test_killed_staging_reports_what_its_transfer_has_done(tmp_path):
+    # 6.4 GB at 0.1 GB/s: 64 s; killed at 16 it has done a quarter (Batsim: 1 - the L07 task's remaining ratio)
+    platform = write(tmp_path, "p.xml", platform_xml(nodes=1, cores=1, bandwidth=0.1 * GB))
+    wl = write(tmp_path, "w.json", {"nb_res": 1, "jobs": [], "profiles": {}})
+    stage = staging_scheduler(1, 6.4 * GB)
+    killed = []
+
+    def sched(msg):
+        out = stage(msg)
+        for e in msg["events"]:
+            if e["type"] == "SIMULATION_BEGINS":
+                out.append({"type": "CALL_ME_LATER", "data": {"timestamp": 16}})
+            elif e["type"] == "REQUESTED_CALL":
+                out.append({"type": "KILL_JOB", "data": {"job_ids": ["batloc-stage!stage-0"]}})
+            elif e["type"] == "JOB_KILLED":
+                killed.append(e["data"]["job_progress"])
+                out.append({"type": "NOTIFY", "data": {"type": "registration_finished"}})
+        return out
+
+    res = run(tmp_path, platform, [wl], sched, args=["--enable-dynamic-jobs"])
+    assert res.returncode == 0, res.stderr
+    (progress,) = killed
+    assert progress == {"batloc-stage!stage-0": {"profile_name": "stage-0", "progress": 0.25}}

@@ -13,17 +13,18 @@ import pytest
 
 import policy_run
 from batloc.analysis import validate
+from batloc.analysis.memory_model import memory_model
 from engine_harness import platform_xml
 
 pytestmark = pytest.mark.needs_engine
 
 
-def khanna_run(tmp_path, policy, jobs, options=None, nodes=2, cores=1, bandwidth=1):
+def khanna_run(tmp_path, policy, jobs, options=None, nodes=2, cores=1, bandwidth=1, memory=1e6):
     """Run `policy` on the K platform; jobs are (id, subtime, file, walltime[, delay]), the delay
     walltime - 10 unless given."""
     jobs = [(*j, j[3] - 10) if len(j) == 4 else j for j in jobs]
     platform = tmp_path / "k.xml"
-    platform.write_text(platform_xml(nodes=nodes, cores=cores, bandwidth=bandwidth, memory=1e6))
+    platform.write_text(platform_xml(nodes=nodes, cores=cores, bandwidth=bandwidth, memory=memory))
     workload = {
         "nb_res": nodes * cores,
         "jobs": [{"id": i, "subtime": t, "res": 1, "walltime": w, "profile": f"d{d}", "user": "u",
@@ -31,9 +32,9 @@ def khanna_run(tmp_path, policy, jobs, options=None, nodes=2, cores=1, bandwidth
         "profiles": {f"d{d}": {"type": "delay", "delay": d} for *_, d in jobs}}
     prefix = policy_run.simulate(tmp_path, policy, platform, workload, options, name=policy).prefix
     rows = validate.read_jobs_csv(f"{prefix}_jobs.csv")
-    # No core used twice, no job before its submission (the memory replay of the validator
-    # knows neither the value policy nor replications: nothing is evicted here anyway).
-    assert validate.check_cores(rows) == [] and validate.check_submission(rows) == []
+    # valid, the memory replayed under the policy's own model (value, or JDP+DLL's lru with its replications)
+    model = memory_model({"policy": policy, "options": options})
+    assert validate.validate(prefix, tmp_path / f"{policy}_w.json", platform, model, quiet=True)[0] == []
     own = {r["job_id"]: r for r in rows if r["workload_name"] == "w0"}
     decisions = list(csv.DictReader(open(f"{prefix}_decisions.csv")))
     node = {int(d["job_id"].split("!")[1]): {"n000": "n1", "n001": "n2"}[d["node"]] for d in decisions}
@@ -121,3 +122,48 @@ def test_a_window_end_between_two_protocol_ticks_still_kills(tmp_path):
     assert (jobs["2"]["final_state"], jobs["2"]["starting_time"], jobs["2"]["finish_time"]) == (
         "COMPLETED_KILLED", "7.666667", "14.333333")
     assert (jobs["1"]["final_state"], jobs["1"]["finish_time"]) == ("COMPLETED_SUCCESSFULLY", "54.333333")
+
+
+def decided_at(tmp_path, policy):
+    """job number -> (time of its start decision, node) in `policy`'s decision log."""
+    return {int(d["job_id"].split("!")[1]): (float(d["time"]), d["node"])
+            for d in csv.DictReader(open(tmp_path / f"{policy}_decisions.csv"))}
+
+
+def test_a_queue_head_waits_for_room_until_the_job_holding_the_memory_ends(tmp_path):
+    # 2 nodes of 2 cores and 15 bytes of memory: one 10-byte file at a time. J1 (A) n1, loads
+    # [1,11), ends 61. J2 (B) at 2: E_k = 10 + 30 and t_k = 2 on both: n1 (lowest index), whose
+    # second core is free but whose memory holds A, in use: J2 waits for room (it would load B
+    # next to A: 20 bytes) until J1's end at 61, then loads B [61,71) and ends at 91.
+    # Responses 60, 89. Valid: no memory over capacity (khanna_run validates).
+    nodes, stagings, response, makespan = khanna_run(
+        tmp_path, "met", [(1, 1, "A", 60), (2, 2, "B", 30)], cores=2, memory=15)
+    assert nodes == ["n1", "n1"]
+    assert stagings == [("stage-w0-1-n000", 1.0), ("stage-w0-2-n000", 61.0)]
+    assert decided_at(tmp_path, "met")[2] == (61.0, "n000")
+    assert (response, makespan) == (74.5, 91.0)
+
+
+def test_a_queue_head_waits_for_room_until_a_replica_is_loaded(tmp_path):
+    # JDP+DLL, 15-byte memories. J1 (A) n1 at 1, loads [1,11); J2 (A) at 2 joins it on n1 (A's
+    # second mapping there): A replicated to n2, [2,12). J3 (B) at 3: n2 is the least loaded
+    # (n1 busy to 61), but its memory holds the replica loading: J3 waits for room until the
+    # replica ends at 12 (then unused, evicted), loads B [12,22), ends at 32 (walltime 20).
+    nodes, stagings, response, makespan = khanna_run(
+        tmp_path, "jdp_dll", [(1, 1, "A", 60), (2, 2, "A", 40), (3, 3, "B", 20)], cores=2, memory=15)
+    assert nodes == ["n1", "n1", "n2"]
+    assert stagings == [("rep-A-n001-1", 2.0), ("stage-w0-1-n000", 1.0), ("stage-w0-3-n001", 12.0)]
+    assert decided_at(tmp_path, "jdp_dll")[3] == (12.0, "n001")
+    assert makespan == 61.0
+
+
+def test_online_hps_does_not_nominate_a_job_whose_file_has_no_room(tmp_path):
+    # One node of 2 cores and 15 bytes: J1 (A) starts at 1, loads [1,11), ends 61. J2 (B) at 2 has a
+    # free core but B does not fit next to A, in use: not nominated (at 2, nor at A's load end at
+    # 11) until J1's end at 61; loads B [61,71), ends 91. Responses 60, 89.
+    nodes, stagings, response, makespan = khanna_run(
+        tmp_path, "online_hps", [(1, 1, "A", 60), (2, 2, "B", 30)], nodes=1, cores=2, memory=15)
+    assert nodes == ["n1", "n1"]
+    assert stagings == [("stage-w0-1-n000", 1.0), ("stage-w0-2-n000", 61.0)]
+    assert decided_at(tmp_path, "online_hps")[2] == (61.0, "n000")
+    assert (response, makespan) == (74.5, 91.0)
