@@ -152,7 +152,13 @@ class TimedMessages:
         puts, self.round_puts = self.round_puts, None
         for message in puts:   # enqueue's work, inline (a run's every message passes here)
             if self.receiving is None and not self.box:
-                self.start_transfer(message)
+                # start_transfer's common case, inline
+                shape = self.message_shapes.get(message.src)
+                if shape is not None and (self.clock_transfers or not self.comms_in_flight):
+                    self.receiving = message
+                    self.clock.send(shape, self.took)
+                else:
+                    self.start_transfer(message)
             else:
                 self.box.append(message)
 
@@ -166,7 +172,7 @@ class TimedMessages:
         self.receiving = message
         shape = self.message_shapes.get(message.src)
         if shape is not None and (self.clock_transfers or not self.comms_in_flight):   # the common case, at once
-            self.clock.send(shape, self.transfer_done)
+            self.clock.send(shape, self.took)
             return
         route = self.route(message.src, self.platform.master)
         if self.comms_in_flight and route[0] and not self.clock_transfers:
@@ -181,7 +187,7 @@ class TimedMessages:
         else:
             if shape is None:   # Batsim's 1-byte message from that host: the same task every time
                 shape = self.message_shapes[message.src] = self.clock.shape([route + (1.0,)])
-            self.clock.send(shape, self.transfer_done)
+            self.clock.send(shape, self.took)
 
     def transfer_done(self):
         """The server took the message in transfer: handle it, maybe tell the scheduler, take the next one."""
@@ -296,6 +302,7 @@ class TimedMessages:
     # ---- the run ------------------------------------------------------------------------------
     def run_timed(self):
         self.clock = L07Clock()
+        self.took = self.transfer_done   # bound once: every message's end calls it
         self.message_shapes = {}   # host -> the shape of a message from it to the master (``l07_clock.Shape``)
         # jobs' transfers on the clock too, unless SimGrid runs them (beside Batsim's compute tasks) or rates change
         self.clock_transfers = not self.opt.ptasks and not self.platform.varies

@@ -99,6 +99,7 @@ class Simulation(DecisionHandlers, JobLifecycle, TimedMessages):
         self.round_puts = None   # timed mode: messages put by the actors of the round being run
         self.zombies = {}        # timed mode: job -> its activities left running past its walltime
         self.clock_transfers = False   # timed mode: jobs' transfers timed by the L07 clock (``mailbox``)
+        self.took = None         # timed mode: transfer_done, bound once (every message's end calls it)
 
     # ---- time -----------------------------------------------------------
     def push(self, time, kind, job=None, data=None):
