@@ -26,6 +26,7 @@ Three kinds of action, as SimGrid's L07 host model has them:
 - an empty task (no link, no work): it ends at the next step, taking no time.
 """
 
+import os
 import sys
 
 import numpy as np
@@ -346,7 +347,10 @@ class L07Clock:
         """`compiled`: the sleeps worn by owed steps in numba's compiled calls (True), by one numpy call per step
         (False), or (None) the first as soon as numba is in the process (a batloc policy in the engine's process
         has imported it): its import would cost a run over ZeroMQ about what it saves on a whole saturated day.
-        The same floats either way."""
+        The same floats either way. The environment's BATLOC_COMPILED_CLOCK (1 or 0) sets it where None, for a
+        check of either way through a run's own processes (``benchmarks/real_batsim.py``)."""
+        if compiled is None:
+            compiled = {"1": True, "0": False}.get(os.environ.get("BATLOC_COMPILED_CLOCK", ""))
         self.now = 0.0
         self.seq = 0
         self.sleeps = Slots(capacity, left=INF)                  # each sleep's remaining duration
