@@ -327,7 +327,6 @@ WAITING_RATE = 1e-300
 # The most steps owed to the sleeps before they are worn anyway
 OWED_SLEEP_STEPS = 64
 
-
 PRECISION_BITS = int(np.array(PRECISION_TIMING).view(np.int64))   # l07_wear compares a double's bits
 
 
