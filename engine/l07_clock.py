@@ -634,6 +634,11 @@ class L07Clock:
             self.flush()
         if not self.fresh:
             n = self.moves.n
+            if self.compiled is not None:
+                self.moves_low, self.moves_rmin = self.compiled.least_over_rate(self.moves.remains[:n],
+                                                                                self.moves.rate[:n])
+                self.fresh = True
+                return self.moves_low
             spare = self.scratch()[:n]
             np.divide(self.moves.remains[:n], self.moves.rate[:n], out=spare)
             self.moves_low = float(least(spare))
@@ -651,7 +656,9 @@ class L07Clock:
             n = self.moves.n
             if n:
                 remains, rate = self.moves.remains[:n], self.moves.rate[:n]
-                if len(owed) <= 3:   # a few steps: one in-place pair of operations each (cheaper than the rows)
+                if self.compiled is not None:
+                    self.compiled.wear_moves(remains, rate, np.array(owed), len(owed))
+                elif len(owed) <= 3:   # a few steps: one in-place pair of operations each (cheaper than the rows)
                     spare = self.scratch()[:n]
                     d = self.step_delta
                     for step in owed:

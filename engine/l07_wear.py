@@ -1,4 +1,5 @@
-"""The L07 clock's sleeps worn by the steps they owe, compiled (numba): one call where numpy made one per step.
+"""The L07 clock's sleeps and transfers worn by the steps they owe, compiled (numba): one call where numpy made one
+or two per step.
 
 The clock (``l07_clock``) owes its steps to the sleeps while none can end, and wears them all at once when their
 values are needed. Each sleep gets the very subtractions, in the same order, that one numpy call per step gave it:
@@ -79,6 +80,31 @@ def wear_ends(left, owed, k, ends, below):
     return count, out.view(np.float64)[0]
 
 
+@_njit
+def wear_moves(remains, rate, owed, k):
+    """The transfers' fractions left worn by the steps `owed[0]`, ... `owed[k - 1]`: SimGrid's update_remains(rate x
+    delta), the product rounded, then the subtraction (numba contracts no multiply-add without fast-math)."""
+    n = remains.shape[0]
+    for j in range(k):
+        d = owed[j]
+        for i in range(n):
+            remains[i] = remains[i] - rate[i] * d
+
+
+@_njit
+def least_over_rate(remains, rate):
+    """The least fraction left over rate, and the least fraction left (no NaN: as numpy's minima)."""
+    low = np.inf
+    rmin = np.inf
+    for i in range(remains.shape[0]):
+        x = remains[i] / rate[i]
+        if x < low:
+            low = x
+        if remains[i] < rmin:
+            rmin = remains[i]
+    return low, rmin
+
+
 def bits_of(x):
     """The bits of the double `x`, as an int64."""
     return int(np.array(float(x)).view(np.int64))
@@ -90,3 +116,5 @@ def warm_up():
     owed = np.array([1e-12, 1e-12])
     wear(left[:2], owed, 1)
     wear_ends(left, owed, 2, np.empty(4, np.int64), bits_of(1e-9))
+    wear_moves(left[:2], left[:2].copy(), owed, 2)
+    least_over_rate(left[:2], left[:2].copy())

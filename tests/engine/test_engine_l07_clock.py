@@ -233,3 +233,24 @@ def test_the_compiled_wear_finds_the_ending_sleeps_and_the_least_of_the_others_a
         assert ends[:count].tolist() == (expected < PRECISION_TIMING).nonzero()[0].tolist()
         others = expected[expected >= PRECISION_TIMING]
         assert low == (others.min() if len(others) else np.inf)
+
+
+def test_the_compiled_transfers_wear_and_least_are_numpys():
+    # l07_wear's transfers' flush (rate x step rounded, then subtracted, step after step) and least fraction over
+    # rate: the very doubles of numpy's in-place pairs, of its rows' reduction, and of its minima
+    from batloc.engine import l07_wear
+    rng = np.random.default_rng(8)
+    for trial in range(200):
+        n = int(rng.integers(1, 120))
+        remains = rng.random(n) * rng.choice([1.0, 1e-6, 1e-12], n) + 1e-14
+        rate = rng.choice([1e-300, 0.015625, 0.1, 3.7e-5, 1e3], n) * (1 + rng.random(n))
+        owed = rng.random(int(rng.integers(1, 8))) * 10.0 ** rng.integers(-12, 1)
+        pairs, rows = remains.copy(), np.empty((len(owed) + 1, n))
+        for step in owed:
+            pairs -= np.multiply(rate, step)
+        rows[0] = remains
+        np.multiply.outer(owed, rate, out=rows[1:])
+        l07_wear.wear_moves(remains, rate, owed, len(owed))
+        assert remains.tobytes() == pairs.tobytes() == np.subtract.reduce(rows, axis=0).tobytes()
+        low, rmin = l07_wear.least_over_rate(remains, rate)
+        assert (low, rmin) == (np.minimum.reduce(remains / rate), np.minimum.reduce(remains))
