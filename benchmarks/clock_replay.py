@@ -12,7 +12,8 @@ on the run's own calls.
     python benchmarks/clock_replay.py record TRACE -- <batloc-batsim arguments of a default-mode run>
     python benchmarks/clock_replay.py replay TRACE TREE_A TREE_B [--rounds 5]
 
-(TREE: a batloc source tree, e.g. a worktree of main; its engine/l07_clock.py is loaded.)
+(TREE: a batloc source tree, e.g. a worktree of main; its engine/l07_clock.py is loaded, with its engine/l07_wear.py
+where it has one, compiled afresh: the clock then takes its compiled way, as in a run with a batloc policy in process.)
 """
 
 import argparse
