@@ -794,6 +794,40 @@ def _score_nodes(skip, c, w, fid, size, saturated, best_s, best_k, best_case, be
 
 
 @inline
+def _root_settles(s_i, c, w, fid, size, saturated, floor, cfg, file_bits, pf_bits, cols, tcols, tails, tree, node_i,
+                  known):
+    """Whether the root of the changed nodes' tree for c cores alone settles a job that scored s_i on an
+    unchanged node (every changed node's bound above s_i), and the floor ``_score_nodes`` would leave
+    then: (True, floor) exactly when its full visit would leave out the root and every changed node
+    that knows the job's file without scoring any; else (False, floor) and the walk makes that visit.
+    The bound with no load overhead (the least over every changed node) spares reading the file's bits
+    while the floor is already at most it (those nodes' bounds, at least it, cannot lower the floor)."""
+    now, W, policy = cfg[C_NOW], cfg[C_W], int(cfg[C_POLICY])
+    backfilling = cfg[C_BACKFILL] != 0
+    tc = c - 1
+    m = cols.shape[0]
+    av.changed_flush(tree, backfilling, cols, tcols, tails, node_i, tc)
+    a = 2 * m + tc
+    key = tree[a, 1, 1] if backfilling and av.fits_gap(w, tree[3 * m + tc, 1, 0]) else tree[a, 1, 0]
+    if not key < INF:
+        return True, floor                # no changed node has c cores ever (their t_k bounds are all INF)
+    t = av.at(key, now)
+    if not (fid >= 0 and reads_overhead(policy)):
+        lb = _cut(bound(policy, t, 0.0, now, saturated, W), cfg)
+        return lb > s_i, min(floor, lb)
+    lb_ov = _cut(bound(policy, t, size / cfg[C_BW_MAX], now, saturated, W), cfg)
+    if not lb_ov > s_i:
+        return False, floor
+    lb0 = _cut(bound(policy, t, 0.0, now, saturated, W), cfg)
+    if lb0 > s_i and not floor > lb0:
+        return True, floor                # min(floor, lb_ov, the file's nodes' bounds) = floor
+    for x in range(known.shape[0]):
+        if (file_bits[fid, x] | pf_bits[fid, x]) & known[x] != 0:
+            return False, floor           # a changed node knows the file: scored one by one
+    return True, min(floor, lb_ov)
+
+
+@inline
 def _bound_from(k, t_lb, fid, size, sorts_files, policy, now, saturated, W, cfg, node_f, file_bits, pf_bits):
     """The least score the job could have on node k if its cores were free at t_lb: the load's overhead
     counted unless the node holds, loads or plans the file, no penalty."""
@@ -978,6 +1012,20 @@ def _walk(P, nd, now, saturation, busy_count, cfg, node_f, core_end, core_held, 
             continue
         s_i, t_i = plan[slot, P_SCORE], plan[slot, START]
         on_changed = node_i[b, CHANGED] != 0
+        if not on_changed:
+            if t_i <= now:
+                return i, ndec, busy_count, nd    # cannot happen (an event comes first); never trust it
+            settles, floor = _root_settles(s_i, c, w, fid, size, saturated, plan[slot, P_FLOOR], cfg, file_bits,
+                                           pf_bits, cols, tcols, tails, tree, node_i, known)
+            if settles:
+                # What the full visit below would leave in its row: a changed runner-up dropped, the floor.
+                ints[SETTLED] += 1
+                sec_k = int(plan[slot, P_K2])
+                if sec_k < 0 or node_i[sec_k, CHANGED] != 0:
+                    plan[slot, P_S2] = INF
+                    plan[slot, P_K2] = -1
+                plan[slot, P_FLOOR] = floor
+                continue
         # The runner-up kept from before: exact while its node is unchanged.
         sec_s, sec_k, floor = plan[slot, P_S2], int(plan[slot, P_K2]), plan[slot, P_FLOOR]
         sec_changed = sec_k >= 0 and node_i[sec_k, CHANGED] != 0
@@ -992,8 +1040,6 @@ def _walk(P, nd, now, saturation, busy_count, cfg, node_f, core_end, core_held, 
             for p in range(c):
                 pos[1, p] = pos[0, p]
         else:
-            if t_i <= now:
-                return i, ndec, busy_count, nd    # cannot happen (an event comes first); never trust it
             best_s, best_k, best_case, best_t, best_tf = s_i, b, int(plan[slot, P_CASE]), t_i, plan[slot, AVAIL]
         bounded = ints[BOUNDED]
         best_s, best_k, best_case, best_t, best_tf, sec_s, sec_k, floor = _score_nodes(
