@@ -468,6 +468,15 @@ def _choose(c, w, fid, size, saturated, cfg, node_f, held, mem, file_bits, base,
     return best_score, best_k, best_case, best_t, best_tfile, sec_s, sec_k, floor
 
 
+@inline
+def _push_children(stack, top, j):
+    """A depth-first visit of a tree's node j goes on to its children, the left (lower indices) first:
+    the stack's new top."""
+    stack[top] = 2 * j + 1
+    stack[top + 1] = 2 * j
+    return top + 2
+
+
 @njit
 def _search_below(tc, ov_least, c, w, fid, size, sorts_files, saturated, best_score, best_k, best_case, best_t,
                   best_tfile, cfg, node_f, held, mem, base, tails, cols, tcols, tree, node_i, cand_times, pos, core_iv, iv,
@@ -500,9 +509,7 @@ def _search_below(tc, ov_least, c, w, fid, size, sorts_files, saturated, best_sc
         if _cut(bound(policy, av.at(key, now), ov_least, now, saturated, W), cfg) > best_score:
             continue
         if i < leaves:
-            stack[top] = 2 * i + 1
-            stack[top + 1] = 2 * i
-            top += 2
+            top = _push_children(stack, top, i)
             continue
         k = kmin
         if _bit(known, k):
@@ -769,9 +776,7 @@ def _score_nodes(skip, c, w, fid, size, saturated, best_s, best_k, best_case, be
                 floor = min(floor, lb_j)
                 continue
             if j < leaves:
-                stack[top] = 2 * j + 1
-                stack[top + 1] = 2 * j
-                top += 2
+                top = _push_children(stack, top, j)
                 continue
             k = j - leaves
             if k == skip or (sorts_files and (_has_bit(file_bits, fid, k) or _has_bit(pf_bits, fid, k))):
@@ -1018,13 +1023,17 @@ def _walk(P, nd, now, saturation, busy_count, cfg, node_f, core_end, core_held, 
             settles, floor = _root_settles(s_i, c, w, fid, size, saturated, plan[slot, P_FLOOR], cfg, file_bits,
                                            pf_bits, cols, tcols, tails, tree, node_i, known)
             if settles:
-                # What the full visit below would leave in its row: a changed runner-up dropped, the floor.
+                # What the full visit below would leave in its row (a changed runner-up dropped, the floor),
+                # written only where it differs: most rows are left clean.
                 ints[SETTLED] += 1
                 sec_k = int(plan[slot, P_K2])
-                if sec_k < 0 or node_i[sec_k, CHANGED] != 0:
+                if sec_k >= 0 and node_i[sec_k, CHANGED] != 0:
                     plan[slot, P_S2] = INF
                     plan[slot, P_K2] = -1
-                plan[slot, P_FLOOR] = floor
+                elif sec_k < 0 and plan[slot, P_S2] != INF:
+                    plan[slot, P_S2] = INF
+                if floor < plan[slot, P_FLOOR]:
+                    plan[slot, P_FLOOR] = floor
                 continue
         # The runner-up kept from before: exact while its node is unchanged.
         sec_s, sec_k, floor = plan[slot, P_S2], int(plan[slot, P_K2]), plan[slot, P_FLOOR]
