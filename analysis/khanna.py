@@ -16,11 +16,8 @@ import pandas as pd
 
 from batloc.locality.staging import STAGE_WORKLOAD as STAGING_WORKLOAD
 
+from . import replications
 from .tables import HOUR, TB, Column, frame, to_html
-
-def replica_file(job_id: str) -> str:
-    """The file of a replication staging ``rep-<file>-<node>-<n>`` (node names have no '-')."""
-    return job_id[len("rep-"):].rsplit("-", 2)[0]
 
 
 def run_metrics(jobs_table: pd.DataFrame, jobs_csv: pd.DataFrame) -> dict:
@@ -32,7 +29,9 @@ def run_metrics(jobs_table: pd.DataFrame, jobs_csv: pd.DataFrame) -> dict:
     size_of = (jobs_table.drop_duplicates("input_file").set_index("input_file")["input_size"]
                if len(jobs_table) else pd.Series(dtype=float))
     own_loads = float(jobs_table.loc[jobs_table["cache"] == "miss", "input_size"].sum())
-    replica_bytes = float(size_of.reindex([replica_file(j) for j in replicas["job_id"]]).fillna(0.0).sum())
+    known = set(size_of.index)
+    replica_bytes = float(size_of.reindex([replications.file_of(j, known) for j in replicas["job_id"]])
+                          .fillna(0.0).sum())
     return {
         "mean_response": float(done["flow"].mean()) if len(done) else float("nan"),
         "khanna_mean_wait": float((start - done["submission_time"]).mean()) if len(done) else float("nan"),

@@ -41,6 +41,20 @@ def parse(job_id, node_names):
     return head[:-len(node) - 1], node, int(n)
 
 
+def file_of(job_id, files):
+    """The file a replication ``rep-<file>-<node>-<n>`` copies, given the run's file ids, or None: the longest id
+    followed by '-' (node names and file ids may both hold '-', so the id cannot be cut by counting dashes)."""
+    if not job_id.startswith(PREFIX):
+        return None
+    body = job_id[len(PREFIX):]
+    cut = body.rfind("-")
+    while cut > 0:
+        cut = body.rfind("-", 0, cut)
+        if cut > 0 and body[:cut] in files:
+            return body[:cut]
+    return None
+
+
 def _main_file(job):
     """The file a policy of the family sees: the first of the largest (schedulers/admission.py)."""
     files = job_files(job)

@@ -5,6 +5,7 @@ import json
 import pandas as pd
 import pytest
 
+from batloc.analysis.khanna import STAGING_WORKLOAD, run_metrics
 from batloc.analysis.report import build_report
 from batloc.testing.dry_run import DryRun, make_resources, write_jobs_csv
 from batloc.schedulers.jdp_dll import Jdp_dll
@@ -84,3 +85,18 @@ def test_report_counts_replications_bytes_and_khanna_wait(tmp_path):
     assert row["khanna_mean_wait"] == pytest.approx(83 / 4)
     assert (row["mean_response"], row["makespan"]) == (52.0, 71.0)
     assert "Khanna et al.'s metrics" in report.html.read_text()
+
+
+def test_bytes_staged_counts_replications_on_nodes_whose_names_hold_dashes():
+    # Two jobs miss (10 + 20 bytes loaded); two replications of file "f-1" (20 bytes each) to
+    # nodes "rack-a-01" and "rack-b-02": cutting the id at its dashes would read the file as
+    # "f-1-rack-a" or "f-1-rack" and count 0 bytes for them.
+    jobs_table = pd.DataFrame({
+        "evaluated": [True, True], "ended": [True, True], "reservation_start": [0.0, 0.0],
+        "cache": ["miss", "miss"], "starting_time": [5.0, 9.0], "transfer_time": [1.0, 2.0],
+        "submission_time": [0.0, 0.0], "input_file": ["g", "f-1"], "input_size": [10.0, 20.0],
+        "flow": [10.0, 12.0]})
+    jobs_csv = pd.DataFrame({"workload_name": [STAGING_WORKLOAD] * 4,
+                             "job_id": ["stage-1", "stage-2", "rep-f-1-rack-a-01-1", "rep-f-1-rack-b-02-2"]})
+    metrics = run_metrics(jobs_table, jobs_csv)
+    assert (metrics["replications"], metrics["bytes_staged"]) == (2, 70.0)
