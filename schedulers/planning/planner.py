@@ -842,31 +842,10 @@ def _bound_from(k, t_lb, fid, size, sorts_files, policy, now, saturated, W, cfg,
     return _cut(bound(policy, t_lb, ov, now, saturated, W), cfg)
 
 
-@inline
-def _t_actual(k, c, now, core_end, buf):
-    """A lower bound of t_k for c cores on node k whatever is reserved there:
-    the c-th smallest instant one of its cores is free in the actual state
-    (raised to now). Reservations only take cores later, and a core held
-    past its planned end is free just after now, no earlier."""
-    f = 0
-    for p in range(core_end.shape[1]):
-        x = av.at(core_end[k, p], now)
-        if f == c and not x < buf[c - 1]:
-            continue
-        a = f if f < c else c - 1
-        while a > 0 and buf[a - 1] > x:
-            buf[a] = buf[a - 1]
-            a -= 1
-        buf[a] = x
-        if f < c:
-            f += 1
-    return buf[c - 1] if f == c else INF
-
-
 @njit
-def _choose_again(i, b, nd, saturated, cfg, node_f, core_end, core_held, held, mem, file_bits, base, first_free, tails,
-                  cols, tcols, tree, node_i, dset, cand_times, pos, core_iv, iv, plan, pos_plan, pf_bits, pf_count, buf,
-                  ints, q_cores, q_wall, q_file, q_size, q_seq, lb, cand, stack, known):
+def _choose_again(i, b, nd, saturated, cfg, node_f, core_end, core_held, held, mem, file_bits, core_sorted, base,
+                  first_free, tails, cols, tcols, tree, node_i, dset, cand_times, pos, core_iv, iv, plan, pos_plan,
+                  pf_bits, pf_count, buf, ints, q_cores, q_wall, q_file, q_size, q_seq, lb, cand, stack, known):
     """Queued job i, placed under LEM's other flag (or another weight of the
     gradual LEM), chosen a node again under this one, exactly as a full pass
     would: (score, node, case, t_k, t'_k, runner-up score and node, floor,
@@ -877,7 +856,7 @@ def _choose_again(i, b, nd, saturated, cfg, node_f, core_end, core_held, held, m
     at t_k or something would be evicted, so what the job scored under the
     old flag bounds nothing under the new one. What does bound every node's
     score under either flag, whatever is reserved there: its cores' c-th
-    free instant in the actual state (``_t_actual``), the load's overhead (0
+    free instant in the actual state (``core_sorted``), the load's overhead (0
     where the node holds, loads or plans the file, else size/BW_k) and no
     penalty. So the job is scored exactly on the changed nodes (their rows
     are its view: the actual state and the walked reservations), and every
@@ -886,7 +865,7 @@ def _choose_again(i, b, nd, saturated, cfg, node_f, core_end, core_held, held, m
     reservations of the jobs before i, as when a job leaves it) and scored;
     the others cannot take it. Its own node b is made a changed one first:
     its rows hold the job's old reservation."""
-    n = node_f.shape[0]
+    n, m = core_sorted.shape
     now, W, policy = cfg[C_NOW], cfg[C_W], int(cfg[C_POLICY])
     backfilling = cfg[C_BACKFILL] != 0
     c, w, fid, size = q_cores[i], q_wall[i], q_file[i], q_size[i]
@@ -907,7 +886,9 @@ def _choose_again(i, b, nd, saturated, cfg, node_f, core_end, core_held, held, m
     for k in range(n):
         if node_i[k, CHANGED] != 0:
             continue
-        t_lb = _t_actual(k, c, now, core_end, cand_times)
+        # every reservation only takes cores later, and a core held past its planned end is free just after
+        # now, no earlier: raising the c-th smallest end to now is the c-th smallest of the ends raised to now
+        t_lb = av.at(core_sorted[k, c - 1], now) if c <= m else INF
         if not t_lb < INF:
             continue
         bk = _bound_from(k, t_lb, fid, size, sorts_files, policy, now, saturated, W, cfg, node_f, file_bits, pf_bits)
@@ -937,9 +918,10 @@ def _choose_again(i, b, nd, saturated, cfg, node_f, core_end, core_held, held, m
 
 
 @njit
-def _walk(P, nd, now, saturation, busy_count, cfg, node_f, core_end, core_held, held, mem, file_bits, base,
-          first_free, tails, cols, tcols, tree, node_i, dset, cand_times, pos, core_iv, iv, plan, pos_plan, pf_bits, pf_count,
-          buf, out_f, out_i, out_pos, ints, q_cores, q_wall, q_file, q_size, q_slot, q_seq, lb, cand, stack, known):
+def _walk(P, nd, now, saturation, busy_count, cfg, node_f, core_end, core_held, held, mem, file_bits, core_sorted,
+          base, first_free, tails, cols, tcols, tree, node_i, dset, cand_times, pos, core_iv, iv, plan, pos_plan, pf_bits,
+          pf_count, buf, out_f, out_i, out_pos, ints, q_cores, q_wall, q_file, q_size, q_slot, q_seq, lb, cand, stack,
+          known):
     """Walks the standing plan's jobs in queue order, giving each the
     reservation a full pass would give it; returns (r, starts, busy count,
     changed nodes): r is the first job the walk cannot settle (P if none),
@@ -991,9 +973,9 @@ def _walk(P, nd, now, saturation, busy_count, cfg, node_f, core_end, core_held, 
                 ints[STOP_FLAG] += 1
                 return i, ndec, busy_count, nd    # cannot happen (an event comes first); never trust it
             best_s, best_k, best_case, best_t, best_tf, sec_s, sec_k, floor, nd = _choose_again(
-                i, b, nd, saturated, cfg, node_f, core_end, core_held, held, mem, file_bits, base, first_free, tails,
-                cols, tcols, tree, node_i, dset, cand_times, pos, core_iv, iv, plan, pos_plan, pf_bits, pf_count, buf,
-                ints, q_cores, q_wall, q_file, q_size, q_seq, lb, cand, stack, known)
+                i, b, nd, saturated, cfg, node_f, core_end, core_held, held, mem, file_bits, core_sorted, base,
+                first_free, tails, cols, tcols, tree, node_i, dset, cand_times, pos, core_iv, iv, plan, pos_plan,
+                pf_bits, pf_count, buf, ints, q_cores, q_wall, q_file, q_size, q_seq, lb, cand, stack, known)
             if best_k < 0:
                 ints[STOP_FLAG] += 1
                 return i, ndec, busy_count, nd    # too many changed nodes: the rest is placed again
@@ -1073,9 +1055,9 @@ def _walk(P, nd, now, saturation, busy_count, cfg, node_f, core_end, core_held, 
                     ints[STOP_DEARER] += 1
                     return i, ndec, busy_count, nd
                 best_s, best_k, best_case, best_t, best_tf, sec_s, sec_k, floor, nd = _choose_again(
-                    i, b, nd, saturated, cfg, node_f, core_end, core_held, held, mem, file_bits, base, first_free,
-                    tails, cols, tcols, tree, node_i, dset, cand_times, pos, core_iv, iv, plan, pos_plan, pf_bits,
-                    pf_count, buf, ints, q_cores, q_wall, q_file, q_size, q_seq, lb, cand, stack, known)
+                    i, b, nd, saturated, cfg, node_f, core_end, core_held, held, mem, file_bits, core_sorted, base,
+                    first_free, tails, cols, tcols, tree, node_i, dset, cand_times, pos, core_iv, iv, plan, pos_plan,
+                    pf_bits, pf_count, buf, ints, q_cores, q_wall, q_file, q_size, q_seq, lb, cand, stack, known)
                 if best_k < 0:
                     ints[STOP_DEARER] += 1
                     return i, ndec, busy_count, nd    # too many changed nodes: the rest is placed again
@@ -1200,7 +1182,7 @@ def _drop_from(r, P, now, backfilling, base, first_free, tails, cols, tcols, tre
 
 
 @njit
-def plan_pass(node_f, core_end, core_held, held, mem, file_bits,
+def plan_pass(node_f, core_end, core_held, held, mem, file_bits, core_sorted,
               base, first_free, tails, cols, tcols, tree, node_i, dset, cand_times, pos, core_iv, iv, plan, pos_plan, lb,
               cand, stack, known, pf_bits, pf_count, buf, out_f, out_i, out_pos, smallest_left, left_wall, now_gaps,
               ints, cfg,
@@ -1253,10 +1235,11 @@ def plan_pass(node_f, core_end, core_held, held, mem, file_bits,
         first = P
         if nd > 0:
             first, ndec, busy_count, nd = _walk(P, nd, now, saturation, busy_count, cfg, node_f, core_end, core_held,
-                                                held, mem, file_bits, base, first_free, tails, cols, tcols, tree, node_i,
-                                                dset, cand_times, pos, core_iv, iv, plan, pos_plan, pf_bits, pf_count,
-                                                buf, out_f, out_i, out_pos, ints, q_cores, q_wall, q_file, q_size,
-                                                q_slot, q_seq, lb, cand, stack, known)
+                                                held, mem, file_bits, core_sorted, base, first_free, tails, cols,
+                                                tcols, tree, node_i, dset, cand_times, pos, core_iv, iv, plan,
+                                                pos_plan, pf_bits, pf_count, buf, out_f, out_i, out_pos, ints,
+                                                q_cores, q_wall, q_file, q_size, q_slot, q_seq, lb, cand, stack,
+                                                known)
         ints[DROPPED] += P - first
         _drop_from(first, P, now, backfilling, base, first_free, tails, cols, tcols, tree, node_i, dset, nd, cand_times, pos,
                    core_iv, iv, plan, pos_plan, pf_bits, pf_count, core_end, core_held, ints, q_slot, q_seq)
@@ -1355,7 +1338,7 @@ def _place(first, qlen, ndec, busy_count, saturation, cfg, node_f, held, mem, fi
 
 
 @njit
-def place_new_jobs(node_f, core_end, core_held, held, mem, file_bits,
+def place_new_jobs(node_f, core_end, core_held, held, mem, file_bits, core_sorted,
                    base, first_free, tails, cols, tcols, tree, node_i, dset, cand_times, pos, core_iv, iv, plan,
                    pos_plan, lb, cand, stack, known, pf_bits, pf_count, buf, out_f, out_i, out_pos, smallest_left, left_wall,
                    now_gaps, ints, cfg, q_cores, q_wall, q_file, q_size, q_slot, q_seq, first, qlen, saturation):
