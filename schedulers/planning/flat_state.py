@@ -12,7 +12,9 @@ cores, ``mirror`` for the node's windows and memory). Per node k:
   number of outputs pinned by their write-back (columns
   ``BW, MEM, MIN_END, MIN_LOADING, N_HELD, N_MEM, N_FREE, BACKBONE, N_PINNED``);
 - cores: ``core_end`` the planned end of the job holding each core (-inf: free;
-  +inf: padding past the node's core count), ``core_held``;
+  +inf: padding past the node's core count), ``core_held``, and ``core_sorted``
+  each node's ``core_end`` sorted (its c-th free instant in the actual state is
+  column c - 1: the walk's re-choice bounds every node by it);
 - ``held[k, i]``: the windows of the jobs holding cores, in start order:
   start, file available, end, size, file id, file still loading (``START,
   AVAIL, END, SIZE, FILE, LOADING``: 0, or ``OWN_LOAD`` on the one row of the
@@ -82,6 +84,7 @@ class FlatState:
         self.node_f[:, N_FREE] = ncores
         pad = np.arange(m)[None, :] >= ncores[:, None]
         self.core_end = np.where(pad, np.inf, -np.inf)
+        self.core_sorted = np.sort(self.core_end, axis=1)
         self.core_held = np.zeros((n, m), dtype=np.bool_)
         self.held = np.zeros((n, m, 6))              # at most one window per held core
         self.mem_cap = 0
@@ -114,7 +117,7 @@ class FlatState:
 
     def arrays(self):
         """The arrays the compiled pass takes, in its order."""
-        return self.node_f, self.core_end, self.core_held, self.held, self.mem, self.file_bits
+        return self.node_f, self.core_end, self.core_held, self.held, self.mem, self.file_bits, self.core_sorted
 
     def take_dirty(self):
         """The nodes changed since the last call, as an array (and forget them)."""
@@ -145,6 +148,7 @@ class FlatState:
         held = [e for e, h in zip(ends, self.core_held[node].tolist()) if h]
         self.node_f[node, MIN_END] = min(held) if held else np.inf
         self.node_f[node, N_FREE] = ends.count(-np.inf)
+        self.core_sorted[node] = sorted(ends)
         self._changed(node)
 
     def mirror(self, node, windows, cache, file_ends=None, pins=None):

@@ -468,6 +468,15 @@ def _choose(c, w, fid, size, saturated, cfg, node_f, held, mem, file_bits, base,
     return best_score, best_k, best_case, best_t, best_tfile, sec_s, sec_k, floor
 
 
+@inline
+def _push_children(stack, top, j):
+    """A depth-first visit of a tree's node j goes on to its children, the left (lower indices) first:
+    the stack's new top."""
+    stack[top] = 2 * j + 1
+    stack[top + 1] = 2 * j
+    return top + 2
+
+
 @njit
 def _search_below(tc, ov_least, c, w, fid, size, sorts_files, saturated, best_score, best_k, best_case, best_t,
                   best_tfile, cfg, node_f, held, mem, base, tails, cols, tcols, tree, node_i, cand_times, pos, core_iv, iv,
@@ -500,9 +509,7 @@ def _search_below(tc, ov_least, c, w, fid, size, sorts_files, saturated, best_sc
         if _cut(bound(policy, av.at(key, now), ov_least, now, saturated, W), cfg) > best_score:
             continue
         if i < leaves:
-            stack[top] = 2 * i + 1
-            stack[top + 1] = 2 * i
-            top += 2
+            top = _push_children(stack, top, i)
             continue
         k = kmin
         if _bit(known, k):
@@ -769,9 +776,7 @@ def _score_nodes(skip, c, w, fid, size, saturated, best_s, best_k, best_case, be
                 floor = min(floor, lb_j)
                 continue
             if j < leaves:
-                stack[top] = 2 * j + 1
-                stack[top + 1] = 2 * j
-                top += 2
+                top = _push_children(stack, top, j)
                 continue
             k = j - leaves
             if k == skip or (sorts_files and (_has_bit(file_bits, fid, k) or _has_bit(pf_bits, fid, k))):
@@ -794,6 +799,40 @@ def _score_nodes(skip, c, w, fid, size, saturated, best_s, best_k, best_case, be
 
 
 @inline
+def _root_settles(s_i, c, w, fid, size, saturated, floor, cfg, file_bits, pf_bits, cols, tcols, tails, tree, node_i,
+                  known):
+    """Whether the root of the changed nodes' tree for c cores alone settles a job that scored s_i on an
+    unchanged node (every changed node's bound above s_i), and the floor ``_score_nodes`` would leave
+    then: (True, floor) exactly when its full visit would leave out the root and every changed node
+    that knows the job's file without scoring any; else (False, floor) and the walk makes that visit.
+    The bound with no load overhead (the least over every changed node) spares reading the file's bits
+    while the floor is already at most it (those nodes' bounds, at least it, cannot lower the floor)."""
+    now, W, policy = cfg[C_NOW], cfg[C_W], int(cfg[C_POLICY])
+    backfilling = cfg[C_BACKFILL] != 0
+    tc = c - 1
+    m = cols.shape[0]
+    av.changed_flush(tree, backfilling, cols, tcols, tails, node_i, tc)
+    a = 2 * m + tc
+    key = tree[a, 1, 1] if backfilling and av.fits_gap(w, tree[3 * m + tc, 1, 0]) else tree[a, 1, 0]
+    if not key < INF:
+        return True, floor                # no changed node has c cores ever (their t_k bounds are all INF)
+    t = av.at(key, now)
+    if not (fid >= 0 and reads_overhead(policy)):
+        lb = _cut(bound(policy, t, 0.0, now, saturated, W), cfg)
+        return lb > s_i, min(floor, lb)
+    lb_ov = _cut(bound(policy, t, size / cfg[C_BW_MAX], now, saturated, W), cfg)
+    if not lb_ov > s_i:
+        return False, floor
+    lb0 = _cut(bound(policy, t, 0.0, now, saturated, W), cfg)
+    if lb0 > s_i and not floor > lb0:
+        return True, floor                # min(floor, lb_ov, the file's nodes' bounds) = floor
+    for x in range(known.shape[0]):
+        if (file_bits[fid, x] | pf_bits[fid, x]) & known[x] != 0:
+            return False, floor           # a changed node knows the file: scored one by one
+    return True, min(floor, lb_ov)
+
+
+@inline
 def _bound_from(k, t_lb, fid, size, sorts_files, policy, now, saturated, W, cfg, node_f, file_bits, pf_bits):
     """The least score the job could have on node k if its cores were free at t_lb: the load's overhead
     counted unless the node holds, loads or plans the file, no penalty."""
@@ -803,31 +842,10 @@ def _bound_from(k, t_lb, fid, size, sorts_files, policy, now, saturated, W, cfg,
     return _cut(bound(policy, t_lb, ov, now, saturated, W), cfg)
 
 
-@inline
-def _t_actual(k, c, now, core_end, buf):
-    """A lower bound of t_k for c cores on node k whatever is reserved there:
-    the c-th smallest instant one of its cores is free in the actual state
-    (raised to now). Reservations only take cores later, and a core held
-    past its planned end is free just after now, no earlier."""
-    f = 0
-    for p in range(core_end.shape[1]):
-        x = av.at(core_end[k, p], now)
-        if f == c and not x < buf[c - 1]:
-            continue
-        a = f if f < c else c - 1
-        while a > 0 and buf[a - 1] > x:
-            buf[a] = buf[a - 1]
-            a -= 1
-        buf[a] = x
-        if f < c:
-            f += 1
-    return buf[c - 1] if f == c else INF
-
-
 @njit
-def _choose_again(i, b, nd, saturated, cfg, node_f, core_end, core_held, held, mem, file_bits, base, first_free, tails,
-                  cols, tcols, tree, node_i, dset, cand_times, pos, core_iv, iv, plan, pos_plan, pf_bits, pf_count, buf,
-                  ints, q_cores, q_wall, q_file, q_size, q_seq, lb, cand, stack, known):
+def _choose_again(i, b, nd, saturated, cfg, node_f, core_end, core_held, held, mem, file_bits, core_sorted, base,
+                  first_free, tails, cols, tcols, tree, node_i, dset, cand_times, pos, core_iv, iv, plan, pos_plan,
+                  pf_bits, pf_count, buf, ints, q_cores, q_wall, q_file, q_size, q_seq, lb, cand, stack, known):
     """Queued job i, placed under LEM's other flag (or another weight of the
     gradual LEM), chosen a node again under this one, exactly as a full pass
     would: (score, node, case, t_k, t'_k, runner-up score and node, floor,
@@ -838,7 +856,7 @@ def _choose_again(i, b, nd, saturated, cfg, node_f, core_end, core_held, held, m
     at t_k or something would be evicted, so what the job scored under the
     old flag bounds nothing under the new one. What does bound every node's
     score under either flag, whatever is reserved there: its cores' c-th
-    free instant in the actual state (``_t_actual``), the load's overhead (0
+    free instant in the actual state (``core_sorted``), the load's overhead (0
     where the node holds, loads or plans the file, else size/BW_k) and no
     penalty. So the job is scored exactly on the changed nodes (their rows
     are its view: the actual state and the walked reservations), and every
@@ -847,7 +865,7 @@ def _choose_again(i, b, nd, saturated, cfg, node_f, core_end, core_held, held, m
     reservations of the jobs before i, as when a job leaves it) and scored;
     the others cannot take it. Its own node b is made a changed one first:
     its rows hold the job's old reservation."""
-    n = node_f.shape[0]
+    n, m = core_sorted.shape
     now, W, policy = cfg[C_NOW], cfg[C_W], int(cfg[C_POLICY])
     backfilling = cfg[C_BACKFILL] != 0
     c, w, fid, size = q_cores[i], q_wall[i], q_file[i], q_size[i]
@@ -868,7 +886,9 @@ def _choose_again(i, b, nd, saturated, cfg, node_f, core_end, core_held, held, m
     for k in range(n):
         if node_i[k, CHANGED] != 0:
             continue
-        t_lb = _t_actual(k, c, now, core_end, cand_times)
+        # every reservation only takes cores later, and a core held past its planned end is free just after
+        # now, no earlier: raising the c-th smallest end to now is the c-th smallest of the ends raised to now
+        t_lb = av.at(core_sorted[k, c - 1], now) if c <= m else INF
         if not t_lb < INF:
             continue
         bk = _bound_from(k, t_lb, fid, size, sorts_files, policy, now, saturated, W, cfg, node_f, file_bits, pf_bits)
@@ -898,9 +918,10 @@ def _choose_again(i, b, nd, saturated, cfg, node_f, core_end, core_held, held, m
 
 
 @njit
-def _walk(P, nd, now, saturation, busy_count, cfg, node_f, core_end, core_held, held, mem, file_bits, base,
-          first_free, tails, cols, tcols, tree, node_i, dset, cand_times, pos, core_iv, iv, plan, pos_plan, pf_bits, pf_count,
-          buf, out_f, out_i, out_pos, ints, q_cores, q_wall, q_file, q_size, q_slot, q_seq, lb, cand, stack, known):
+def _walk(P, nd, now, saturation, busy_count, cfg, node_f, core_end, core_held, held, mem, file_bits, core_sorted,
+          base, first_free, tails, cols, tcols, tree, node_i, dset, cand_times, pos, core_iv, iv, plan, pos_plan, pf_bits,
+          pf_count, buf, out_f, out_i, out_pos, ints, q_cores, q_wall, q_file, q_size, q_slot, q_seq, lb, cand, stack,
+          known):
     """Walks the standing plan's jobs in queue order, giving each the
     reservation a full pass would give it; returns (r, starts, busy count,
     changed nodes): r is the first job the walk cannot settle (P if none),
@@ -952,9 +973,9 @@ def _walk(P, nd, now, saturation, busy_count, cfg, node_f, core_end, core_held, 
                 ints[STOP_FLAG] += 1
                 return i, ndec, busy_count, nd    # cannot happen (an event comes first); never trust it
             best_s, best_k, best_case, best_t, best_tf, sec_s, sec_k, floor, nd = _choose_again(
-                i, b, nd, saturated, cfg, node_f, core_end, core_held, held, mem, file_bits, base, first_free, tails,
-                cols, tcols, tree, node_i, dset, cand_times, pos, core_iv, iv, plan, pos_plan, pf_bits, pf_count, buf,
-                ints, q_cores, q_wall, q_file, q_size, q_seq, lb, cand, stack, known)
+                i, b, nd, saturated, cfg, node_f, core_end, core_held, held, mem, file_bits, core_sorted, base,
+                first_free, tails, cols, tcols, tree, node_i, dset, cand_times, pos, core_iv, iv, plan, pos_plan,
+                pf_bits, pf_count, buf, ints, q_cores, q_wall, q_file, q_size, q_seq, lb, cand, stack, known)
             if best_k < 0:
                 ints[STOP_FLAG] += 1
                 return i, ndec, busy_count, nd    # too many changed nodes: the rest is placed again
@@ -978,6 +999,24 @@ def _walk(P, nd, now, saturation, busy_count, cfg, node_f, core_end, core_held, 
             continue
         s_i, t_i = plan[slot, P_SCORE], plan[slot, START]
         on_changed = node_i[b, CHANGED] != 0
+        if not on_changed:
+            if t_i <= now:
+                return i, ndec, busy_count, nd    # cannot happen (an event comes first); never trust it
+            settles, floor = _root_settles(s_i, c, w, fid, size, saturated, plan[slot, P_FLOOR], cfg, file_bits,
+                                           pf_bits, cols, tcols, tails, tree, node_i, known)
+            if settles:
+                # What the full visit below would leave in its row (a changed runner-up dropped, the floor),
+                # written only where it differs: most rows are left clean.
+                ints[SETTLED] += 1
+                sec_k = int(plan[slot, P_K2])
+                if sec_k >= 0 and node_i[sec_k, CHANGED] != 0:
+                    plan[slot, P_S2] = INF
+                    plan[slot, P_K2] = -1
+                elif sec_k < 0 and plan[slot, P_S2] != INF:
+                    plan[slot, P_S2] = INF
+                if floor < plan[slot, P_FLOOR]:
+                    plan[slot, P_FLOOR] = floor
+                continue
         # The runner-up kept from before: exact while its node is unchanged.
         sec_s, sec_k, floor = plan[slot, P_S2], int(plan[slot, P_K2]), plan[slot, P_FLOOR]
         sec_changed = sec_k >= 0 and node_i[sec_k, CHANGED] != 0
@@ -992,8 +1031,6 @@ def _walk(P, nd, now, saturation, busy_count, cfg, node_f, core_end, core_held, 
             for p in range(c):
                 pos[1, p] = pos[0, p]
         else:
-            if t_i <= now:
-                return i, ndec, busy_count, nd    # cannot happen (an event comes first); never trust it
             best_s, best_k, best_case, best_t, best_tf = s_i, b, int(plan[slot, P_CASE]), t_i, plan[slot, AVAIL]
         bounded = ints[BOUNDED]
         best_s, best_k, best_case, best_t, best_tf, sec_s, sec_k, floor = _score_nodes(
@@ -1018,9 +1055,9 @@ def _walk(P, nd, now, saturation, busy_count, cfg, node_f, core_end, core_held, 
                     ints[STOP_DEARER] += 1
                     return i, ndec, busy_count, nd
                 best_s, best_k, best_case, best_t, best_tf, sec_s, sec_k, floor, nd = _choose_again(
-                    i, b, nd, saturated, cfg, node_f, core_end, core_held, held, mem, file_bits, base, first_free,
-                    tails, cols, tcols, tree, node_i, dset, cand_times, pos, core_iv, iv, plan, pos_plan, pf_bits,
-                    pf_count, buf, ints, q_cores, q_wall, q_file, q_size, q_seq, lb, cand, stack, known)
+                    i, b, nd, saturated, cfg, node_f, core_end, core_held, held, mem, file_bits, core_sorted, base,
+                    first_free, tails, cols, tcols, tree, node_i, dset, cand_times, pos, core_iv, iv, plan, pos_plan,
+                    pf_bits, pf_count, buf, ints, q_cores, q_wall, q_file, q_size, q_seq, lb, cand, stack, known)
                 if best_k < 0:
                     ints[STOP_DEARER] += 1
                     return i, ndec, busy_count, nd    # too many changed nodes: the rest is placed again
@@ -1145,7 +1182,7 @@ def _drop_from(r, P, now, backfilling, base, first_free, tails, cols, tcols, tre
 
 
 @njit
-def plan_pass(node_f, core_end, core_held, held, mem, file_bits,
+def plan_pass(node_f, core_end, core_held, held, mem, file_bits, core_sorted,
               base, first_free, tails, cols, tcols, tree, node_i, dset, cand_times, pos, core_iv, iv, plan, pos_plan, lb,
               cand, stack, known, pf_bits, pf_count, buf, out_f, out_i, out_pos, smallest_left, left_wall, now_gaps,
               ints, cfg,
@@ -1198,10 +1235,11 @@ def plan_pass(node_f, core_end, core_held, held, mem, file_bits,
         first = P
         if nd > 0:
             first, ndec, busy_count, nd = _walk(P, nd, now, saturation, busy_count, cfg, node_f, core_end, core_held,
-                                                held, mem, file_bits, base, first_free, tails, cols, tcols, tree, node_i,
-                                                dset, cand_times, pos, core_iv, iv, plan, pos_plan, pf_bits, pf_count,
-                                                buf, out_f, out_i, out_pos, ints, q_cores, q_wall, q_file, q_size,
-                                                q_slot, q_seq, lb, cand, stack, known)
+                                                held, mem, file_bits, core_sorted, base, first_free, tails, cols,
+                                                tcols, tree, node_i, dset, cand_times, pos, core_iv, iv, plan,
+                                                pos_plan, pf_bits, pf_count, buf, out_f, out_i, out_pos, ints,
+                                                q_cores, q_wall, q_file, q_size, q_slot, q_seq, lb, cand, stack,
+                                                known)
         ints[DROPPED] += P - first
         _drop_from(first, P, now, backfilling, base, first_free, tails, cols, tcols, tree, node_i, dset, nd, cand_times, pos,
                    core_iv, iv, plan, pos_plan, pf_bits, pf_count, core_end, core_held, ints, q_slot, q_seq)
@@ -1300,7 +1338,7 @@ def _place(first, qlen, ndec, busy_count, saturation, cfg, node_f, held, mem, fi
 
 
 @njit
-def place_new_jobs(node_f, core_end, core_held, held, mem, file_bits,
+def place_new_jobs(node_f, core_end, core_held, held, mem, file_bits, core_sorted,
                    base, first_free, tails, cols, tcols, tree, node_i, dset, cand_times, pos, core_iv, iv, plan,
                    pos_plan, lb, cand, stack, known, pf_bits, pf_count, buf, out_f, out_i, out_pos, smallest_left, left_wall,
                    now_gaps, ints, cfg, q_cores, q_wall, q_file, q_size, q_slot, q_seq, first, qlen, saturation):
