@@ -12,14 +12,17 @@ on the run's own calls.
     python benchmarks/clock_replay.py record TRACE -- <batloc-batsim arguments of a default-mode run>
     python benchmarks/clock_replay.py replay TRACE TREE_A TREE_B [--rounds 5]
 
-(TREE: a batloc source tree, e.g. a worktree of main; its engine/l07_clock.py is loaded.)
+(TREE: a batloc source tree, e.g. a worktree of main; its engine/l07_clock.py is loaded, with its engine/l07_wear.py
+where it has one, compiled afresh: the clock then takes its compiled way, as in a run with a batloc policy in process.)
 """
 
 import argparse
 import importlib.util
+import os
 import pickle
 import statistics
 import sys
+import tempfile
 import time
 
 
@@ -110,8 +113,20 @@ def record(path, engine_args):
 
 
 def load_clock(tree, name):
-    spec = importlib.util.spec_from_file_location(name, f"{tree}/engine/l07_clock.py")
+    module = load_file(f"{tree}/engine/l07_clock.py", name)
+    if os.path.exists(f"{tree}/engine/l07_wear.py"):   # the clock's compiled part, from the same tree
+        # compiled afresh in a cache of this replay's own: a cached function names its module, here not batloc's
+        os.environ.setdefault("BATLOC_NUMBA_CACHE", tempfile.mkdtemp(prefix="clock_replay_numba_"))
+        wear = load_file(f"{tree}/engine/l07_wear.py", name + "_wear")
+        wear.warm_up()
+        module.compiled_wear = lambda: wear
+    return module
+
+
+def load_file(path, name):
+    spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module   # numba's cache names a compiled function's module: it must be importable
     spec.loader.exec_module(module)
     return module
 

@@ -26,6 +26,9 @@ Three kinds of action, as SimGrid's L07 host model has them:
 - an empty task (no link, no work): it ends at the next step, taking no time.
 """
 
+import os
+import sys
+
 import numpy as np
 
 PRECISION_TIMING = 1e-9          # SimGrid's precision/timing
@@ -321,16 +324,44 @@ multiply = np.multiply
 # left over it (1e300) is never the least and a step wears nothing off it (1.0 - 1e-300 x delta == 1.0)
 WAITING_RATE = 1e-300
 
+# The most steps owed to the sleeps before they are worn anyway
+OWED_SLEEP_STEPS = 64
+
+PRECISION_BITS = int(np.array(PRECISION_TIMING).view(np.int64))   # l07_wear compares a double's bits
+
+
+def compiled_wear():
+    """``l07_wear``: the sleeps' wear compiled by numba (imported on demand: numba's import costs ~0.2 s of CPU,
+    and its first use in a process ~0.15 s more)."""
+    from . import l07_wear
+    return l07_wear
+
+
 # Transfers' shapes kept by their routes (a few hundred bytes each)
 SHAPES_KEPT = 100_000
 
 
 class L07Clock:
-    def __init__(self, capacity=64):
+    def __init__(self, capacity=64, compiled=None):
+        """`compiled`: the sleeps worn by owed steps in numba's compiled calls (True), by one numpy call per step
+        (False), or (None) the first as soon as numba is in the process (a batloc policy in the engine's process
+        has imported it): its import would cost a run over ZeroMQ about what it saves on a whole saturated day.
+        The same floats either way. The environment's BATLOC_COMPILED_CLOCK (1 or 0) sets it where None, for a
+        check of either way through a run's own processes (``benchmarks/real_batsim.py``)."""
+        if compiled is None:
+            compiled = {"1": True, "0": False}.get(os.environ.get("BATLOC_COMPILED_CLOCK", ""))
         self.now = 0.0
         self.seq = 0
         self.sleeps = Slots(capacity, left=INF)                  # each sleep's remaining duration
         self.live = self.sleeps.left[:0]                          # its live part (a view, kept as sleeps come and go)
+        # Steps not yet worn off the sleeps, while `low` (worn at every step) says that none ends: worn at the next
+        # flush (``flush_sleeps``), each as its own step would. Every live sleep owes the same steps (a sleep
+        # starts after a flush), so a slot's value may move to another (``Slots.release``) while steps are owed.
+        self.sleep_owed = np.empty(OWED_SLEEP_STEPS)
+        self.sleep_k = 0          # how many
+        self.sleep_ends = np.empty(capacity, np.int64)   # scratch: the slots a step ends
+        self.use_compiled = compiled
+        self.compiled = None      # compiled_wear() once in use: until then no step is owed (sleep_k stays 0)
         # a step's delta as a 0-d float64 array: numpy subtracts it from the sleeps ~0.5 µs sooner than a Python
         # float (no scalar conversion per call); the same double, the same subtraction
         self.step_delta = np.empty(())
@@ -358,6 +389,11 @@ class L07Clock:
         """A CPU sleep of `seconds` (SimGrid's: a duration of 0 still ends at the next step only)."""
         self.seq += 1
         action = Sleep(self.seq, None, done)
+        if self.sleep_k:
+            self.flush_sleeps()   # the steps owed are not this sleep's
+        elif self.compiled is None and self.use_compiled is not False \
+                and (self.use_compiled or "numba" in sys.modules):
+            self.compiled = compiled_wear()
         sleeps = self.sleeps
         slot = sleeps.take(action)   # first: it may grow the arrays
         sleeps.left[slot] = seconds
@@ -455,6 +491,8 @@ class L07Clock:
             return
         action.alive = False
         if type(action) is Sleep:
+            if self.sleep_k:
+                self.flush_sleeps()   # its value against the least's, and the new least, as worn so far
             sleeps = self.sleeps
             lowest = sleeps.left[action.slot] <= self.low
             sleeps.release(action)
@@ -560,11 +598,18 @@ class L07Clock:
             self.owed += delta
         if not messages:
             return self.wear_sleeps(n, delta)
-        if n:
-            live = self.live
-            d = self.step_delta
-            d[()] = delta
-            subtract(live, d, out=live)
+        if n:   # no sleep ends (low >= PRECISION_TIMING): the step is owed to them (``wear_sleeps``)
+            if self.compiled is not None:
+                k = self.sleep_k
+                self.sleep_owed[k] = delta
+                self.sleep_k = k + 1
+                if k + 1 == OWED_SLEEP_STEPS:
+                    self.flush_sleeps()
+            else:
+                live = self.live
+                d = self.step_delta
+                d[()] = delta
+                subtract(live, d, out=live)
             self.low = low
         remains -= pace * delta
         if remains < PRECISION_REMAINS:
@@ -589,6 +634,11 @@ class L07Clock:
             self.flush()
         if not self.fresh:
             n = self.moves.n
+            if self.compiled is not None:
+                self.moves_low, self.moves_rmin = self.compiled.least_over_rate(self.moves.remains[:n],
+                                                                                self.moves.rate[:n])
+                self.fresh = True
+                return self.moves_low
             spare = self.scratch()[:n]
             np.divide(self.moves.remains[:n], self.moves.rate[:n], out=spare)
             self.moves_low = float(least(spare))
@@ -606,7 +656,9 @@ class L07Clock:
             n = self.moves.n
             if n:
                 remains, rate = self.moves.remains[:n], self.moves.rate[:n]
-                if len(owed) <= 3:   # a few steps: one in-place pair of operations each (cheaper than the rows)
+                if self.compiled is not None:
+                    self.compiled.wear_moves(remains, rate, np.array(owed), len(owed))
+                elif len(owed) <= 3:   # a few steps: one in-place pair of operations each (cheaper than the rows)
                     spare = self.scratch()[:n]
                     d = self.step_delta
                     for step in owed:
@@ -638,7 +690,53 @@ class L07Clock:
         return self.spare
 
     def wear_sleeps(self, n, delta):
-        """The `n` sleeps worn by a step of `delta`; those it ends, in the order they began."""
+        """The `n` sleeps worn by a step of `delta`; those it ends, in the order they began.
+
+        The step is owed while no sleep ends. Why no owed step can end a sleep unseen: `low` is the least sleep's
+        value worn by each step as that sleep's slot would be (the same subtraction of the same doubles), and IEEE
+        subtraction of one double is monotonic (a <= b gives a - d <= b - d), so the least stays the least and
+        every sleep is >= `low` after every step; a step ends a sleep iff it leaves one below PRECISION_TIMING,
+        so iff it leaves `low` below it, and that step flushes every step owed, itself last, before looking
+        which ones end. (SimGrid's clamp of a sleep below precision to 0 applies to ending ones only.)"""
+        if self.compiled is None:
+            return self.wear_sleeps_now(n, delta)
+        low = self.low - delta
+        k = self.sleep_k
+        self.sleep_owed[k] = delta
+        self.sleep_k = k + 1
+        if low >= PRECISION_TIMING:
+            self.low = low
+            if k + 1 == OWED_SLEEP_STEPS:
+                self.flush_sleeps()
+            return []
+        self.sleep_k = 0
+        sleeps = self.sleeps
+        ends = self.sleep_ends
+        if len(ends) < n:
+            ends = self.sleep_ends = np.empty(len(sleeps.left), np.int64)
+        # every step owed, this one last; the slots below PRECISION_TIMING; the least of the others, the new low
+        count, self.low = self.compiled.wear_ends(self.live, self.sleep_owed, k + 1, ends, PRECISION_BITS)
+        owner = sleeps.owner
+        ended = [owner[slot] for slot in ends[:count].tolist()]
+        for action in ended:
+            action.alive = False
+            sleeps.release(action)
+        self.live = sleeps.left[:sleeps.n]
+        if len(ended) > 1:
+            ended.sort(key=seq_of)
+        return ended
+
+    def flush_sleeps(self):
+        """Wear the sleeps by the steps owed, one after the other, in order: each sleep gets exactly the subtractions
+        its step-by-step wear would have given it."""
+        k = self.sleep_k
+        self.sleep_k = 0
+        live = self.live
+        if len(live):
+            self.compiled.wear(live, self.sleep_owed, k)
+
+    def wear_sleeps_now(self, n, delta):
+        """`wear_sleeps` with no step owed: one numpy subtraction now."""
         sleeps = self.sleeps
         left = self.live
         d = self.step_delta

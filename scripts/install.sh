@@ -84,6 +84,9 @@ say "installing batloc's dependencies (pip)"
 #    schedulers/planning/jit.py), so that no scheduler run pays for it.
 "$py" -c "from batloc.schedulers.planning.planner import warm_up; warm_up(lambda line: print('batloc install:', line, flush=True))" >&2 \
     || { say "the schedulers' planning core does not compile"; exit 1; }
+# The engine's clock's compiled part (engine/l07_wear.py: its sleeps' wear, seconds), likewise.
+"$py" -c "from batloc.engine.l07_wear import warm_up; warm_up()" >&2 \
+    || { say "the engine's compiled clock part does not compile"; exit 1; }
 
 # 4. SimGrid's wheel, once built: installed so that pip knows it (batloc needs simgrid>=4.1).
 if [ -n "$simgrid_build" ]; then

@@ -3,6 +3,8 @@ held float for float to the simple clock of ``l07_reference.py``."""
 
 import random
 
+import numpy as np
+
 from l07_reference import ReferenceClock
 
 from batloc.engine.l07_clock import L07Clock
@@ -74,7 +76,7 @@ def test_an_io_phase_is_one_task_paced_by_its_most_loaded_link_after_its_largest
     assert names == ["io"] and abs(t - 2.002) < 1e-12
 
 
-def random_trial(seed, steps=400, quick=False, messages=0.3):
+def random_trial(seed, steps=400, quick=False, messages=0.3, compiled=False):
     """The same random actions on both clocks; every step's delta and what ended, as (clock, log).
 
     Transfers as batloc's and Batsim's platforms have them: node links (FATPIPE or not) and, on some platforms,
@@ -82,13 +84,13 @@ def random_trial(seed, steps=400, quick=False, messages=0.3):
     held back elsewhere beside one it limits makes SimGrid's solver crawl, adding one stale increment a round:
     it does so on both clocks, and on Batsim, but for billions of rounds.) `quick`: the engine's clock takes its
     `quick_step` wherever it applies (the log then holds the clock's time, not each delta); `messages`: the share
-    of new transfers that are messages."""
+    of new transfers that are messages; `compiled`: the engine's clock owes its steps to the sleeps (``l07_wear``)."""
     rng = random.Random(seed)
     fatpipe = rng.random() < 0.5
     nodes = [(f"n{i}", rng.choice([1e8, 1.25e8, 1e9]), rng.choice([0.0, 1e-6]), fatpipe) for i in range(3)]
     backbone = [("bb", rng.choice([1e8, 1e9]), rng.choice([0.0, 5e-5]), False)] if rng.random() < 0.6 else []
     master = (("m", 1e12, rng.choice([0.0, 1e-6]), True),)
-    clocks = (L07Clock(capacity=1), ReferenceClock())   # capacity 1: the arrays grow often
+    clocks = (L07Clock(capacity=1, compiled=compiled), ReferenceClock())   # capacity 1: the arrays grow often
     logs = ([], [])
     live = ([], [])
     for n in range(steps):
@@ -131,16 +133,18 @@ def test_the_engines_clock_gives_the_reference_clocks_floats_at_every_step():
     # Sleeps of every scale (below SimGrid's 1 ns too), messages, transfers sharing links of both policies,
     # with and without latency, cancellations: the same delta, clock and ended actions at every step.
     for seed in range(12):
-        ours, reference = random_trial(seed)
-        assert ours == reference, seed
+        for compiled in (False, True):
+            ours, reference = random_trial(seed, compiled=compiled)
+            assert ours == reference, (seed, compiled)
 
 
 def test_the_quick_step_gives_the_general_steps_floats_where_it_applies():
     # quick_step (next_delta and step at once for a lone message's or the least sleeps' end) beside the general
     # step on the reference clock: the same clock and ended actions at every step, and it applies often
     for seed in range(12):
-        ours, reference = random_trial(seed, quick=True, messages=0.8)
-        assert ours == reference, seed
+        for compiled in (False, True):
+            ours, reference = random_trial(seed, quick=True, messages=0.8, compiled=compiled)
+            assert ours == reference, (seed, compiled)
     # five sleeps and a message of 1e-12 s: six quick steps, the message first
     clock = L07Clock()
     for n in range(5):
@@ -152,3 +156,101 @@ def test_the_quick_step_gives_the_general_steps_floats_where_it_applies():
         assert ended is not None
         ends += [a.done for a in ended]
     assert ends == ["m", 0, 1, 2, 3, 4]
+
+
+
+def owed_steps_trial(seed, clock, quick):
+    """Bursts of messages (each a step the engine's clock owes to its sleeps) with sleeps begun, cancelled (the
+    least too) and ending among them: sleeps due together, within 1 ns of each other, or a message's time apart;
+    between bursts, steps of the sleeps alone (each ends the least and those within 1 ns of it). Every step's
+    time (a killed delay job's progress is read from it) and what ended, as (time, names)."""
+    rng = random.Random(seed)
+    master = route(("m", 1e10, 0.0, True))   # a message takes 1e-10 s
+    log, sleeps = [], []   # sleeps: [due time, action] of the live ones
+
+    def step():
+        ended = clock.quick_step() if quick else None
+        if ended is None:
+            delta = clock.next_delta()
+            if delta is None:
+                return
+            ended = clock.step(delta)
+        sleeps[:] = [s for s in sleeps if s[1] not in ended]
+        log.append((clock.now.hex(), [a.done for a in ended]))
+
+    def sleep(seconds):
+        sleeps.append([clock.now + seconds, clock.sleep(seconds, len(log))])
+
+    for _ in range(12):
+        base = rng.choice([1e-9, 2.5e-9, 1.0, 1 / 3])
+        for _ in range(rng.randint(1, 6)):   # due together, within 1 ns, or a message or a few apart
+            sleep(base + rng.choice([0.0, 0.0, 4e-10, 9.9e-10, 1e-10, 2e-10, 3e-9]))
+        for _ in range(rng.randint(5, 40)):
+            clock.message(master, "message")
+            what = rng.random()
+            if what < 0.15:   # begun between owed steps
+                sleep(rng.choice([1e-10, 5e-10, 1.2e-9, 2.5e-9, 1e-6]))
+            elif what < 0.25 and sleeps:   # cancelled between owed steps: the least one half the time
+                gone = min(sleeps, key=lambda s: s[0]) if rng.random() < 0.5 else rng.choice(sleeps)
+                sleeps.remove(gone)
+                clock.cancel(gone[1])
+            step()
+        for _ in range(rng.randint(0, 3)):   # the sleeps alone
+            step()
+    return log
+
+
+def test_steps_owed_to_the_sleeps_reach_each_sleep_in_order_and_none_before_it_began():
+    # The engine's clock owes its steps to the sleeps while `low` says none ends, and wears them at once when a
+    # sleep starts (not the steps before it), is cancelled, or ends: the same floats as the reference clock,
+    # which wears every sleep at every step, in quick and general steps. (It fails if a flush forgets an owed
+    # step, or a new sleep is worn by steps owed before it began.)
+    for seed in range(20):
+        reference = owed_steps_trial(seed, ReferenceClock(), False)
+        assert sum(len(names) for _, names in reference) > 20
+        for quick in (False, True):
+            assert owed_steps_trial(seed, L07Clock(capacity=1, compiled=True), quick) == reference, (seed, quick)
+
+
+def test_the_compiled_wear_finds_the_ending_sleeps_and_the_least_of_the_others_as_numpy_does():
+    # l07_wear reads doubles' bits as integers to find the sleeps below 1 ns and the least of the others: the
+    # same as numpy's comparisons and minimum on doubles, negatives, -0.0, inf, ties and the threshold included
+    from batloc.engine import l07_wear
+    from batloc.engine.l07_clock import PRECISION_BITS, PRECISION_TIMING
+    rng = np.random.default_rng(5)
+    owed = np.array([1e-12, 3e-10, 1e-12, 7e-13])
+    for trial in range(200):
+        n = int(rng.integers(1, 300))
+        left = rng.choice([0.0, -0.0, 1e-9, 1e-9 + 1e-12, 1.5e-9, 2e-9, 1.0, np.inf, 1e-18, -1e-10],
+                          n) + rng.choice([0.0, 1.0], n) * rng.random(n) * 10.0 ** rng.integers(-12, 3, n)
+        k = int(rng.integers(1, 5))
+        expected = left.copy()
+        for d in owed[:k]:
+            expected -= d
+        ends = np.empty(n, np.int64)
+        count, low = l07_wear.wear_ends(left, owed, k, ends, PRECISION_BITS)
+        assert left.tobytes() == expected.tobytes()
+        assert ends[:count].tolist() == (expected < PRECISION_TIMING).nonzero()[0].tolist()
+        others = expected[expected >= PRECISION_TIMING]
+        assert low == (others.min() if len(others) else np.inf)
+
+
+def test_the_compiled_transfers_wear_and_least_are_numpys():
+    # l07_wear's transfers' flush (rate x step rounded, then subtracted, step after step) and least fraction over
+    # rate: the very doubles of numpy's in-place pairs, of its rows' reduction, and of its minima
+    from batloc.engine import l07_wear
+    rng = np.random.default_rng(8)
+    for trial in range(200):
+        n = int(rng.integers(1, 120))
+        remains = rng.random(n) * rng.choice([1.0, 1e-6, 1e-12], n) + 1e-14
+        rate = rng.choice([1e-300, 0.015625, 0.1, 3.7e-5, 1e3], n) * (1 + rng.random(n))
+        owed = rng.random(int(rng.integers(1, 8))) * 10.0 ** rng.integers(-12, 1)
+        pairs, rows = remains.copy(), np.empty((len(owed) + 1, n))
+        for step in owed:
+            pairs -= np.multiply(rate, step)
+        rows[0] = remains
+        np.multiply.outer(owed, rate, out=rows[1:])
+        l07_wear.wear_moves(remains, rate, owed, len(owed))
+        assert remains.tobytes() == pairs.tobytes() == np.subtract.reduce(rows, axis=0).tobytes()
+        low, rmin = l07_wear.least_over_rate(remains, rate)
+        assert (low, rmin) == (np.minimum.reduce(remains / rate), np.minimum.reduce(remains))
