@@ -337,19 +337,26 @@ def compiled_wear():
     return l07_wear
 
 
+# From how many jobs a run's clock imports numba for its compiled calls, numba not being in the process yet: the
+# saturated day's 31 834 jobs save ~1 s of engine CPU with them, against ~0.3 s for numba's import and first use
+COMPILED_FROM_JOBS = 20_000
+
 # Transfers' shapes kept by their routes (a few hundred bytes each)
 SHAPES_KEPT = 100_000
 
 
 class L07Clock:
-    def __init__(self, capacity=64, compiled=None):
+    def __init__(self, capacity=64, compiled=None, jobs=0):
         """`compiled`: the sleeps worn by owed steps in numba's compiled calls (True), by one numpy call per step
-        (False), or (None) the first as soon as numba is in the process (a batloc policy in the engine's process
-        has imported it): its import would cost a run over ZeroMQ about what it saves on a whole saturated day.
-        The same floats either way. The environment's BATLOC_COMPILED_CLOCK (1 or 0) sets it where None, for a
-        check of either way through a run's own processes (``benchmarks/real_batsim.py``)."""
+        (False), or (None) the first for a run of at least COMPILED_FROM_JOBS `jobs` (numba's import, ~0.3 s of
+        CPU with its first use, is paid back at ~30 µs a job) or as soon as numba is in the process (a batloc
+        policy in the engine's process has imported it). The same floats either way. The environment's
+        BATLOC_COMPILED_CLOCK (1 or 0) sets it where None, for a check of either way through a run's own
+        processes (``benchmarks/real_batsim.py``)."""
         if compiled is None:
             compiled = {"1": True, "0": False}.get(os.environ.get("BATLOC_COMPILED_CLOCK", ""))
+            if compiled is None and jobs >= COMPILED_FROM_JOBS:
+                compiled = True
         self.now = 0.0
         self.seq = 0
         self.sleeps = Slots(capacity, left=INF)                  # each sleep's remaining duration

@@ -301,7 +301,7 @@ class TimedMessages:
 
     # ---- the run ------------------------------------------------------------------------------
     def run_timed(self):
-        self.clock = L07Clock()
+        self.clock = L07Clock(jobs=len(self.static))
         self.took = self.transfer_done   # bound once: every message's end calls it
         self.message_shapes = {}   # host -> the shape of a message from it to the master (``l07_clock.Shape``)
         # jobs' transfers on the clock too, unless SimGrid runs them (beside Batsim's compute tasks) or rates change

@@ -254,3 +254,15 @@ def test_the_compiled_transfers_wear_and_least_are_numpys():
         assert remains.tobytes() == pairs.tobytes() == np.subtract.reduce(rows, axis=0).tobytes()
         low, rmin = l07_wear.least_over_rate(remains, rate)
         assert (low, rmin) == (np.minimum.reduce(remains / rate), np.minimum.reduce(remains))
+
+
+def test_a_long_run_takes_the_compiled_calls_a_short_one_only_once_numba_is_loaded(monkeypatch):
+    # numba's import (~0.3 s with its first use) pays back past ~10 000 jobs: a run of COMPILED_FROM_JOBS or
+    # more takes the compiled calls even over ZeroMQ (numba not yet in the engine's process); the environment's
+    # BATLOC_COMPILED_CLOCK still forces either way.
+    from batloc.engine.l07_clock import COMPILED_FROM_JOBS
+    monkeypatch.delenv("BATLOC_COMPILED_CLOCK", raising=False)
+    assert L07Clock(jobs=COMPILED_FROM_JOBS).use_compiled is True
+    assert L07Clock(jobs=COMPILED_FROM_JOBS - 1).use_compiled is None
+    monkeypatch.setenv("BATLOC_COMPILED_CLOCK", "0")
+    assert L07Clock(jobs=COMPILED_FROM_JOBS).use_compiled is False
