@@ -607,11 +607,7 @@ class L07Clock:
             return self.wear_sleeps(n, delta)
         if n:   # no sleep ends (low >= PRECISION_TIMING): the step is owed to them (``wear_sleeps``)
             if self.compiled is not None:
-                k = self.sleep_k
-                self.sleep_owed[k] = delta
-                self.sleep_k = k + 1
-                if k + 1 == OWED_SLEEP_STEPS:
-                    self.flush_sleeps()
+                self.owe_sleeps(delta)
             else:
                 live = self.live
                 d = self.step_delta
@@ -707,22 +703,18 @@ class L07Clock:
         which ones end. (SimGrid's clamp of a sleep below precision to 0 applies to ending ones only.)"""
         if self.compiled is None:
             return self.wear_sleeps_now(n, delta)
+        self.owe_sleeps(delta)
         low = self.low - delta
-        k = self.sleep_k
-        self.sleep_owed[k] = delta
-        self.sleep_k = k + 1
         if low >= PRECISION_TIMING:
             self.low = low
-            if k + 1 == OWED_SLEEP_STEPS:
-                self.flush_sleeps()
             return []
-        self.sleep_k = 0
         sleeps = self.sleeps
         ends = self.sleep_ends
         if len(ends) < n:
             ends = self.sleep_ends = np.empty(len(sleeps.left), np.int64)
-        # every step owed, this one last; the slots below PRECISION_TIMING; the least of the others, the new low
-        count, self.low = self.compiled.wear_ends(self.live, self.sleep_owed, k + 1, ends, PRECISION_BITS)
+        # every step still owed, this one last; the slots below PRECISION_TIMING; the least of the others, the new low
+        count, self.low = self.compiled.wear_ends(self.live, self.sleep_owed, self.sleep_k, ends, PRECISION_BITS)
+        self.sleep_k = 0
         owner = sleeps.owner
         ended = [owner[slot] for slot in ends[:count].tolist()]
         for action in ended:
@@ -732,6 +724,14 @@ class L07Clock:
         if len(ended) > 1:
             ended.sort(key=seq_of)
         return ended
+
+    def owe_sleeps(self, delta):
+        """A step owed to the sleeps, worn with the others at the next flush (at once when OWED_SLEEP_STEPS are)."""
+        k = self.sleep_k
+        self.sleep_owed[k] = delta
+        self.sleep_k = k + 1
+        if k + 1 == OWED_SLEEP_STEPS:
+            self.flush_sleeps()
 
     def flush_sleeps(self):
         """Wear the sleeps by the steps owed, one after the other, in order: each sleep gets exactly the subtractions

@@ -111,7 +111,7 @@ def bits_of(x):
 
 
 def warm_up():
-    """Compile (or load from the cache) both functions for the clock's argument types."""
+    """Compile (or load from the cache) the four functions for the clock's argument types."""
     left = np.array([1.0, 2e-9, 5e-10, np.inf])
     owed = np.array([1e-12, 1e-12])
     wear(left[:2], owed, 1)

@@ -212,6 +212,19 @@ def test_steps_owed_to_the_sleeps_reach_each_sleep_in_order_and_none_before_it_b
             assert owed_steps_trial(seed, L07Clock(capacity=1, compiled=True), quick) == reference, (seed, quick)
 
 
+def test_sleeps_worn_when_the_most_steps_are_owed_get_the_same_floats(monkeypatch):
+    # At OWED_SLEEP_STEPS owed the clock wears them at once (a step that also ends sleeps then finds them with
+    # nothing left owed): with the bound at 2 and 3 it is reached in every burst, on ending steps too.
+    from batloc.engine import l07_clock
+    for most in (2, 3):
+        monkeypatch.setattr(l07_clock, "OWED_SLEEP_STEPS", most)
+        for seed in range(6):
+            reference = owed_steps_trial(seed, ReferenceClock(), False)
+            for quick in (False, True):
+                assert owed_steps_trial(seed, L07Clock(capacity=1, compiled=True), quick) == reference, \
+                    (most, seed, quick)
+
+
 def test_the_compiled_wear_finds_the_ending_sleeps_and_the_least_of_the_others_as_numpy_does():
     # l07_wear reads doubles' bits as integers to find the sleeps below 1 ns and the least of the others: the
     # same as numpy's comparisons and minimum on doubles, negatives, -0.0, inf, ties and the threshold included
