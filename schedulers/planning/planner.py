@@ -968,134 +968,121 @@ def _walk(P, nd, now, saturation, busy_count, cfg, node_f, core_end, core_held, 
         ints[WALKED] += 1
         c, w, fid, size = q_cores[i], q_wall[i], q_file[i], q_size[i]
         saturated = _saturation(policy, busy_count, n, saturation, cfg)
+        again = 0                         # 1: chosen a node again under LEM's other flag; 2: where b got dearer
         if (policy == LEM or policy == LEMG) and saturated != plan[slot, P_SAT]:
             if node_i[b, CHANGED] == 0 and plan[slot, START] <= now:
                 ints[STOP_FLAG] += 1
                 return i, ndec, busy_count, nd    # cannot happen (an event comes first); never trust it
+            again = 1
+        else:
+            s_i, t_i = plan[slot, P_SCORE], plan[slot, START]
+            on_changed = node_i[b, CHANGED] != 0
+            if not on_changed:
+                if t_i <= now:
+                    return i, ndec, busy_count, nd    # cannot happen (an event comes first); never trust it
+                settles, floor = _root_settles(s_i, c, w, fid, size, saturated, plan[slot, P_FLOOR], cfg, file_bits,
+                                               pf_bits, cols, tcols, tails, tree, node_i, known)
+                if settles:
+                    # What the full visit below would leave in its row (a changed runner-up dropped, the floor),
+                    # written only where it differs: most rows are left clean.
+                    ints[SETTLED] += 1
+                    sec_k = int(plan[slot, P_K2])
+                    if sec_k >= 0 and node_i[sec_k, CHANGED] != 0:
+                        plan[slot, P_S2] = INF
+                        plan[slot, P_K2] = -1
+                    elif sec_k < 0 and plan[slot, P_S2] != INF:
+                        plan[slot, P_S2] = INF
+                    if floor < plan[slot, P_FLOOR]:
+                        plan[slot, P_FLOOR] = floor
+                    continue
+            # The runner-up kept from before: exact while its node is unchanged.
+            sec_s, sec_k, floor = plan[slot, P_S2], int(plan[slot, P_K2]), plan[slot, P_FLOOR]
+            sec_changed = sec_k >= 0 and node_i[sec_k, CHANGED] != 0
+            if sec_k < 0 or sec_changed:
+                sec_s, sec_k = INF, n            # a changed runner-up is scored again below
+            # The best so far (m): the old reservation on an unchanged b, else b scored again.
+            if on_changed:
+                best_s, best_case, best_t, best_tf = _score_node(
+                    b, c, w, fid, size, av.at(cols[c - 1, b], now), saturated, cfg, node_f, held, mem, base, tails,
+                    cols, node_i, cand_times, pos, core_iv, iv, plan, buf, ints)
+                best_k = b if best_t < INF else n
+                for p in range(c):
+                    pos[1, p] = pos[0, p]
+            else:
+                best_s, best_k, best_case, best_t, best_tf = s_i, b, int(plan[slot, P_CASE]), t_i, plan[slot, AVAIL]
+            bounded = ints[BOUNDED]
+            best_s, best_k, best_case, best_t, best_tf, sec_s, sec_k, floor = _score_nodes(
+                b, c, w, fid, size, saturated, best_s, best_k, best_case, best_t, best_tf, sec_s, sec_k, floor,
+                cfg, node_f, held, mem, file_bits, base, tails, cols, tcols, tree, node_i, cand_times, pos, core_iv, iv,
+                plan, pf_bits, stack, known, buf, ints)
+            if not on_changed and best_k == b:
+                if ints[BOUNDED] == bounded:
+                    ints[SETTLED] += 1                # no changed node could take it
+                _runner_up(slot, sec_s, sec_k, floor, n, plan)
+                continue                      # stays, its reservation already in b's rows
+            if on_changed and (best_s > s_i or (best_s == s_i and best_k > b)):
+                # b got dearer: every unchanged node but the runner-up scores at
+                # least the floor; the runner-up, if unchanged, exactly its score.
+                to_runner_up = (sec_k < n and node_i[sec_k, CHANGED] == 0
+                                and (sec_s < best_s or (sec_s == best_s and sec_k < best_k)))
+                top = sec_s if to_runner_up else best_s
+                if not top < floor:
+                    # An unchanged node may win: with ``walk_rechoose``, the job is chosen a node again
+                    # exactly, as under LEM's other flag (``_choose_again``), and the walk goes on.
+                    if cfg[C_WALK_RECHOOSE] == 0:
+                        ints[STOP_DEARER] += 1
+                        return i, ndec, busy_count, nd
+                    again = 2
+                elif to_runner_up:
+                    if nd == MAX_CHANGED:
+                        ints[STOP_CAP] += 1
+                        return i, ndec, busy_count, nd
+                    k2 = sec_k
+                    nd = _reload_before(k2, i, nd, now, backfilling, core_end, core_held, base, first_free, tails, cols,
+                                        tcols, tree, node_i, dset, cand_times, pos, core_iv, iv, plan, pos_plan, pf_bits,
+                                        pf_count, ints, q_seq, known)
+                    s2, case2, t2, tf2 = _score_node(
+                        k2, c, w, fid, size, av.at(cols[c - 1, k2], now), saturated, cfg, node_f, held, mem, base, tails,
+                        cols, node_i, cand_times, pos, core_iv, iv, plan, buf, ints)
+                    if s2 != sec_s or not t2 < INF:
+                        return i, ndec, busy_count, nd    # never trust a runner-up that moved
+                    if best_k < n:
+                        floor = min(floor, best_s)
+                    sec_s, sec_k = INF, n
+                    best_s, best_k, best_case, best_t, best_tf = s2, k2, case2, t2, tf2
+                    for p in range(c):
+                        pos[1, p] = pos[0, p]
+                if again == 0:
+                    ints[MOVED] += 1
+            elif not on_changed:
+                # It leaves b: b's rows and windows keep only the earlier jobs'.
+                if nd == MAX_CHANGED:
+                    ints[STOP_CAP] += 1
+                    return i, ndec, busy_count, nd
+                nd = _reload_before(b, i, nd, now, backfilling, core_end, core_held, base, first_free, tails, cols, tcols,
+                                    tree, node_i, dset, cand_times, pos, core_iv, iv, plan, pos_plan, pf_bits, pf_count,
+                                    ints, q_seq, known)
+                ints[MOVED] += 1
+            elif not (best_k == b and best_t == t_i and best_s == s_i and best_tf == plan[slot, AVAIL]
+                      and best_case == plan[slot, P_CASE] and _same_cores(pos, pos_plan, slot, c)):
+                ints[MOVED] += 1
+        if again != 0:
             best_s, best_k, best_case, best_t, best_tf, sec_s, sec_k, floor, nd = _choose_again(
                 i, b, nd, saturated, cfg, node_f, core_end, core_held, held, mem, file_bits, core_sorted, base,
                 first_free, tails, cols, tcols, tree, node_i, dset, cand_times, pos, core_iv, iv, plan, pos_plan,
                 pf_bits, pf_count, buf, ints, q_cores, q_wall, q_file, q_size, q_seq, lb, cand, stack, known)
             if best_k < 0:
-                ints[STOP_FLAG] += 1
+                ints[STOP_FLAG if again == 1 else STOP_DEARER] += 1
                 return i, ndec, busy_count, nd    # too many changed nodes: the rest is placed again
             if best_k == n:
                 return i, ndec, busy_count, nd    # no node holds it now (a full pass says so)
-            ints[FLAG_CHOSEN] += 1
-            if not (best_k == b and best_t == plan[slot, START] and _same_cores(pos, pos_plan, slot, c)):
-                ints[MOVED] += 1
-            k = best_k
-            _reserve(k, c, best_t, w, now, backfilling, base, first_free, tails, cols, tcols, tree, node_i, cand_times,
-                     pos, core_iv, iv, ints)
-            av.changed_note(tree, cols.shape[0], k)
-            _record(slot, k, best_t, best_tf, best_s, best_case, saturated, w, fid, size, q_seq[i], c, now, pos, plan,
-                    pos_plan)
-            _runner_up(slot, sec_s, sec_k, floor, n, plan)
-            _link(k, slot, node_i, plan, pf_bits, pf_count)
-            if best_t == now:
-                busy_count = _decide(i, k, c, best_t, best_tf, best_s, best_case, node_i, pos, out_f, out_i, out_pos,
-                                     ndec, busy_count)
-                ndec += 1
-            continue
-        s_i, t_i = plan[slot, P_SCORE], plan[slot, START]
-        on_changed = node_i[b, CHANGED] != 0
-        if not on_changed:
-            if t_i <= now:
-                return i, ndec, busy_count, nd    # cannot happen (an event comes first); never trust it
-            settles, floor = _root_settles(s_i, c, w, fid, size, saturated, plan[slot, P_FLOOR], cfg, file_bits,
-                                           pf_bits, cols, tcols, tails, tree, node_i, known)
-            if settles:
-                # What the full visit below would leave in its row (a changed runner-up dropped, the floor),
-                # written only where it differs: most rows are left clean.
-                ints[SETTLED] += 1
-                sec_k = int(plan[slot, P_K2])
-                if sec_k >= 0 and node_i[sec_k, CHANGED] != 0:
-                    plan[slot, P_S2] = INF
-                    plan[slot, P_K2] = -1
-                elif sec_k < 0 and plan[slot, P_S2] != INF:
-                    plan[slot, P_S2] = INF
-                if floor < plan[slot, P_FLOOR]:
-                    plan[slot, P_FLOOR] = floor
-                continue
-        # The runner-up kept from before: exact while its node is unchanged.
-        sec_s, sec_k, floor = plan[slot, P_S2], int(plan[slot, P_K2]), plan[slot, P_FLOOR]
-        sec_changed = sec_k >= 0 and node_i[sec_k, CHANGED] != 0
-        if sec_k < 0 or sec_changed:
-            sec_s, sec_k = INF, n            # a changed runner-up is scored again below
-        # The best so far (m): the old reservation on an unchanged b, else b scored again.
-        if on_changed:
-            best_s, best_case, best_t, best_tf = _score_node(
-                b, c, w, fid, size, av.at(cols[c - 1, b], now), saturated, cfg, node_f, held, mem, base, tails,
-                cols, node_i, cand_times, pos, core_iv, iv, plan, buf, ints)
-            best_k = b if best_t < INF else n
-            for p in range(c):
-                pos[1, p] = pos[0, p]
-        else:
-            best_s, best_k, best_case, best_t, best_tf = s_i, b, int(plan[slot, P_CASE]), t_i, plan[slot, AVAIL]
-        bounded = ints[BOUNDED]
-        best_s, best_k, best_case, best_t, best_tf, sec_s, sec_k, floor = _score_nodes(
-            b, c, w, fid, size, saturated, best_s, best_k, best_case, best_t, best_tf, sec_s, sec_k, floor,
-            cfg, node_f, held, mem, file_bits, base, tails, cols, tcols, tree, node_i, cand_times, pos, core_iv, iv,
-            plan, pf_bits, stack, known, buf, ints)
-        if not on_changed and best_k == b:
-            if ints[BOUNDED] == bounded:
-                ints[SETTLED] += 1                # no changed node could take it
-            _runner_up(slot, sec_s, sec_k, floor, n, plan)
-            continue                      # stays, its reservation already in b's rows
-        if on_changed and (best_s > s_i or (best_s == s_i and best_k > b)):
-            # b got dearer: every unchanged node but the runner-up scores at
-            # least the floor; the runner-up, if unchanged, exactly its score.
-            to_runner_up = (sec_k < n and node_i[sec_k, CHANGED] == 0
-                            and (sec_s < best_s or (sec_s == best_s and sec_k < best_k)))
-            top = sec_s if to_runner_up else best_s
-            if not top < floor:
-                # An unchanged node may win: with ``walk_rechoose``, the job is chosen a node again
-                # exactly, as under LEM's other flag (``_choose_again``), and the walk goes on.
-                if cfg[C_WALK_RECHOOSE] == 0:
-                    ints[STOP_DEARER] += 1
-                    return i, ndec, busy_count, nd
-                best_s, best_k, best_case, best_t, best_tf, sec_s, sec_k, floor, nd = _choose_again(
-                    i, b, nd, saturated, cfg, node_f, core_end, core_held, held, mem, file_bits, core_sorted, base,
-                    first_free, tails, cols, tcols, tree, node_i, dset, cand_times, pos, core_iv, iv, plan, pos_plan,
-                    pf_bits, pf_count, buf, ints, q_cores, q_wall, q_file, q_size, q_seq, lb, cand, stack, known)
-                if best_k < 0:
-                    ints[STOP_DEARER] += 1
-                    return i, ndec, busy_count, nd    # too many changed nodes: the rest is placed again
-                if best_k == n:
-                    return i, ndec, busy_count, nd    # no node holds it now (a full pass says so)
+            if again == 1:
+                ints[FLAG_CHOSEN] += 1
+                if not (best_k == b and best_t == plan[slot, START] and _same_cores(pos, pos_plan, slot, c)):
+                    ints[MOVED] += 1
+            else:
                 ints[CHOSEN_DEARER] += 1
-            elif to_runner_up:
-                if nd == MAX_CHANGED:
-                    ints[STOP_CAP] += 1
-                    return i, ndec, busy_count, nd
-                k2 = sec_k
-                nd = _reload_before(k2, i, nd, now, backfilling, core_end, core_held, base, first_free, tails, cols,
-                                    tcols, tree, node_i, dset, cand_times, pos, core_iv, iv, plan, pos_plan, pf_bits,
-                                    pf_count, ints, q_seq, known)
-                s2, case2, t2, tf2 = _score_node(
-                    k2, c, w, fid, size, av.at(cols[c - 1, k2], now), saturated, cfg, node_f, held, mem, base, tails,
-                    cols, node_i, cand_times, pos, core_iv, iv, plan, buf, ints)
-                if s2 != sec_s or not t2 < INF:
-                    return i, ndec, busy_count, nd    # never trust a runner-up that moved
-                if best_k < n:
-                    floor = min(floor, best_s)
-                sec_s, sec_k = INF, n
-                best_s, best_k, best_case, best_t, best_tf = s2, k2, case2, t2, tf2
-                for p in range(c):
-                    pos[1, p] = pos[0, p]
-            ints[MOVED] += 1
-        elif not on_changed:
-            # It leaves b: b's rows and windows keep only the earlier jobs'.
-            if nd == MAX_CHANGED:
-                ints[STOP_CAP] += 1
-                return i, ndec, busy_count, nd
-            nd = _reload_before(b, i, nd, now, backfilling, core_end, core_held, base, first_free, tails, cols, tcols,
-                                tree, node_i, dset, cand_times, pos, core_iv, iv, plan, pos_plan, pf_bits, pf_count,
-                                ints, q_seq, known)
-            ints[MOVED] += 1
-        elif not (best_k == b and best_t == t_i and best_s == s_i and best_tf == plan[slot, AVAIL]
-                  and best_case == plan[slot, P_CASE] and _same_cores(pos, pos_plan, slot, c)):
-            ints[MOVED] += 1
+                ints[MOVED] += 1
         k = best_k
         _reserve(k, c, best_t, w, now, backfilling, base, first_free, tails, cols, tcols, tree, node_i, cand_times, pos,
                  core_iv, iv, ints)
