@@ -6,7 +6,6 @@ import shutil
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -20,6 +19,21 @@ def snapshot(folder):
             if p.is_file() and p.relative_to(folder).parts[0] in ("figures", "per_job", "summary.csv", "report.html")}
 
 
+# The signal comes from inside the report, once its first figure is on disk aside: sent from the test on
+# seeing that figure, it came after the report's end on a loaded machine (CI: exit 0, the new report in place)
+INTERRUPTED_AFTER_FIRST_FIGURE = """
+import os, sys
+import matplotlib.figure
+from batloc.cli.main import main
+savefig = matplotlib.figure.Figure.savefig
+def save_then_signal(fig, path, *args, **kwargs):
+    savefig(fig, path, *args, **kwargs)
+    os.kill(os.getpid(), int(sys.argv[1]))
+matplotlib.figure.Figure.savefig = save_then_signal
+sys.exit(main(sys.argv[2:]))
+"""
+
+
 # SIGTERM (and SIGHUP) as Ctrl-C: they killed the report outright, silently, its folder aside left (the probe)
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
 def test_ctrl_c_keeps_the_previous_report_whole(tmp_path, sig):
@@ -29,14 +43,9 @@ def test_ctrl_c_keeps_the_previous_report_whole(tmp_path, sig):
     before = snapshot(out)
     assert "report.html" in before and any(k.startswith("figures/") for k in before)
     # another report (another baseline: other tables and figures), interrupted while it draws its figures
-    proc = subprocess.Popen(REPORT + [str(out), "--baseline", "easy"], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
-    deadline = time.monotonic() + 600
-    while not list(out.glob(".report.*.tmp/figures/*.png")):
-        assert proc.poll() is None and time.monotonic() < deadline, "the report never drew aside"
-        time.sleep(0.02)
-    proc.send_signal(sig)
-    _, err = proc.communicate(timeout=120)
+    proc = subprocess.run([sys.executable, "-c", INTERRUPTED_AFTER_FIRST_FIGURE, str(int(sig)), "report", str(out),
+                           "--baseline", "easy"], capture_output=True, text=True, timeout=600)
+    err = proc.stderr
     assert proc.returncode == 128 + sig
     assert err.strip().splitlines() == [f"batloc report: interrupted by {sig.name}; the report in {out} is whole (the "
                                         "previous one, unless this one was already in place)"]
