@@ -126,7 +126,18 @@ def walk_note(st):
                f"{st['walk_bounded']}" if "walk_bounded" in st else "")
             + (f"; chosen again where their node got dearer {st['chosen_dearer']}" if st.get("chosen_dearer") else "")
             + (f"; chosen again under LEM's other flag {st['flag_chosen']} (nodes reloaded {st['flag_reloaded']})"
-               if st.get("flag_chosen") else ""))
+               if st.get("flag_chosen") else "")
+            + cycle_note(st))
+
+
+def cycle_note(st):
+    """The passes' cycles by part, as shares of the passes' own (the rest: the pass's bookkeeping)."""
+    whole = st.get("cycles_pass")
+    if not whole:
+        return ""
+    parts = ("compact", "reload", "walk", "drop", "place")
+    return ("; pass cycles " + f"{whole / 1e9:.1f} G: "
+            + ", ".join(f"{part} {100 * st[f'cycles_{part}'] / whole:.0f} %" for part in parts))
 
 
 def main():

@@ -20,7 +20,9 @@ import time
 from contextlib import contextmanager
 
 import numba
-from numba.core import config, event, types
+from llvmlite import ir
+from numba.core import cgutils, config, event, types
+from numba.extending import intrinsic
 from numba.core.registry import CPUDispatcher
 
 _FAMILY = os.path.dirname(os.path.abspath(__file__))
@@ -100,6 +102,17 @@ def inline(fn):
     functions are not inlined by LLVM, and a call costs about 10 ns, more than
     the small helpers of the hot loops (a comparison, a formula) themselves."""
     return _compiled(fn, inline="always")
+
+
+@intrinsic
+def cycles(typingctx):
+    """The CPU's cycle counter (LLVM's readcyclecounter: rdtsc on x86), for the pass's statistics of where
+    its time goes: a few reads a pass, ~20 ns each, where the thread CPU clock is a system call."""
+    def codegen(context, builder, signature, args):
+        fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(ir.IntType(64), []),
+                                            "llvm.readcyclecounter")
+        return builder.call(fn, [])
+    return types.int64(), codegen
 
 
 # What a compile costs, said before it starts: measured on the 2-core development

@@ -37,7 +37,7 @@ from batloc.schedulers.planning.flat_state import (AVAIL, BACKBONE, BW, END, FIL
 from batloc.schedulers.planning.formulas import (CODES, EFT, FCFS, LEA, LEM, LEMG, RAMP_SCALES, SHAPES, bound, locality_weight, needs_penalty,
                                                  reads_overhead, score)
 from batloc.schedulers.planning import jit
-from batloc.schedulers.planning.jit import inline, inline_late, njit
+from batloc.schedulers.planning.jit import cycles, inline, inline_late, njit
 from batloc.schedulers.planning.scratch import (B_SIZE, BUSY, C_BACKFILL, C_BW_MAX, C_ENDED_WINDOWS, C_INFLIGHT_FROM_NOW,
                                                 C_RAMP_HIGH, C_RAMP_LOW, C_RAMP_SHAPE,
                                                 C_EARLIEST_CORES, C_FLOAT32_LOADS, C_LAST_NOW, C_PER_FILE, C_TRUNCATE, C_WHOLE, C_MODEL, C_NOW, C_PASS_STOP, C_POLICY, C_W, CHANGED, FREE, HEAD,
@@ -49,7 +49,8 @@ from batloc.schedulers.planning.scratch import (B_SIZE, BUSY, C_BACKFILL, C_BW_M
                                                 UNPLANNED, VALID, WALKED,
                                                 STOP_FLAG, STOP_DEARER, STOP_CAP, COMPACTIONS, REPLAYED,
                                                 FLAG_CHOSEN, FLAG_RELOADED, BOUNDED, SETTLED, CHOSEN_DEARER,
-                                                C_WALK_RECHOOSE,
+                                                C_WALK_RECHOOSE, CY_COMPACT, CY_RELOAD, CY_WALK, CY_DROP, CY_PLACE,
+                                                CY_PASS,
                                                 allocate)
 
 INF = np.inf
@@ -1198,6 +1199,7 @@ def plan_pass(node_f, core_end, core_held, held, mem, file_bits, core_sorted,
     ndec = 0
     busy_count = 0
     P = 0
+    t_pass = cycles()
     if standing and ints[VALID] != 0:
         while P < qlen and plan[q_slot[P], P_NODE] != UNPLANNED:
             P += 1
@@ -1207,19 +1209,24 @@ def plan_pass(node_f, core_end, core_held, held, mem, file_bits, core_sorted,
                 total += q_cores[i]
         if backfilling and ints[IV_COUNT] + total > iv.shape[0]:
             ints[COMPACTIONS] += 1
+            t = cycles()
             _compact(backfilling, now, core_end, core_held, base, first_free, tails, cols, tcols, tree, node_i, cand_times,
                      pos, core_iv, iv, plan, pos_plan, pf_bits, pf_count, ints)
+            ints[CY_COMPACT] += cycles() - t
+        t = cycles()
         nd = _changed_nodes(node_f, node_i, dset, dirty, now, cfg[C_LAST_NOW], policy)
         for x in range(nd):
             _unlink_all(dset[x], node_i, plan, pf_bits, pf_count)
             av.load(dset[x], backfilling, now, core_end, core_held, base, first_free, tails, core_iv, cols, tcols, tree,
                     node_i, cand_times)
+        ints[CY_RELOAD] += cycles() - t
         for k in range(n):
             if node_i[k, BUSY]:
                 busy_count += 1
         # Nothing changed (submissions only): every reservation stands, and
         # LEM's busy count is the one each job was placed with.
         first = P
+        t = cycles()
         if nd > 0:
             first, ndec, busy_count, nd = _walk(P, nd, now, saturation, busy_count, cfg, node_f, core_end, core_held,
                                                 held, mem, file_bits, core_sorted, base, first_free, tails, cols,
@@ -1227,18 +1234,23 @@ def plan_pass(node_f, core_end, core_held, held, mem, file_bits, core_sorted,
                                                 pos_plan, pf_bits, pf_count, buf, out_f, out_i, out_pos, ints,
                                                 q_cores, q_wall, q_file, q_size, q_slot, q_seq, lb, cand, stack,
                                                 known)
+        ints[CY_WALK] += cycles() - t
         ints[DROPPED] += P - first
+        t = cycles()
         _drop_from(first, P, now, backfilling, base, first_free, tails, cols, tcols, tree, node_i, dset, nd, cand_times, pos,
                    core_iv, iv, plan, pos_plan, pf_bits, pf_count, core_end, core_held, ints, q_slot, q_seq)
         for x in range(nd):
             node_i[dset[x], CHANGED] = 0
             av.changed_note(tree, cols.shape[0], dset[x])     # out of the changed nodes' trees at their next read
         ints[MAX_FREE] = -1
+        ints[CY_DROP] += cycles() - t
     else:
+        t = cycles()
         for k in range(n):
             _unlink_all(k, node_i, plan, pf_bits, pf_count)
         av.load_all(backfilling, now, core_end, core_held, base, first_free, tails, core_iv, cols, tcols, tree, node_i,
                     cand_times, ints)
+        ints[CY_RELOAD] += cycles() - t
         for i in range(qlen):
             plan[q_slot[i], P_NODE] = UNPLANNED
         for k in range(n):
@@ -1246,10 +1258,15 @@ def plan_pass(node_f, core_end, core_held, held, mem, file_bits, core_sorted,
                 busy_count += 1
         ints[VALID] = 1
         first = 0
-    return _place(first, qlen, ndec, busy_count, saturation, cfg, node_f, held, mem, file_bits, base, first_free,
+    t = cycles()
+    ndec = _place(first, qlen, ndec, busy_count, saturation, cfg, node_f, held, mem, file_bits, base, first_free,
                   tails, cols, tcols, tree, node_i, cand_times, pos, core_iv, iv, plan, pos_plan, lb, cand, stack, known,
                   pf_bits, pf_count, buf, out_f, out_i, out_pos, smallest_left, left_wall, now_gaps, ints, q_cores,
                   q_wall, q_file, q_size, q_slot, q_seq)
+    t_end = cycles()
+    ints[CY_PLACE] += t_end - t
+    ints[CY_PASS] += t_end - t_pass
+    return ndec
 
 
 @njit
@@ -1420,7 +1437,7 @@ class Planner:
         self._rows_used = 0        # file rows handed out since they were last written anew
         self._last_now = -np.inf
         self._stats_base = (0, 0, 0, 0, 0)
-        self._walk_base = np.zeros(10, dtype=np.int64)    # stats_walk's counters of earlier working memories
+        self._walk_base = np.zeros(CY_PASS - STOP_FLAG + 1, dtype=np.int64)   # stats_walk's counts of earlier working memories
 
     def _stat(self, slot, i):
         return self._stats_base[i] + (int(self._scratch.ints[slot]) if self._scratch else 0)
@@ -1448,15 +1465,19 @@ class Planner:
     def stats_walk(self):
         """Where walks stopped (LEM's flag: too many nodes to reload for a job placed under the
         other flag; a job's node got dearer past its floor; the cap on moves), compactions of the
-        backfilling intervals, reservations replayed on reloaded nodes, and the jobs walks chose a
-        node for again under LEM's other flag with the unchanged nodes reloaded for them."""
+        backfilling intervals, reservations replayed on reloaded nodes, the jobs walks chose a
+        node for again under LEM's other flag with the unchanged nodes reloaded for them, and the
+        cycles spent in each part of the passes (``cycles_*``: compactions, the changed nodes' reload,
+        walks, drops, placements, whole passes; wall-clock cycles, so a pass preempted counts its wait)."""
         counts = self._walk_base.copy()
         if self._scratch is not None:
-            counts += self._scratch.ints[STOP_FLAG:CHOSEN_DEARER + 1]
-        flag, dearer, cap, compactions, replayed, chosen, reloaded, bounded, settled, redone = counts.tolist()
+            counts += self._scratch.ints[STOP_FLAG:CY_PASS + 1]
+        (flag, dearer, cap, compactions, replayed, chosen, reloaded, bounded, settled, redone,
+         *cycles) = counts.tolist()
         return {"walk_stops_flag": flag, "walk_stops_dearer": dearer, "walk_stops_cap": cap,
                 "compactions": compactions, "replayed": replayed, "flag_chosen": chosen, "flag_reloaded": reloaded,
-                "walk_bounded": bounded, "walk_settled": settled, "chosen_dearer": redone}
+                "walk_bounded": bounded, "walk_settled": settled, "chosen_dearer": redone,
+                **{f"cycles_{part}": c for part, c in zip(("compact", "reload", "walk", "drop", "place", "pass"), cycles)}}
 
     def _scratch_for(self, slots, cores, files, memory_files, file_rows=0):
         """The working memory, grown when the queue, its cores, the files or
@@ -1479,7 +1500,7 @@ class Planner:
             if self._scratch is not None:
                 self._stats_base = (self.stats_jobs_scanned, self.stats_nodes_scored, self.stats_jobs_walked,
                                     self.stats_jobs_dropped, self.stats_jobs_moved)
-                self._walk_base += self._scratch.ints[STOP_FLAG:CHOSEN_DEARER + 1]
+                self._walk_base += self._scratch.ints[STOP_FLAG:CY_PASS + 1]
             f = self.flat
             old = self._scratch
             self._scratch = allocate(f.n, f.m, f.words, max(room[0], 16), max(room[1], 16), max(room[2], 64),

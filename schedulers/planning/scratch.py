@@ -130,6 +130,10 @@ FLAG_CHOSEN, FLAG_RELOADED = 13, 14
 BOUNDED, SETTLED = 15, 16
 # Walked jobs whose node got dearer past their floor chosen a node again (``walk_rechoose``; statistics).
 CHOSEN_DEARER = 17
+# Cycles (``jit.cycles``) spent in the pass's parts: compactions, the changed nodes' reload, the walk
+# (its re-choices included), the drop of the rest of the queue (replays on reloaded nodes included),
+# the placements; and in the whole pass (statistics: where a pass's time goes).
+CY_COMPACT, CY_RELOAD, CY_WALK, CY_DROP, CY_PLACE, CY_PASS = range(18, 24)
 
 
 # Backfilling intervals are not reused until a compaction (every node reloaded, every
@@ -175,4 +179,4 @@ def allocate(n, m, words, jobs, cores, files, memory_files, file_rows=0):
         known=z(words, dtype=np.uint64), pf_bits=z((files, words), dtype=np.uint64),
         pf_count=z((files, n), dtype=np.int32),
         buf=z((u, 7)), out_f=z((jobs, 3)), out_i=z((jobs, 3), dtype=i64), out_pos=z((jobs, m), dtype=i64),
-        smallest_left=z(jobs, dtype=i64), left_wall=z((jobs, m)), now_gaps=z(m), ints=z(18, dtype=i64), cfg=z(19))
+        smallest_left=z(jobs, dtype=i64), left_wall=z((jobs, m)), now_gaps=z(m), ints=z(24, dtype=i64), cfg=z(19))
