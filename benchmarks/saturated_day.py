@@ -136,8 +136,13 @@ def cycle_note(st):
     if not whole:
         return ""
     parts = ("compact", "reload", "walk", "drop", "place")
+    placed = st.get("jobs_scanned") or 1
     return ("; pass cycles " + f"{whole / 1e9:.1f} G: "
-            + ", ".join(f"{part} {100 * st[f'cycles_{part}'] / whole:.0f} %" for part in parts))
+            + ", ".join(f"{part} {100 * st[f'cycles_{part}'] / whole:.0f} %" for part in parts)
+            + f" (choosing nodes {100 * st['cycles_choose'] / whole:.0f} %, of which listing the nodes that know the "
+              f"file or whose gaps fit the job {100 * st['cycles_list'] / whole:.0f} %: "
+              f"{st['listed'] / placed:.1f} a choice; the jobs left's minima {100 * st['cycles_left'] / whole:.0f} %, "
+              f"the gaps from now {100 * st['cycles_gaps'] / whole:.0f} %)")
 
 
 def main():

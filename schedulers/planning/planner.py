@@ -50,7 +50,7 @@ from batloc.schedulers.planning.scratch import (B_SIZE, BUSY, C_BACKFILL, C_BW_M
                                                 STOP_FLAG, STOP_DEARER, STOP_CAP, COMPACTIONS, REPLAYED,
                                                 FLAG_CHOSEN, FLAG_RELOADED, BOUNDED, SETTLED, CHOSEN_DEARER,
                                                 C_WALK_RECHOOSE, CY_COMPACT, CY_RELOAD, CY_WALK, CY_DROP, CY_PLACE,
-                                                CY_PASS,
+                                                CY_PASS, LISTED, CY_LIST, CY_CHOOSE, CY_LEFT, CY_GAPS,
                                                 allocate)
 
 INF = np.inf
@@ -364,12 +364,14 @@ def _choose(c, w, fid, size, saturated, cfg, node_f, held, mem, file_bits, base,
     nodes further along can only matter if their bound rounds to the same
     value and their index is smaller: a depth-first search of the tree for
     those ends its part."""
+    t_choose = cycles()
     n = node_f.shape[0]
     tc = c - 1
     now, W, policy = cfg[C_NOW], cfg[C_W], int(cfg[C_POLICY])
     backfilling = cfg[C_BACKFILL] != 0
     tkey = tcols if backfilling else cols
     av.flush(tree, tkey, tc)
+    t_list = cycles()
     # Listed nodes, by (bound, index), set aside from the tree: those that know
     # the file (none when the score ignores it: every node then has the same
     # bound form), and with backfilling those with a gap the job fits in (the
@@ -406,6 +408,8 @@ def _choose(c, w, fid, size, saturated, cfg, node_f, held, mem, file_bits, base,
                 if t_lb < INF:
                     ov = size / node_f[k, BW] if sorts_files else 0.0
                     nf = _list_insert(lb, cand, nf, _cut(bound(policy, t_lb, ov, now, saturated, W), cfg), k)
+    ints[LISTED] += nf
+    ints[CY_LIST] += cycles() - t_list
     # The others yield their overhead size/BW_k: at least size over the largest bandwidth.
     ov_least = size / cfg[C_BW_MAX] if sorts_files else 0.0
     best_score, best_k, best_case, best_t, best_tfile = INF, n, NONE, INF, INF
@@ -466,6 +470,7 @@ def _choose(c, w, fid, size, saturated, cfg, node_f, held, mem, file_bits, base,
             s, k, case, t, t_file, c, n, pos, best_score, best_k, best_case, best_t, best_tfile, sec_s, sec_k, floor)
     for a in range(nset - 1, -1, -1):
         av.put_back(tree, tkey, tc, cand[1, a])
+    ints[CY_CHOOSE] += cycles() - t_choose
     return best_score, best_k, best_case, best_t, best_tfile, sec_s, sec_k, floor
 
 
@@ -1287,6 +1292,7 @@ def _place(first, qlen, ndec, busy_count, saturation, cfg, node_f, held, mem, fi
     # them only shortens the gaps). The gaps are read again after a
     # reservation on a node with cores free now (no other changes them).
     bf_stop = backfilling and not whole and stop == STOP_NEVER
+    t_left = cycles()
     smallest = q_cores[qlen - 1]
     m = left_wall.shape[1]
     for i in range(qlen - 1, first - 1, -1):
@@ -1301,14 +1307,17 @@ def _place(first, qlen, ndec, busy_count, saturation, cfg, node_f, held, mem, fi
                     left_wall[i, c] = q_wall[i]
     gaps_stale = True
     free_now = node_i[:, FREE].sum() if stop != STOP_NEVER else 0
+    ints[CY_LEFT] += cycles() - t_left
     for i in range(first, qlen):
         if ((not whole and av.max_free_now(node_i, ints) < smallest_left[i])
                 or (stop == STOP_JOB_EXCEEDS and q_cores[i] > free_now) or (stop == STOP_NO_FREE and free_now <= 0)):
             break
         if bf_stop:
             if gaps_stale:
+                t_gaps = cycles()
                 av.now_gaps(now, first_free, core_iv, iv, node_i, now_gaps, cand_times)
                 gaps_stale = False
+                ints[CY_GAPS] += cycles() - t_gaps
             if not av.may_start_now(now_gaps, left_wall, i):
                 break
         ints[SCANNED] += 1
@@ -1437,7 +1446,7 @@ class Planner:
         self._rows_used = 0        # file rows handed out since they were last written anew
         self._last_now = -np.inf
         self._stats_base = (0, 0, 0, 0, 0)
-        self._walk_base = np.zeros(CY_PASS - STOP_FLAG + 1, dtype=np.int64)   # stats_walk's counts of earlier working memories
+        self._walk_base = np.zeros(CY_GAPS - STOP_FLAG + 1, dtype=np.int64)   # stats_walk's counts of earlier working memories
 
     def _stat(self, slot, i):
         return self._stats_base[i] + (int(self._scratch.ints[slot]) if self._scratch else 0)
@@ -1471,13 +1480,15 @@ class Planner:
         walks, drops, placements, whole passes; wall-clock cycles, so a pass preempted counts its wait)."""
         counts = self._walk_base.copy()
         if self._scratch is not None:
-            counts += self._scratch.ints[STOP_FLAG:CY_PASS + 1]
+            counts += self._scratch.ints[STOP_FLAG:CY_GAPS + 1]
         (flag, dearer, cap, compactions, replayed, chosen, reloaded, bounded, settled, redone,
-         *cycles) = counts.tolist()
+         *cycles, listed, cy_list, cy_choose, cy_left, cy_gaps) = counts.tolist()
         return {"walk_stops_flag": flag, "walk_stops_dearer": dearer, "walk_stops_cap": cap,
                 "compactions": compactions, "replayed": replayed, "flag_chosen": chosen, "flag_reloaded": reloaded,
                 "walk_bounded": bounded, "walk_settled": settled, "chosen_dearer": redone,
-                **{f"cycles_{part}": c for part, c in zip(("compact", "reload", "walk", "drop", "place", "pass"), cycles)}}
+                **{f"cycles_{part}": c for part, c in zip(("compact", "reload", "walk", "drop", "place", "pass"), cycles)},
+                "listed": listed, "cycles_list": cy_list, "cycles_choose": cy_choose,
+                "cycles_left": cy_left, "cycles_gaps": cy_gaps}
 
     def _scratch_for(self, slots, cores, files, memory_files, file_rows=0):
         """The working memory, grown when the queue, its cores, the files or
@@ -1500,7 +1511,7 @@ class Planner:
             if self._scratch is not None:
                 self._stats_base = (self.stats_jobs_scanned, self.stats_nodes_scored, self.stats_jobs_walked,
                                     self.stats_jobs_dropped, self.stats_jobs_moved)
-                self._walk_base += self._scratch.ints[STOP_FLAG:CY_PASS + 1]
+                self._walk_base += self._scratch.ints[STOP_FLAG:CY_GAPS + 1]
             f = self.flat
             old = self._scratch
             self._scratch = allocate(f.n, f.m, f.words, max(room[0], 16), max(room[1], 16), max(room[2], 64),

@@ -134,6 +134,12 @@ CHOSEN_DEARER = 17
 # (its re-choices included), the drop of the rest of the queue (replays on reloaded nodes included),
 # the placements; and in the whole pass (statistics: where a pass's time goes).
 CY_COMPACT, CY_RELOAD, CY_WALK, CY_DROP, CY_PLACE, CY_PASS = range(18, 24)
+# In the placements' choices: nodes listed apart from the tree (they know the file, or with backfilling
+# the job fits one of their gaps), the cycles spent listing them, and the cycles of the whole choice.
+LISTED, CY_LIST, CY_CHOOSE = range(24, 27)
+# In the placements, besides the choices: the suffix minima of the jobs left (cores; walltimes per core
+# count, with backfilling), and the gaps from now read again after a reservation on a node with free cores.
+CY_LEFT, CY_GAPS = 27, 28
 
 
 # Backfilling intervals are not reused until a compaction (every node reloaded, every
@@ -179,4 +185,4 @@ def allocate(n, m, words, jobs, cores, files, memory_files, file_rows=0):
         known=z(words, dtype=np.uint64), pf_bits=z((files, words), dtype=np.uint64),
         pf_count=z((files, n), dtype=np.int32),
         buf=z((u, 7)), out_f=z((jobs, 3)), out_i=z((jobs, 3), dtype=i64), out_pos=z((jobs, m), dtype=i64),
-        smallest_left=z(jobs, dtype=i64), left_wall=z((jobs, m)), now_gaps=z(m), ints=z(24, dtype=i64), cfg=z(19))
+        smallest_left=z(jobs, dtype=i64), left_wall=z((jobs, m)), now_gaps=z(m), ints=z(29, dtype=i64), cfg=z(19))

@@ -29,6 +29,9 @@ def test_each_part_of_the_pass_counts_its_cycles_within_the_whole_pass():
     # the parts are timed one after the other inside the pass: their sum is within it, and the pass's
     # own bookkeeping (the queue's cores summed, the busy count, the changed nodes cleared) is small
     assert 0.8 * st["cycles_pass"] < sum(cycles.values()) <= st["cycles_pass"], (cycles, st["cycles_pass"])
+    # the choices are inside the placements, the listing inside the choices; with backfilling the nodes
+    # whose gaps fit a job are listed
+    assert 0 < st["cycles_list"] < st["cycles_choose"] < cycles["place"] and st["listed"] > 0
 
 
 def test_a_pass_without_backfilling_never_compacts():
