@@ -50,7 +50,7 @@ from batloc.schedulers.planning.scratch import (B_SIZE, BUSY, C_BACKFILL, C_BW_M
                                                 STOP_FLAG, STOP_DEARER, STOP_CAP, COMPACTIONS, REPLAYED,
                                                 FLAG_CHOSEN, FLAG_RELOADED, BOUNDED, SETTLED, CHOSEN_DEARER,
                                                 C_WALK_RECHOOSE, CY_COMPACT, CY_RELOAD, CY_WALK, CY_DROP, CY_PLACE,
-                                                CY_PASS, LISTED, CY_LIST, CY_CHOOSE, CY_LEFT, CY_GAPS,
+                                                CY_PASS, LISTED, CY_LIST, CY_CHOOSE, CY_LEFT, CY_GAPS, FROM_LIST,
                                                 allocate)
 
 INF = np.inf
@@ -436,6 +436,7 @@ def _choose(c, w, fid, size, saturated, cfg, node_f, held, mem, file_bits, base,
                 break
             k, b = cand[0, fi], b_list
             fi += 1
+            from_list = True
         else:
             if b_tree > best_score:
                 floor = min(floor, b_list, b_tree)
@@ -449,6 +450,7 @@ def _choose(c, w, fid, size, saturated, cfg, node_f, held, mem, file_bits, base,
                 tree_done = True
                 continue
             k = kn
+            from_list = False
             av.set_aside(tree, tkey, tc, kn)
             cand[1, nset] = kn
             nset += 1
@@ -461,9 +463,23 @@ def _choose(c, w, fid, size, saturated, cfg, node_f, held, mem, file_bits, base,
                 and not _knows(k, fid, file_bits, pf_bits)):
             s, case, t, t_file = _score_miss(k, c, fid, size, saturated, cfg, node_f, base, cols, pos, ints)
         else:
+            if from_list and backfilling and sorts_files and node_f[k, N_PINNED] == 0:
+                # A listed node's bound read the earliest instant c of its cores are free, however short the
+                # gap there: its exact t_k first, and its file case only if the bound from that t_k can win.
+                t0 = av.t_exact_bf(k, c, w, av.at(cols[tc, k], now), now, cols, base, tails, pos, cand_times, core_iv,
+                                   iv, node_i, plan)
+                if not t0 < INF:
+                    continue
+                ov0 = size / node_f[k, BW] if fid >= 0 and not _knows(k, fid, file_bits, pf_bits) else 0.0
+                b0 = _cut(bound(policy, t0, ov0, now, saturated, W), cfg)
+                if b0 > best_score or (b0 == best_score and k > best_k):
+                    floor = min(floor, b0)
+                    continue
             s, case, t, t_file = _score_node(k, c, w, fid, size, av.at(cols[tc, k], now), saturated, cfg, node_f,
                                              held, mem, base, tails, cols, node_i, cand_times, pos, core_iv, iv, plan,
                                              buf, ints)
+            if from_list:
+                ints[FROM_LIST] += 1
         if not t < INF:
             continue
         best_score, best_k, best_case, best_t, best_tfile, sec_s, sec_k, floor = _rank(
@@ -1446,7 +1462,7 @@ class Planner:
         self._rows_used = 0        # file rows handed out since they were last written anew
         self._last_now = -np.inf
         self._stats_base = (0, 0, 0, 0, 0)
-        self._walk_base = np.zeros(CY_GAPS - STOP_FLAG + 1, dtype=np.int64)   # stats_walk's counts of earlier working memories
+        self._walk_base = np.zeros(FROM_LIST - STOP_FLAG + 1, dtype=np.int64)   # stats_walk's counts of earlier working memories
 
     def _stat(self, slot, i):
         return self._stats_base[i] + (int(self._scratch.ints[slot]) if self._scratch else 0)
@@ -1480,15 +1496,15 @@ class Planner:
         walks, drops, placements, whole passes; wall-clock cycles, so a pass preempted counts its wait)."""
         counts = self._walk_base.copy()
         if self._scratch is not None:
-            counts += self._scratch.ints[STOP_FLAG:CY_GAPS + 1]
+            counts += self._scratch.ints[STOP_FLAG:FROM_LIST + 1]
         (flag, dearer, cap, compactions, replayed, chosen, reloaded, bounded, settled, redone,
-         *cycles, listed, cy_list, cy_choose, cy_left, cy_gaps) = counts.tolist()
+         *cycles, listed, cy_list, cy_choose, cy_left, cy_gaps, from_list) = counts.tolist()
         return {"walk_stops_flag": flag, "walk_stops_dearer": dearer, "walk_stops_cap": cap,
                 "compactions": compactions, "replayed": replayed, "flag_chosen": chosen, "flag_reloaded": reloaded,
                 "walk_bounded": bounded, "walk_settled": settled, "chosen_dearer": redone,
                 **{f"cycles_{part}": c for part, c in zip(("compact", "reload", "walk", "drop", "place", "pass"), cycles)},
                 "listed": listed, "cycles_list": cy_list, "cycles_choose": cy_choose,
-                "cycles_left": cy_left, "cycles_gaps": cy_gaps}
+                "cycles_left": cy_left, "cycles_gaps": cy_gaps, "scored_from_list": from_list}
 
     def _scratch_for(self, slots, cores, files, memory_files, file_rows=0):
         """The working memory, grown when the queue, its cores, the files or
@@ -1511,7 +1527,7 @@ class Planner:
             if self._scratch is not None:
                 self._stats_base = (self.stats_jobs_scanned, self.stats_nodes_scored, self.stats_jobs_walked,
                                     self.stats_jobs_dropped, self.stats_jobs_moved)
-                self._walk_base += self._scratch.ints[STOP_FLAG:CY_GAPS + 1]
+                self._walk_base += self._scratch.ints[STOP_FLAG:FROM_LIST + 1]
             f = self.flat
             old = self._scratch
             self._scratch = allocate(f.n, f.m, f.words, max(room[0], 16), max(room[1], 16), max(room[2], 64),

@@ -140,6 +140,8 @@ LISTED, CY_LIST, CY_CHOOSE = range(24, 27)
 # In the placements, besides the choices: the suffix minima of the jobs left (cores; walltimes per core
 # count, with backfilling), and the gaps from now read again after a reservation on a node with free cores.
 CY_LEFT, CY_GAPS = 27, 28
+# Exact scores in choices of nodes from the list (the rest: from the tree) (statistics).
+FROM_LIST = 29
 
 
 # Backfilling intervals are not reused until a compaction (every node reloaded, every
@@ -185,4 +187,4 @@ def allocate(n, m, words, jobs, cores, files, memory_files, file_rows=0):
         known=z(words, dtype=np.uint64), pf_bits=z((files, words), dtype=np.uint64),
         pf_count=z((files, n), dtype=np.int32),
         buf=z((u, 7)), out_f=z((jobs, 3)), out_i=z((jobs, 3), dtype=i64), out_pos=z((jobs, m), dtype=i64),
-        smallest_left=z(jobs, dtype=i64), left_wall=z((jobs, m)), now_gaps=z(m), ints=z(29, dtype=i64), cfg=z(19))
+        smallest_left=z(jobs, dtype=i64), left_wall=z((jobs, m)), now_gaps=z(m), ints=z(30, dtype=i64), cfg=z(19))
