@@ -475,7 +475,10 @@ def _choose(c, w, fid, size, saturated, cfg, node_f, held, mem, file_bits, base,
                 if b0 > best_score or (b0 == best_score and k > best_k):
                     floor = min(floor, b0)
                     continue
-            s, case, t, t_file = _score_node(k, c, w, fid, size, av.at(cols[tc, k], now), saturated, cfg, node_f,
+                lower = t0      # t0 is the first of its candidates from there: t_k is found again at once
+            else:
+                lower = av.at(cols[tc, k], now)
+            s, case, t, t_file = _score_node(k, c, w, fid, size, lower, saturated, cfg, node_f,
                                              held, mem, base, tails, cols, node_i, cand_times, pos, core_iv, iv, plan,
                                              buf, ints)
             if from_list:
