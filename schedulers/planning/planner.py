@@ -463,11 +463,11 @@ def _choose(c, w, fid, size, saturated, cfg, node_f, held, mem, file_bits, base,
                 and not _knows(k, fid, file_bits, pf_bits)):
             s, case, t, t_file = _score_miss(k, c, fid, size, saturated, cfg, node_f, base, cols, pos, ints)
         else:
+            lower = av.at(cols[tc, k], now)
             if from_list and backfilling and sorts_files and node_f[k, N_PINNED] == 0:
                 # A listed node's bound read the earliest instant c of its cores are free, however short the
                 # gap there: its exact t_k first, and its file case only if the bound from that t_k can win.
-                t0 = av.t_exact_bf(k, c, w, av.at(cols[tc, k], now), now, cols, base, tails, pos, cand_times, core_iv,
-                                   iv, node_i, plan)
+                t0 = av.t_exact_bf(k, c, w, lower, now, cols, base, tails, pos, cand_times, core_iv, iv, node_i, plan)
                 if not t0 < INF:
                     continue
                 ov0 = size / node_f[k, BW] if fid >= 0 and not _knows(k, fid, file_bits, pf_bits) else 0.0
@@ -476,8 +476,6 @@ def _choose(c, w, fid, size, saturated, cfg, node_f, held, mem, file_bits, base,
                     floor = min(floor, b0)
                     continue
                 lower = t0      # t0 is the first of its candidates from there: t_k is found again at once
-            else:
-                lower = av.at(cols[tc, k], now)
             s, case, t, t_file = _score_node(k, c, w, fid, size, lower, saturated, cfg, node_f,
                                              held, mem, base, tails, cols, node_i, cand_times, pos, core_iv, iv, plan,
                                              buf, ints)
