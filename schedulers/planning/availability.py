@@ -25,7 +25,7 @@ import numpy as np
 
 from batloc.schedulers.planning.flat_state import END
 from batloc.schedulers.planning.jit import inline, njit
-from batloc.schedulers.planning.scratch import BUSY, CHANGED, FREE, HEAD, IV_COUNT, IV_END, IV_NEXT, IV_START, MAX_FREE, P_NEXT, TAIL
+from batloc.schedulers.planning.scratch import BUSY, CHANGED, FREE, FRONT, HEAD, IV_COUNT, IV_END, IV_NEXT, IV_START, MAX_FREE, P_NEXT, TAIL
 
 INF = np.inf
 
@@ -280,6 +280,58 @@ def fits_gap(walltime, gap):
     return not walltime > 1.000001 * gap + 1e-6
 
 
+# Per core, with backfilling, the gaps a job could start in (``tails[k]`` past its first 2m + 1
+# columns): the gaps between its reservations in start order (the first from its actual job's
+# end, the last its end of reservations, endless) reduced to those longer than every earlier one,
+# at most FRONT of them, as (start, length), empty ones left out. The earliest gap of length >= w is the first of
+# those as long: every earlier gap is shorter than w, so longer than none before it. A core's
+# earliest start for the job is at least that gap's start (the last kept, where none kept is as
+# long): ``gap_bound``. (FRONT lives in ``scratch``, which sizes the rows.)
+
+
+@inline
+def tails_cores(tails):
+    """The node's core count, from the width of ``tails``."""
+    return (tails.shape[1] - 1) // (2 + 2 * FRONT)
+
+
+@inline
+def _front(m, p):
+    """Column of core p's first gap in ``tails`` (m cores)."""
+    return 2 * m + 1 + 2 * FRONT * p
+
+
+@inline
+def _core_gap_start(k, p, m, walltime, tails):
+    """The earliest instant core p of node k might be free for walltime (a lower bound)."""
+    col = _front(m, p)
+    x = tails[k, col]
+    for g in range(FRONT):
+        x = tails[k, col + 2 * g]
+        if fits_gap(walltime, tails[k, col + 2 * g + 1]):
+            break
+    return x
+
+
+@inline
+def gap_bound(k, cores, walltime, now, tails, buf):
+    """A lower bound of the backfilling t_k of a job of ``cores`` cores and this walltime on node k:
+    the cores-th smallest of its cores' earliest gap at least that long (``FRONT``), raised to now.
+    It holds as time passes: the first gap only shortens (its kept start and length stay bounds).
+    ``buf`` holds m doubles of scratch."""
+    if fits_gap(walltime, 0.0):
+        return now          # back-to-back reservations leave empty gaps, which are not kept
+    m = tails_cores(tails)
+    for p in range(m):
+        x = _core_gap_start(k, p, m, walltime, tails)
+        j = p - 1
+        while j >= 0 and buf[j] > x:
+            buf[j + 1] = buf[j]
+            j -= 1
+        buf[j + 1] = x
+    return at(buf[cores - 1], now)
+
+
 @njit
 def _refresh(rows, k, now, cols, tree, node_i, cand_times, ints):
     """After a reservation on k: its sorted column, its place in the trees and
@@ -347,6 +399,9 @@ def _load_node(k, backfilling, now, core_end, core_held, base, first_free, tails
             first_free[k, p] = e
             tails[k, p] = e
             core_iv[k, p] = -1
+            col = _front(m, p)
+            tails[k, col] = e          # free for good from its actual job's end: one endless gap
+            tails[k, col + 1] = INF
     node_i[k, BUSY] = busy
     node_i[k, FREE] = _count_free(base, k, now)
     node_i[k, HEAD] = -1
@@ -477,8 +532,7 @@ def longer_than_gaps(walltime, k, tails):
     ``tails[k, m + c - 1]`` (raised to now), the c-th smallest end of its
     cores' last reservations; the gap kept is an upper bound (time passing
     only shortens the first one), so the answer is never wrong, only cautious."""
-    m = (tails.shape[1] - 1) // 2
-    return not fits_gap(walltime, tails[k, 2 * m])
+    return not fits_gap(walltime, tails[k, 2 * tails_cores(tails)])
 
 
 @inline
@@ -571,16 +625,29 @@ def reserve_bf(k, cores, start, walltime, now, base, first_free, tails, cols, tc
     _sorted_into(tails, k, m, cand_times)
     for i in range(m):
         tails[k, m + i] = cand_times[i]
-    # The longest gap left on the node, recomputed: backfilled jobs fill gaps.
+    # The longest gap left on the node, and each core's gaps longer than every earlier one
+    # (``FRONT``), recomputed: backfilled jobs fill gaps.
     gap = 0.0
     for p in range(m):
         prev = at(base[k, p], now)
+        col = _front(m, p)
+        kept, longest = 0, 0.0        # (a job that fits no gap at all: gap_bound says now)
         j = core_iv[k, p]
         while j >= 0:
-            if iv[j, IV_START] - prev > gap:
-                gap = iv[j, IV_START] - prev
+            d = iv[j, IV_START] - prev
+            if d > gap:
+                gap = d
+            if d > longest:
+                longest = d
+                if kept < FRONT:
+                    tails[k, col + 2 * kept] = prev
+                    tails[k, col + 2 * kept + 1] = d
+                    kept += 1
             prev = iv[j, IV_END]
             j = int(iv[j, IV_NEXT])
+        if kept < FRONT:
+            tails[k, col + 2 * kept] = prev
+            tails[k, col + 2 * kept + 1] = INF
     tails[k, 2 * m] = gap
     _sort_row(first_free, k, cols, cand_times)
     _tail_column(k, tails, tcols, tree, True)

@@ -50,7 +50,7 @@ from batloc.schedulers.planning.scratch import (B_SIZE, BUSY, C_BACKFILL, C_BW_M
                                                 STOP_FLAG, STOP_DEARER, STOP_CAP, COMPACTIONS, REPLAYED,
                                                 FLAG_CHOSEN, FLAG_RELOADED, BOUNDED, SETTLED, CHOSEN_DEARER,
                                                 C_WALK_RECHOOSE, CY_COMPACT, CY_RELOAD, CY_WALK, CY_DROP, CY_PLACE,
-                                                CY_PASS, LISTED, CY_LIST, CY_CHOOSE, CY_LEFT, CY_GAPS, FROM_LIST,
+                                                CY_PASS, LISTED, CY_LIST, CY_CHOOSE, CY_LEFT, CY_GAPS, FROM_LIST, REKEYED,
                                                 allocate)
 
 INF = np.inf
@@ -286,11 +286,12 @@ def _saturation(policy, busy_count, n, saturation, cfg):
 
 
 @inline
-def _t_lower(k, tc, w, backfilling, now, cols, tcols, tails):
+def _t_lower(k, tc, w, backfilling, now, cols, tcols, tails, buf):
     """A lower bound of t_k for tc + 1 cores on node k (exact without
-    backfilling, and with it for a job longer than every gap on the node)."""
+    backfilling, and with it for a job longer than every gap on the node;
+    else its cores' earliest gaps as long as the job, ``buf`` scratch)."""
     if backfilling and not av.longer_than_gaps(w, k, tails):
-        return av.at(cols[tc, k], now)
+        return max(av.at(cols[tc, k], now), av.gap_bound(k, tc + 1, w, now, tails, buf))
     return av.at((tcols if backfilling else cols)[tc, k], now)
 
 
@@ -305,6 +306,20 @@ def _list_insert(lb, cand, nf, b, k):
     lb[a] = b
     cand[0, a] = k
     return nf + 1
+
+
+@inline
+def _rekey(lb, cand, fi, nf, b, k):
+    """The list's entry just taken (at fi - 1) put back under the larger bound b, as node k (its
+    entries sorted by (bound, insertion) still); the place of the next entry to take."""
+    a = fi - 1
+    while a + 1 < nf and lb[a + 1] <= b:
+        lb[a] = lb[a + 1]
+        cand[0, a] = cand[0, a + 1]
+        a += 1
+    lb[a] = b
+    cand[0, a] = k
+    return fi - 1
 
 
 @inline
@@ -397,7 +412,7 @@ def _choose(c, w, fid, size, saturated, cfg, node_f, held, mem, file_bits, base,
             while bits != 0:
                 k = x * 64 + _lowest_bit(bits)
                 bits &= bits - np.uint64(1)
-                t_lb = _t_lower(k, tc, w, backfilling, now, cols, tcols, tails)
+                t_lb = _t_lower(k, tc, w, backfilling, now, cols, tcols, tails, cand_times)
                 if t_lb < INF:
                     nf = _list_insert(lb, cand, nf, _cut(bound(policy, t_lb, 0.0, now, saturated, W), cfg), k)
     if backfilling:
@@ -437,6 +452,9 @@ def _choose(c, w, fid, size, saturated, cfg, node_f, held, mem, file_bits, base,
             k, b = cand[0, fi], b_list
             fi += 1
             from_list = True
+            rekeyed = k >= n           # listed again under its gaps' bound (below)
+            if rekeyed:
+                k -= n
         else:
             if b_tree > best_score:
                 floor = min(floor, b_list, b_tree)
@@ -450,7 +468,7 @@ def _choose(c, w, fid, size, saturated, cfg, node_f, held, mem, file_bits, base,
                 tree_done = True
                 continue
             k = kn
-            from_list = False
+            from_list, rekeyed = False, False
             av.set_aside(tree, tkey, tc, kn)
             cand[1, nset] = kn
             nset += 1
@@ -464,6 +482,21 @@ def _choose(c, w, fid, size, saturated, cfg, node_f, held, mem, file_bits, base,
             s, case, t, t_file = _score_miss(k, c, fid, size, saturated, cfg, node_f, base, cols, pos, ints)
         else:
             lower = av.at(cols[tc, k], now)
+            if from_list and backfilling and not av.longer_than_gaps(w, k, tails):
+                # Listed by the earliest instant c of its cores are free, however short the gaps
+                # there: the earliest start of gaps as long as the job on c of its cores bounds
+                # t_k better. Where that bound is dearer, the node goes back into the list under it.
+                g = av.gap_bound(k, c, w, now, tails, cand_times)
+                if g > lower:
+                    lower = g
+                    if not rekeyed:
+                        ov_g = (size / node_f[k, BW] if sorts_files and fid >= 0
+                                and not _knows(k, fid, file_bits, pf_bits) else 0.0)
+                        b_g = _cut(bound(policy, g, ov_g, now, saturated, W), cfg)
+                        if b_g > b:
+                            fi = _rekey(lb, cand, fi, nf, b_g, k + n)
+                            ints[REKEYED] += 1
+                            continue
             if from_list and backfilling and sorts_files and node_f[k, N_PINNED] == 0:
                 # A listed node's bound read the earliest instant c of its cores are free, however short the
                 # gap there: its exact t_k first, and its file case only if the bound from that t_k can win.
@@ -805,7 +838,7 @@ def _score_nodes(skip, c, w, fid, size, saturated, best_s, best_k, best_case, be
             if k == skip or (sorts_files and (_has_bit(file_bits, fid, k) or _has_bit(pf_bits, fid, k))):
                 continue
         ints[BOUNDED] += 1
-        t_lb = _t_lower(k, tc, w, backfilling, now, cols, tcols, tails)
+        t_lb = _t_lower(k, tc, w, backfilling, now, cols, tcols, tails, cand_times)
         if not t_lb < INF:
             continue
         bk = _bound_from(k, t_lb, fid, size, sorts_files, policy, now, saturated, W, cfg, node_f, file_bits, pf_bits)
@@ -1463,7 +1496,7 @@ class Planner:
         self._rows_used = 0        # file rows handed out since they were last written anew
         self._last_now = -np.inf
         self._stats_base = (0, 0, 0, 0, 0)
-        self._walk_base = np.zeros(FROM_LIST - STOP_FLAG + 1, dtype=np.int64)   # stats_walk's counts of earlier working memories
+        self._walk_base = np.zeros(REKEYED - STOP_FLAG + 1, dtype=np.int64)   # stats_walk's counts of earlier working memories
 
     def _stat(self, slot, i):
         return self._stats_base[i] + (int(self._scratch.ints[slot]) if self._scratch else 0)
@@ -1497,15 +1530,16 @@ class Planner:
         walks, drops, placements, whole passes; wall-clock cycles, so a pass preempted counts its wait)."""
         counts = self._walk_base.copy()
         if self._scratch is not None:
-            counts += self._scratch.ints[STOP_FLAG:FROM_LIST + 1]
+            counts += self._scratch.ints[STOP_FLAG:REKEYED + 1]
         (flag, dearer, cap, compactions, replayed, chosen, reloaded, bounded, settled, redone,
-         *cycles, listed, cy_list, cy_choose, cy_left, cy_gaps, from_list) = counts.tolist()
+         *cycles, listed, cy_list, cy_choose, cy_left, cy_gaps, from_list, rekeyed) = counts.tolist()
         return {"walk_stops_flag": flag, "walk_stops_dearer": dearer, "walk_stops_cap": cap,
                 "compactions": compactions, "replayed": replayed, "flag_chosen": chosen, "flag_reloaded": reloaded,
                 "walk_bounded": bounded, "walk_settled": settled, "chosen_dearer": redone,
                 **{f"cycles_{part}": c for part, c in zip(("compact", "reload", "walk", "drop", "place", "pass"), cycles)},
                 "listed": listed, "cycles_list": cy_list, "cycles_choose": cy_choose,
-                "cycles_left": cy_left, "cycles_gaps": cy_gaps, "scored_from_list": from_list}
+                "cycles_left": cy_left, "cycles_gaps": cy_gaps, "scored_from_list": from_list,
+                "listed_again": rekeyed}
 
     def _scratch_for(self, slots, cores, files, memory_files, file_rows=0):
         """The working memory, grown when the queue, its cores, the files or
@@ -1528,7 +1562,7 @@ class Planner:
             if self._scratch is not None:
                 self._stats_base = (self.stats_jobs_scanned, self.stats_nodes_scored, self.stats_jobs_walked,
                                     self.stats_jobs_dropped, self.stats_jobs_moved)
-                self._walk_base += self._scratch.ints[STOP_FLAG:FROM_LIST + 1]
+                self._walk_base += self._scratch.ints[STOP_FLAG:REKEYED + 1]
             f = self.flat
             old = self._scratch
             self._scratch = allocate(f.n, f.m, f.words, max(room[0], 16), max(room[1], 16), max(room[2], 64),

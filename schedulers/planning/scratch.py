@@ -10,7 +10,8 @@ The rows hold the actual state plus every queued job's standing reservation
   ``tails[k]``: each core's end of its last reservation (free for good from
   then), the same sorted, and the longest gap left between reservations on
   the node (an upper bound once now moves on) (a job longer than every gap can only start once
-  its cores are free for good: its t_k is the c-th smallest end, no scan);
+  its cores are free for good: its t_k is the c-th smallest end, no scan), then per core its
+  gaps longer than every earlier one (``FRONT``, ``availability.gap_bound``);
   ``cols[c - 1, k]``: node k's c-th smallest availability, i.e. t_k (or its
   bound) for c cores on every node (column n is +inf: a sentinel node);
   ``tree[c - 1]``: a tournament tree over the nodes by (cols[c - 1, k], k), so
@@ -142,6 +143,8 @@ LISTED, CY_LIST, CY_CHOOSE = range(24, 27)
 CY_LEFT, CY_GAPS = 27, 28
 # Exact scores in choices of nodes from the list (the rest: from the tree) (statistics).
 FROM_LIST = 29
+# Listed nodes put back into the list under their gaps' bound (``availability.gap_bound``).
+REKEYED = 30
 
 
 # Backfilling intervals are not reused until a compaction (every node reloaded, every
@@ -149,6 +152,8 @@ FROM_LIST = 29
 # times the queued cores makes compactions rarer (a saturated day's FCFS-BF compacted
 # about once every 75 passes with twice).
 IV_ROOM = 8
+# Gaps kept per core with backfilling (``availability.gap_bound``), past the first 2m + 1 columns of ``tails``.
+FRONT = 4
 
 
 def leaves(n):
@@ -177,7 +182,7 @@ def allocate(n, m, words, jobs, cores, files, memory_files, file_rows=0):
     node_i = z((n, 6), dtype=i64)
     node_i[:, HEAD] = node_i[:, TAIL] = -1
     return Scratch(
-        base=z((n, m)), first_free=z((n, m)), tails=z((n, 2 * m + 1)), cols=np.full((m, n + 1), np.inf),
+        base=z((n, m)), first_free=z((n, m)), tails=z((n, (2 + 2 * FRONT) * m + 1)), cols=np.full((m, n + 1), np.inf),
         tcols=np.full((m, n + 1), np.inf),
         tree=_trees(n, m), node_i=node_i, dset=z(n, dtype=i64),
         cand_times=z(m + jobs + 1), pos=z((3, m), dtype=i64),
@@ -187,4 +192,4 @@ def allocate(n, m, words, jobs, cores, files, memory_files, file_rows=0):
         known=z(words, dtype=np.uint64), pf_bits=z((files, words), dtype=np.uint64),
         pf_count=z((files, n), dtype=np.int32),
         buf=z((u, 7)), out_f=z((jobs, 3)), out_i=z((jobs, 3), dtype=i64), out_pos=z((jobs, m), dtype=i64),
-        smallest_left=z(jobs, dtype=i64), left_wall=z((jobs, m)), now_gaps=z(m), ints=z(30, dtype=i64), cfg=z(19))
+        smallest_left=z(jobs, dtype=i64), left_wall=z((jobs, m)), now_gaps=z(m), ints=z(31, dtype=i64), cfg=z(19))
