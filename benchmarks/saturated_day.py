@@ -142,7 +142,8 @@ def cycle_note(st):
             + f" (choosing nodes {100 * st['cycles_choose'] / whole:.0f} %, of which listing the nodes that know the "
               f"file or whose gaps fit the job {100 * st['cycles_list'] / whole:.0f} %: "
               f"{st['listed'] / placed:.1f} a choice; the jobs left's minima {100 * st['cycles_left'] / whole:.0f} %, "
-              f"the gaps from now {100 * st['cycles_gaps'] / whole:.0f} %)"
+              f"the gaps from now {100 * st['cycles_gaps'] / whole:.0f} %"
+            + (f", reserving {100 * st['cycles_reserve'] / whole:.0f} %" if "cycles_reserve" in st else "") + ")"
             + (f"; listed nodes scored {st['scored_from_list'] / placed:.1f} a choice, listed again under their "
                f"gaps' bound {st['listed_again'] / placed:.1f}" if "listed_again" in st else ""))
 

@@ -689,11 +689,17 @@ def now_gaps(now, first_free, core_iv, iv, node_i, gaps, buf):
 
 
 @inline
-def may_start_now(gaps, left_wall, i):
-    """Might one of the queued jobs i.. start now, given the gaps from now
-    (``now_gaps``) and the shortest walltime per core count of those jobs?
-    Cautious by a rounding margin: never no when the pass could say yes."""
-    for c in range(gaps.shape[0]):
-        if gaps[c] * 1.000001 + 1e-6 >= left_wall[i, c]:
-            return True
-    return False
+def last_fitting(gaps, q_cores, q_wall, i, j):
+    """The last of the queued jobs i..j that might start now, given the gaps
+    from now (``now_gaps``); i - 1 if none. A job of c cores fits if some
+    node has c cores free now for its walltime: ``gaps`` never increases with
+    c, so its own count's gap is the one to read. Cautious by a rounding
+    margin: never no when the pass could say yes. The gaps only shrink as a
+    pass reserves cores, so a later call may start at the last answer."""
+    m = gaps.shape[0]
+    while j >= i:
+        c = q_cores[j]
+        if c <= m and gaps[c - 1] * 1.000001 + 1e-6 >= q_wall[j]:
+            return j
+        j -= 1
+    return j

@@ -51,6 +51,7 @@ from batloc.schedulers.planning.scratch import (B_SIZE, BUSY, C_BACKFILL, C_BW_M
                                                 FLAG_CHOSEN, FLAG_RELOADED, BOUNDED, SETTLED, CHOSEN_DEARER,
                                                 C_WALK_RECHOOSE, CY_COMPACT, CY_RELOAD, CY_WALK, CY_DROP, CY_PLACE,
                                                 CY_PASS, LISTED, CY_LIST, CY_CHOOSE, CY_LEFT, CY_GAPS, FROM_LIST, REKEYED,
+                                                CY_RESERVE,
                                                 allocate)
 
 INF = np.inf
@@ -308,18 +309,63 @@ def _list_insert(lb, cand, nf, b, k):
     return nf + 1
 
 
+# ``_choose``'s listed nodes: a binary heap over lb[:nh] by (bound, key), the key (listing order) x 2n
+# + the node (+ n once listed again under its gaps' bound): taken in the order a list sorted by
+# (bound, insertion) gives, while most listed nodes are never taken.
 @inline
-def _rekey(lb, cand, fi, nf, b, k):
-    """The list's entry just taken (at fi - 1) put back under the larger bound b, as node k (its
-    entries sorted by (bound, insertion) still); the place of the next entry to take."""
-    a = fi - 1
-    while a + 1 < nf and lb[a + 1] <= b:
-        lb[a] = lb[a + 1]
-        cand[0, a] = cand[0, a + 1]
-        a += 1
-    lb[a] = b
-    cand[0, a] = k
-    return fi - 1
+def _heap_less(lb, cand, a, b):
+    return lb[a] < lb[b] or (lb[a] == lb[b] and cand[0, a] < cand[0, b])
+
+
+@inline
+def _heap_swap(lb, cand, a, b):
+    lb[a], lb[b] = lb[b], lb[a]
+    cand[0, a], cand[0, b] = cand[0, b], cand[0, a]
+
+
+@inline
+def _heap_down(lb, cand, i, nh):
+    while True:
+        s = 2 * i + 1
+        if s >= nh:
+            return
+        if s + 1 < nh and _heap_less(lb, cand, s + 1, s):
+            s += 1
+        if not _heap_less(lb, cand, s, i):
+            return
+        _heap_swap(lb, cand, i, s)
+        i = s
+
+
+@inline
+def _heap_make(lb, cand, nh):
+    for i in range(nh // 2 - 1, -1, -1):
+        _heap_down(lb, cand, i, nh)
+
+
+@inline
+def _heap_push(lb, cand, nh, b, key):
+    """(b, key) into the heap: its new size."""
+    i = nh
+    lb[i] = b
+    cand[0, i] = key
+    while i > 0:
+        up = (i - 1) // 2
+        if not _heap_less(lb, cand, i, up):
+            break
+        _heap_swap(lb, cand, i, up)
+        i = up
+    return nh + 1
+
+
+@inline
+def _heap_pop(lb, cand, nh):
+    """The heap's least entry removed: its new size."""
+    nh -= 1
+    lb[0] = lb[nh]
+    cand[0, 0] = cand[0, nh]
+    _heap_down(lb, cand, 0, nh)
+    return nh
 
 
 @inline
@@ -391,7 +437,7 @@ def _choose(c, w, fid, size, saturated, cfg, node_f, held, mem, file_bits, base,
     # the file (none when the score ignores it: every node then has the same
     # bound form), and with backfilling those with a gap the job fits in (the
     # tree's t_k, their cores' last ends, is only an upper bound there).
-    nf = 0
+    nf, two_n = 0, 2 * n
     several = fid <= GROUP
     sorts_files = (fid >= 0 or several) and reads_overhead(policy)
     for x in range(known.shape[0]):
@@ -414,7 +460,9 @@ def _choose(c, w, fid, size, saturated, cfg, node_f, held, mem, file_bits, base,
                 bits &= bits - np.uint64(1)
                 t_lb = _t_lower(k, tc, w, backfilling, now, cols, tcols, tails, cand_times)
                 if t_lb < INF:
-                    nf = _list_insert(lb, cand, nf, _cut(bound(policy, t_lb, 0.0, now, saturated, W), cfg), k)
+                    lb[nf] = _cut(bound(policy, t_lb, 0.0, now, saturated, W), cfg)
+                    cand[0, nf] = nf * two_n + k
+                    nf += 1
     if backfilling:
         for k in range(n):
             if not av.longer_than_gaps(w, k, tails) and not _bit(known, k):
@@ -422,7 +470,10 @@ def _choose(c, w, fid, size, saturated, cfg, node_f, held, mem, file_bits, base,
                 t_lb = av.at(cols[tc, k], now)
                 if t_lb < INF:
                     ov = size / node_f[k, BW] if sorts_files else 0.0
-                    nf = _list_insert(lb, cand, nf, _cut(bound(policy, t_lb, ov, now, saturated, W), cfg), k)
+                    lb[nf] = _cut(bound(policy, t_lb, ov, now, saturated, W), cfg)
+                    cand[0, nf] = nf * two_n + k
+                    nf += 1
+    _heap_make(lb, cand, nf)
     ints[LISTED] += nf
     ints[CY_LIST] += cycles() - t_list
     # The others yield their overhead size/BW_k: at least size over the largest bandwidth.
@@ -431,7 +482,7 @@ def _choose(c, w, fid, size, saturated, cfg, node_f, held, mem, file_bits, base,
     # The runner-up (an exactly scored node) and a floor under every other node's score.
     sec_s, sec_k, floor = INF, n, INF
     quick = _quick_misses(fid, saturated, cfg)
-    fi, nset, tree_done = 0, 0, False
+    nh, nseq, nset, tree_done = nf, nf, 0, False
     while True:
         kn, b_tree = n, INF
         if not tree_done:
@@ -444,13 +495,13 @@ def _choose(c, w, fid, size, saturated, cfg, node_f, held, mem, file_bits, base,
                 kn, key = av.least(tree, tc)
             if kn < n and key < INF:
                 b_tree = _cut(bound(policy, av.at(key, now), ov_least, now, saturated, W), cfg)
-        b_list = lb[fi] if fi < nf else INF
+        b_list = lb[0] if nh > 0 else INF
         if b_list <= b_tree:
             if not b_list < INF or b_list > best_score:
                 floor = min(floor, b_list, b_tree)
                 break
-            k, b = cand[0, fi], b_list
-            fi += 1
+            k, b = cand[0, 0] % two_n, b_list
+            nh = _heap_pop(lb, cand, nh)
             from_list = True
             rekeyed = k >= n           # listed again under its gaps' bound (below)
             if rekeyed:
@@ -494,7 +545,8 @@ def _choose(c, w, fid, size, saturated, cfg, node_f, held, mem, file_bits, base,
                                 and not _knows(k, fid, file_bits, pf_bits) else 0.0)
                         b_g = _cut(bound(policy, g, ov_g, now, saturated, W), cfg)
                         if b_g > b:
-                            fi = _rekey(lb, cand, fi, nf, b_g, k + n)
+                            nh = _heap_push(lb, cand, nh, b_g, nseq * two_n + k + n)
+                            nseq += 1
                             ints[REKEYED] += 1
                             continue
             if from_list and backfilling and sorts_files and node_f[k, N_PINNED] == 0:
@@ -1227,7 +1279,7 @@ def _drop_from(r, P, now, backfilling, base, first_free, tails, cols, tcols, tre
 @njit
 def plan_pass(node_f, core_end, core_held, held, mem, file_bits, core_sorted,
               base, first_free, tails, cols, tcols, tree, node_i, dset, cand_times, pos, core_iv, iv, plan, pos_plan, lb,
-              cand, stack, known, pf_bits, pf_count, buf, out_f, out_i, out_pos, smallest_left, left_wall, now_gaps,
+              cand, stack, known, pf_bits, pf_count, buf, out_f, out_i, out_pos, smallest_left, now_gaps,
               ints, cfg,
               dirty, q_cores, q_wall, q_file, q_size, q_slot, q_seq, qlen, saturation, standing):
     """Plans the first ``qlen`` queued jobs on the standing plan; the starts are
@@ -1316,7 +1368,7 @@ def plan_pass(node_f, core_end, core_held, held, mem, file_bits, core_sorted,
     t = cycles()
     ndec = _place(first, qlen, ndec, busy_count, saturation, cfg, node_f, held, mem, file_bits, base, first_free,
                   tails, cols, tcols, tree, node_i, cand_times, pos, core_iv, iv, plan, pos_plan, lb, cand, stack, known,
-                  pf_bits, pf_count, buf, out_f, out_i, out_pos, smallest_left, left_wall, now_gaps, ints, q_cores,
+                  pf_bits, pf_count, buf, out_f, out_i, out_pos, smallest_left, now_gaps, ints, q_cores,
                   q_wall, q_file, q_size, q_slot, q_seq)
     t_end = cycles()
     ints[CY_PLACE] += t_end - t
@@ -1327,7 +1379,7 @@ def plan_pass(node_f, core_end, core_held, held, mem, file_bits, core_sorted,
 @njit
 def _place(first, qlen, ndec, busy_count, saturation, cfg, node_f, held, mem, file_bits, base, first_free, tails, cols,
            tcols, tree, node_i, cand_times, pos, core_iv, iv, plan, pos_plan, lb, cand, stack, known, pf_bits, pf_count, buf,
-           out_f, out_i, out_pos, smallest_left, left_wall, now_gaps, ints, q_cores, q_wall, q_file, q_size, q_slot,
+           out_f, out_i, out_pos, smallest_left, now_gaps, ints, q_cores, q_wall, q_file, q_size, q_slot,
            q_seq):
     """Queued jobs first..qlen-1 placed in order on the rows (starts appended
     to out_* from ``ndec`` on); returns the count of starts."""
@@ -1344,18 +1396,12 @@ def _place(first, qlen, ndec, busy_count, saturation, cfg, node_f, held, mem, fi
     bf_stop = backfilling and not whole and stop == STOP_NEVER
     t_left = cycles()
     smallest = q_cores[qlen - 1]
-    m = left_wall.shape[1]
     for i in range(qlen - 1, first - 1, -1):
         if q_cores[i] < smallest:
             smallest = q_cores[i]
         smallest_left[i] = smallest
-        if bf_stop:
-            for c in range(m):
-                left_wall[i, c] = left_wall[i + 1, c] if i + 1 < qlen else INF
-            for c in range(q_cores[i] - 1, m):
-                if q_wall[i] < left_wall[i, c]:
-                    left_wall[i, c] = q_wall[i]
     gaps_stale = True
+    last_fit = qlen - 1         # with bf_stop: no job after it fits a gap from now
     free_now = node_i[:, FREE].sum() if stop != STOP_NEVER else 0
     ints[CY_LEFT] += cycles() - t_left
     for i in range(first, qlen):
@@ -1367,8 +1413,9 @@ def _place(first, qlen, ndec, busy_count, saturation, cfg, node_f, held, mem, fi
                 t_gaps = cycles()
                 av.now_gaps(now, first_free, core_iv, iv, node_i, now_gaps, cand_times)
                 gaps_stale = False
+                last_fit = av.last_fitting(now_gaps, q_cores, q_wall, i, last_fit)
                 ints[CY_GAPS] += cycles() - t_gaps
-            if not av.may_start_now(now_gaps, left_wall, i):
+            if last_fit < i:
                 break
         ints[SCANNED] += 1
         slot = q_slot[i]
@@ -1384,8 +1431,10 @@ def _place(first, qlen, ndec, busy_count, saturation, cfg, node_f, held, mem, fi
         if fid <= GROUP:
             _place_files(slot, k, t, w, fid, cfg, node_f, held, mem, node_i, plan, buf)
         free_k = node_i[k, FREE]
+        t_res = cycles()
         _reserve(k, c, t, w, now, backfilling, base, first_free, tails, cols, tcols, tree, node_i, cand_times, pos, core_iv,
                  iv, ints)
+        ints[CY_RESERVE] += cycles() - t_res
         free_now -= free_k - node_i[k, FREE]
         if free_k > 0:
             gaps_stale = True
@@ -1403,7 +1452,7 @@ def _place(first, qlen, ndec, busy_count, saturation, cfg, node_f, held, mem, fi
 @njit
 def place_new_jobs(node_f, core_end, core_held, held, mem, file_bits, core_sorted,
                    base, first_free, tails, cols, tcols, tree, node_i, dset, cand_times, pos, core_iv, iv, plan,
-                   pos_plan, lb, cand, stack, known, pf_bits, pf_count, buf, out_f, out_i, out_pos, smallest_left, left_wall,
+                   pos_plan, lb, cand, stack, known, pf_bits, pf_count, buf, out_f, out_i, out_pos, smallest_left,
                    now_gaps, ints, cfg, q_cores, q_wall, q_file, q_size, q_slot, q_seq, first, qlen, saturation):
     """The authors' submission pass (R2b): queued jobs first..qlen-1 placed on
     the rows as the passes since the last full one left them (no node
@@ -1440,7 +1489,7 @@ def place_new_jobs(node_f, core_end, core_held, held, mem, file_bits, core_sorte
     ints[MAX_FREE] = -1
     return _place(first, qlen, 0, busy_count, saturation, cfg, node_f, held, mem, file_bits, base, first_free, tails,
                   cols, tcols, tree, node_i, cand_times, pos, core_iv, iv, plan, pos_plan, lb, cand, stack, known, pf_bits,
-                  pf_count, buf, out_f, out_i, out_pos, smallest_left, left_wall, now_gaps, ints, q_cores, q_wall, q_file,
+                  pf_count, buf, out_f, out_i, out_pos, smallest_left, now_gaps, ints, q_cores, q_wall, q_file,
                   q_size, q_slot, q_seq)
 
 
@@ -1496,7 +1545,7 @@ class Planner:
         self._rows_used = 0        # file rows handed out since they were last written anew
         self._last_now = -np.inf
         self._stats_base = (0, 0, 0, 0, 0)
-        self._walk_base = np.zeros(REKEYED - STOP_FLAG + 1, dtype=np.int64)   # stats_walk's counts of earlier working memories
+        self._walk_base = np.zeros(CY_RESERVE - STOP_FLAG + 1, dtype=np.int64)   # stats_walk's counts of earlier working memories
 
     def _stat(self, slot, i):
         return self._stats_base[i] + (int(self._scratch.ints[slot]) if self._scratch else 0)
@@ -1530,16 +1579,16 @@ class Planner:
         walks, drops, placements, whole passes; wall-clock cycles, so a pass preempted counts its wait)."""
         counts = self._walk_base.copy()
         if self._scratch is not None:
-            counts += self._scratch.ints[STOP_FLAG:REKEYED + 1]
+            counts += self._scratch.ints[STOP_FLAG:CY_RESERVE + 1]
         (flag, dearer, cap, compactions, replayed, chosen, reloaded, bounded, settled, redone,
-         *cycles, listed, cy_list, cy_choose, cy_left, cy_gaps, from_list, rekeyed) = counts.tolist()
+         *cycles, listed, cy_list, cy_choose, cy_left, cy_gaps, from_list, rekeyed, cy_reserve) = counts.tolist()
         return {"walk_stops_flag": flag, "walk_stops_dearer": dearer, "walk_stops_cap": cap,
                 "compactions": compactions, "replayed": replayed, "flag_chosen": chosen, "flag_reloaded": reloaded,
                 "walk_bounded": bounded, "walk_settled": settled, "chosen_dearer": redone,
                 **{f"cycles_{part}": c for part, c in zip(("compact", "reload", "walk", "drop", "place", "pass"), cycles)},
                 "listed": listed, "cycles_list": cy_list, "cycles_choose": cy_choose,
                 "cycles_left": cy_left, "cycles_gaps": cy_gaps, "scored_from_list": from_list,
-                "listed_again": rekeyed}
+                "listed_again": rekeyed, "cycles_reserve": cy_reserve}
 
     def _scratch_for(self, slots, cores, files, memory_files, file_rows=0):
         """The working memory, grown when the queue, its cores, the files or
@@ -1562,7 +1611,7 @@ class Planner:
             if self._scratch is not None:
                 self._stats_base = (self.stats_jobs_scanned, self.stats_nodes_scored, self.stats_jobs_walked,
                                     self.stats_jobs_dropped, self.stats_jobs_moved)
-                self._walk_base += self._scratch.ints[STOP_FLAG:REKEYED + 1]
+                self._walk_base += self._scratch.ints[STOP_FLAG:CY_RESERVE + 1]
             f = self.flat
             old = self._scratch
             self._scratch = allocate(f.n, f.m, f.words, max(room[0], 16), max(room[1], 16), max(room[2], 64),

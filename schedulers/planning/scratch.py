@@ -54,9 +54,8 @@ The rows hold the actual state plus every queued job's standing reservation
   use, sequence, alive, and two index lists);
 - the start decisions: ``out_f`` (start, t'_k, score), ``out_i`` (queue
   index, case, node), ``out_pos``; ``smallest_left``; with backfilling
-  ``left_wall[i, c - 1]``, the shortest walltime among queued jobs i.. of at
-  most c cores, and ``now_gaps[c - 1]``, the longest time from now during
-  which some node has c cores free (when a pass may stop); counters ``ints``;
+  ``now_gaps[c - 1]``, the longest time from now during which some node has
+  c cores free (when a pass may stop); counters ``ints``;
   the pass's settings ``cfg`` (now, W, the largest bandwidth, policy, memory
   model, backfilling).
 
@@ -72,7 +71,7 @@ import numpy as np
 
 Scratch = namedtuple("Scratch", ["base", "first_free", "tails", "cols", "tcols", "tree", "node_i", "dset", "cand_times", "pos",
                                  "core_iv", "iv", "plan", "pos_plan", "lb", "cand", "stack", "known", "pf_bits", "pf_count",
-                                 "buf", "out_f", "out_i", "out_pos", "smallest_left", "left_wall", "now_gaps", "ints",
+                                 "buf", "out_f", "out_i", "out_pos", "smallest_left", "now_gaps", "ints",
                                  "cfg"])
 
 # Columns of node_i, plan (after flat_state's START..FILE), iv, buf, out_f, out_i; slots of cfg.
@@ -145,6 +144,8 @@ CY_LEFT, CY_GAPS = 27, 28
 FROM_LIST = 29
 # Listed nodes put back into the list under their gaps' bound (``availability.gap_bound``).
 REKEYED = 30
+# In the placements: the cycles reserving the chosen node's cores (statistics).
+CY_RESERVE = 31
 
 
 # Backfilling intervals are not reused until a compaction (every node reloaded, every
@@ -192,4 +193,4 @@ def allocate(n, m, words, jobs, cores, files, memory_files, file_rows=0):
         known=z(words, dtype=np.uint64), pf_bits=z((files, words), dtype=np.uint64),
         pf_count=z((files, n), dtype=np.int32),
         buf=z((u, 7)), out_f=z((jobs, 3)), out_i=z((jobs, 3), dtype=i64), out_pos=z((jobs, m), dtype=i64),
-        smallest_left=z(jobs, dtype=i64), left_wall=z((jobs, m)), now_gaps=z(m), ints=z(31, dtype=i64), cfg=z(19))
+        smallest_left=z(jobs, dtype=i64), now_gaps=z(m), ints=z(32, dtype=i64), cfg=z(19))

@@ -32,6 +32,8 @@ def test_each_part_of_the_pass_counts_its_cycles_within_the_whole_pass():
     # the choices are inside the placements, the listing inside the choices; with backfilling the nodes
     # whose gaps fit a job are listed
     assert 0 < st["cycles_list"] < st["cycles_choose"] < cycles["place"] and st["listed"] > 0
+    # reserving the chosen cores is in the placements too, beside the choices
+    assert 0 < st["cycles_reserve"] and st["cycles_choose"] + st["cycles_reserve"] < cycles["place"]
 
 
 def test_a_pass_without_backfilling_never_compacts():

@@ -159,3 +159,15 @@ def test_gap_bound_never_exceeds_the_backfilling_start():
                     assert got <= exact, (trial, now, c, w, got, exact)
                     if c == 1 and now == 0.0 and max(records) < av.FRONT:
                         assert got == exact, (trial, w, got, exact)
+
+
+def test_the_pass_stops_after_the_last_job_that_fits_a_gap_from_now():
+    # Some node has 1 core free for 100 s, 2 cores for 30 s, no node 3.
+    gaps = np.array([100.0, 30.0, -np.inf])
+    cores = np.array([1, 2, 3, 2, 1, 4], dtype=np.int64)
+    walls = np.array([500.0, 20.0, 1.0, 40.0, 150.0, 1.0])
+    assert av.last_fitting(gaps, cores, walls, 0, 5) == 1    # job 1: 2 cores for 20 s; none after it fits
+    assert av.last_fitting(gaps, cores, walls, 2, 5) == 1    # from job 2 on, none: i - 1
+    walls[4] = 100.0
+    assert av.last_fitting(gaps, cores, walls, 0, 5) == 4    # 1 core for exactly the gap's 100 s
+    assert av.last_fitting(gaps, cores, walls, 0, 3) == 1    # a later call starts at the last answer
