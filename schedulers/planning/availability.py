@@ -292,13 +292,14 @@ def fits_gap(walltime, gap):
 @inline
 def tails_cores(tails):
     """The node's core count, from the width of ``tails``."""
-    return (tails.shape[1] - 1) // (2 + 2 * FRONT)
+    return (tails.shape[1] - 1) // (3 + 2 * FRONT)
 
 
 @inline
 def _front(m, p):
-    """Column of core p's first gap in ``tails`` (m cores)."""
-    return 2 * m + 1 + 2 * FRONT * p
+    """Column of core p's first gap in ``tails`` (m cores); its longest gap between reservations
+    follows its FRONT gaps, at ``_front(m, p) + 2 * FRONT``."""
+    return 2 * m + 1 + (2 * FRONT + 1) * p
 
 
 @inline
@@ -402,6 +403,7 @@ def _load_node(k, backfilling, now, core_end, core_held, base, first_free, tails
             col = _front(m, p)
             tails[k, col] = e          # free for good from its actual job's end: one endless gap
             tails[k, col + 1] = INF
+            tails[k, col + 2 * FRONT] = 0.0
     node_i[k, BUSY] = busy
     node_i[k, FREE] = _count_free(base, k, now)
     node_i[k, HEAD] = -1
@@ -625,18 +627,17 @@ def reserve_bf(k, cores, start, walltime, now, base, first_free, tails, cols, tc
     _sorted_into(tails, k, m, cand_times)
     for i in range(m):
         tails[k, m + i] = cand_times[i]
-    # The longest gap left on the node, and each core's gaps longer than every earlier one
-    # (``FRONT``), recomputed: backfilled jobs fill gaps.
-    gap = 0.0
-    for p in range(m):
+    # The reserved cores' gaps longer than every earlier one (``FRONT``) and longest gap, recomputed
+    # (backfilled jobs fill gaps), and the node's longest gap over its cores. The other cores keep
+    # theirs from an earlier instant: the first gap only shortens as time passes, so they stay bounds.
+    for i in range(cores):
+        p = pos[1, i]
         prev = at(base[k, p], now)
         col = _front(m, p)
         kept, longest = 0, 0.0        # (a job that fits no gap at all: gap_bound says now)
         j = core_iv[k, p]
         while j >= 0:
             d = iv[j, IV_START] - prev
-            if d > gap:
-                gap = d
             if d > longest:
                 longest = d
                 if kept < FRONT:
@@ -648,6 +649,10 @@ def reserve_bf(k, cores, start, walltime, now, base, first_free, tails, cols, tc
         if kept < FRONT:
             tails[k, col + 2 * kept] = prev
             tails[k, col + 2 * kept + 1] = INF
+        tails[k, col + 2 * FRONT] = longest
+    gap = 0.0
+    for p in range(m):
+        gap = max(gap, tails[k, _front(m, p) + 2 * FRONT])
     tails[k, 2 * m] = gap
     _sort_row(first_free, k, cols, cand_times)
     _tail_column(k, tails, tcols, tree, True)

@@ -11,7 +11,7 @@ The rows hold the actual state plus every queued job's standing reservation
   then), the same sorted, and the longest gap left between reservations on
   the node (an upper bound once now moves on) (a job longer than every gap can only start once
   its cores are free for good: its t_k is the c-th smallest end, no scan), then per core its
-  gaps longer than every earlier one (``FRONT``, ``availability.gap_bound``);
+  gaps longer than every earlier one (``FRONT``, ``availability.gap_bound``) and its longest gap;
   ``cols[c - 1, k]``: node k's c-th smallest availability, i.e. t_k (or its
   bound) for c cores on every node (column n is +inf: a sentinel node);
   ``tree[c - 1]``: a tournament tree over the nodes by (cols[c - 1, k], k), so
@@ -183,7 +183,7 @@ def allocate(n, m, words, jobs, cores, files, memory_files, file_rows=0):
     node_i = z((n, 6), dtype=i64)
     node_i[:, HEAD] = node_i[:, TAIL] = -1
     return Scratch(
-        base=z((n, m)), first_free=z((n, m)), tails=z((n, (2 + 2 * FRONT) * m + 1)), cols=np.full((m, n + 1), np.inf),
+        base=z((n, m)), first_free=z((n, m)), tails=z((n, (3 + 2 * FRONT) * m + 1)), cols=np.full((m, n + 1), np.inf),
         tcols=np.full((m, n + 1), np.inf),
         tree=_trees(n, m), node_i=node_i, dset=z(n, dtype=i64),
         cand_times=z(m + jobs + 1), pos=z((3, m), dtype=i64),
