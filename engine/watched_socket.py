@@ -12,6 +12,10 @@ import zmq
 from zmq.utils.monitor import recv_monitor_message
 
 POLL_MS = 200
+# A peer may send its last word (the error that says why it stops) and close at once; under load
+# its disconnection can reach the monitor before its message reaches the socket. A disconnected
+# peer's socket gets this long to deliver before the caller's check calls the peer gone.
+LAST_WORD_MS = 1000
 
 _HANDSHAKE_FAILURES = tuple(
     getattr(zmq, name)
@@ -61,7 +65,7 @@ class WatchedSocket:
             events = dict(self.poller.poll(POLL_MS))
             if self.monitor in events:
                 self._read_monitor()
-            if self.sock in events:
+            if self.sock in events or (self.disconnected and self.sock.poll(LAST_WORD_MS)):
                 return self.sock.recv(copy=True)
             check()
 
